@@ -1,0 +1,76 @@
+//! Byte sizes written the way people write them: `64`, `4K`, `4KiB`, `64M`, `2G`, `1T`.
+
+use serde::{Deserialize, Deserializer};
+
+/// Parses a byte size; suffixes K/M/G/T (optionally followed by `B` or `iB`) are binary.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let digits_end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, suffix) = t.split_at(digits_end);
+    if num.is_empty() {
+        return Err(format!("`{s}` is not a size (e.g. 64, 4K, 2G)"));
+    }
+    let n: u64 = num.parse().map_err(|_| format!("`{s}` is too large"))?;
+    let shift = match suffix.trim().to_ascii_uppercase().as_str() {
+        "" | "B" => 0,
+        "K" | "KB" | "KIB" => 10,
+        "M" | "MB" | "MIB" => 20,
+        "G" | "GB" | "GIB" => 30,
+        "T" | "TB" | "TIB" => 40,
+        other => return Err(format!("`{s}` has an unknown unit `{other}` (use K, M, G or T)")),
+    };
+    n.checked_mul(1u64 << shift).ok_or_else(|| format!("`{s}` is too large"))
+}
+
+/// Formats a byte size compactly with binary units: 64B, 4K, 64M, 2G (exact when possible).
+pub fn format_size(n: u64) -> String {
+    for (shift, unit) in [(40, "T"), (30, "G"), (20, "M"), (10, "K")] {
+        if n >= 1 << shift && n % (1 << shift) == 0 {
+            return format!("{}{unit}", n >> shift);
+        }
+    }
+    if n >= 1 << 30 {
+        return format!("{:.1}G", n as f64 / (1u64 << 30) as f64);
+    }
+    if n >= 1 << 20 {
+        return format!("{:.1}M", n as f64 / (1u64 << 20) as f64);
+    }
+    format!("{n}B")
+}
+
+/// A size in a config file: an integer or a string with a unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Size(pub u64);
+
+impl<'de> Deserialize<'de> for Size {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            N(u64),
+            S(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::N(n) => Ok(Size(n)),
+            Raw::S(s) => parse_size(&s).map(Size).map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_formats() {
+        for (s, n) in [("64", 64), ("4K", 4096), ("4KiB", 4096), ("64m", 64 << 20), ("2G", 2 << 30), ("1TB", 1 << 40)] {
+            assert_eq!(parse_size(s).unwrap(), n, "{s}");
+        }
+        assert!(parse_size("").is_err());
+        assert!(parse_size("4X").unwrap_err().contains("unknown unit"));
+        assert!(parse_size("99999999999999T").unwrap_err().contains("too large"));
+        assert_eq!(format_size(4096), "4K");
+        assert_eq!(format_size(64), "64B");
+        assert_eq!(format_size(3 << 30), "3G");
+    }
+}

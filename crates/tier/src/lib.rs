@@ -1,0 +1,25 @@
+//! Memory tiers: where bytes live and how to reach them fast and durably.
+//!
+//! A [`TierSpec`] names a tier (`dram`, `dram:node=N`, `file:PATH`, `devdax:PATH`); a
+//! [`Region`] is a page-aligned mapping on one. [`Topology`] says what the machine has,
+//! [`kernel`] holds the SIMD read/write kernels, [`persist`] the flush instructions, and
+//! [`pin`] places threads. This is the only crate of pmolap with `unsafe` code: mmap,
+//! NUMA system calls, SIMD and cache-line flush instructions live here, each `unsafe`
+//! block with a `// SAFETY:` line.
+
+pub mod cpu;
+pub mod error;
+pub mod kernel;
+pub mod persist;
+pub mod pin;
+pub mod region;
+pub mod spec;
+pub mod topology;
+
+pub use cpu::CpuFeatures;
+pub use error::{Error, Result};
+pub use persist::{Durability, PersistMode};
+pub use pin::Pinning;
+pub use region::{MemView, Region, RegionOptions};
+pub use spec::TierSpec;
+pub use topology::Topology;
