@@ -24,14 +24,15 @@ fn validate_err(p: &Params) -> String {
 }
 
 #[test]
-fn matrix_is_a_cross_product_in_file_order() {
+fn matrix_is_a_cross_product_in_field_order() {
     let runs = params(
         "a:\n  args:\n    operation: write\n    memory_range: 1G\n  matrix:\n    threads: [1, 2, 4]\n    access_size: [64, 4K]\nb:\n  args:\n    access_mode: grouped\n",
     );
     assert_eq!(runs.len(), 7);
     assert_eq!(runs[0].0, "a");
     let sizes: Vec<(usize, u64)> = runs[..6].iter().map(|(_, p)| (p.threads, p.access_size)).collect();
-    assert_eq!(sizes, vec![(1, 64), (1, 4096), (2, 64), (2, 4096), (4, 64), (4, 4096)]);
+    // Axes follow the fixed field order (access_size before threads), the last fastest.
+    assert_eq!(sizes, vec![(1, 64), (2, 64), (4, 64), (1, 4096), (2, 4096), (4, 4096)]);
     assert!(runs[..6].iter().all(|(_, p)| p.operation == Operation::Write && p.memory_range == 1 << 30));
     assert_eq!(runs[6].0, "b");
     assert_eq!(runs[6].1.access_mode, AccessMode::Grouped);

@@ -131,10 +131,12 @@ pub(crate) fn execute(workers: &[Worker], view: &MemView<'_>, limit: &(dyn Fn(&W
             .iter()
             .map(|w| s.spawn(|| w.run(view, limit(w), &barrier, &stop)))
             .collect();
-        handles
+        let outcomes: Vec<Outcome> = handles
             .into_iter()
             .map(|h| h.join().map_err(|_| Error::Thread("worker panicked".into()))?)
-            .collect()
+            .collect::<Result<_>>()?;
+        std::hint::black_box(outcomes.iter().fold(0, |a, o| a ^ o.fold));
+        Ok(outcomes)
     })
 }
 
@@ -435,7 +437,7 @@ pub fn run_all(
             prefault: p.prefault,
         };
         if region.as_ref().map(|(k, _)| k) != Some(&key) {
-            region = None; // free the old one first
+            drop(region.take()); // free the old one before mapping the new one
             let opts = RegionOptions {
                 huge_pages: p.huge_pages,
                 prefault: p.prefault,
