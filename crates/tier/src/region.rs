@@ -219,7 +219,7 @@ fn fs_free_bytes(dir: &Path) -> Result<u64> {
     }
     // SAFETY: statvfs returned 0, so it initialised `st`.
     let st = unsafe { st.assume_init() };
-    Ok(st.f_bavail as u64 * st.f_frsize as u64)
+    Ok(st.f_bavail * st.f_frsize)
 }
 
 /// Size of a device-DAX device, from sysfs (`/sys/bus/dax/devices/NAME/size`), falling
