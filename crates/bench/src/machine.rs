@@ -34,7 +34,8 @@ pub struct NodeSummary {
 impl Machine {
     /// Collects the metadata from a detected topology.
     pub fn from_topology(t: &Topology) -> Machine {
-        let mut cores: Vec<(usize, usize)> = t.cpus.iter().map(|c| (c.package_id, c.core_id)).collect();
+        let mut cores: Vec<(usize, usize)> =
+            t.cpus.iter().map(|c| (c.package_id, c.core_id)).collect();
         cores.sort_unstable();
         cores.dedup();
         let mut sockets: Vec<usize> = t.cpus.iter().map(|c| c.package_id).collect();
@@ -45,7 +46,12 @@ impl Machine {
                 .map(|s| s.trim().to_string())
                 .unwrap_or_default(),
             cpu_model: t.cpu_model.clone(),
-            cpu_features: t.cpu_features.names().iter().map(|s| s.to_string()).collect(),
+            cpu_features: t
+                .cpu_features
+                .names()
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
             logical_cpus: t.cpus.len(),
             physical_cores: cores.len(),
             sockets: sockets.len(),

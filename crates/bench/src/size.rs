@@ -17,9 +17,14 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         "M" | "MB" | "MIB" => 20,
         "G" | "GB" | "GIB" => 30,
         "T" | "TB" | "TIB" => 40,
-        other => return Err(format!("`{s}` has an unknown unit `{other}` (use K, M, G or T)")),
+        other => {
+            return Err(format!(
+                "`{s}` has an unknown unit `{other}` (use K, M, G or T)"
+            ))
+        }
     };
-    n.checked_mul(1u64 << shift).ok_or_else(|| format!("`{s}` is too large"))
+    n.checked_mul(1u64 << shift)
+        .ok_or_else(|| format!("`{s}` is too large"))
 }
 
 /// Formats a byte size compactly with binary units: 64B, 4K, 64M, 2G (exact when possible).
@@ -63,12 +68,21 @@ mod tests {
 
     #[test]
     fn parses_and_formats() {
-        for (s, n) in [("64", 64), ("4K", 4096), ("4KiB", 4096), ("64m", 64 << 20), ("2G", 2 << 30), ("1TB", 1 << 40)] {
+        for (s, n) in [
+            ("64", 64),
+            ("4K", 4096),
+            ("4KiB", 4096),
+            ("64m", 64 << 20),
+            ("2G", 2 << 30),
+            ("1TB", 1 << 40),
+        ] {
             assert_eq!(parse_size(s).unwrap(), n, "{s}");
         }
         assert!(parse_size("").is_err());
         assert!(parse_size("4X").unwrap_err().contains("unknown unit"));
-        assert!(parse_size("99999999999999T").unwrap_err().contains("too large"));
+        assert!(parse_size("99999999999999T")
+            .unwrap_err()
+            .contains("too large"));
         assert_eq!(format_size(4096), "4K");
         assert_eq!(format_size(64), "64B");
         assert_eq!(format_size(3 << 30), "3G");

@@ -30,97 +30,173 @@ fn matrix_is_a_cross_product_in_field_order() {
     );
     assert_eq!(runs.len(), 7);
     assert_eq!(runs[0].0, "a");
-    let sizes: Vec<(usize, u64)> = runs[..6].iter().map(|(_, p)| (p.threads, p.access_size)).collect();
+    let sizes: Vec<(usize, u64)> = runs[..6]
+        .iter()
+        .map(|(_, p)| (p.threads, p.access_size))
+        .collect();
     // Axes follow the fixed field order (access_size before threads), the last fastest.
-    assert_eq!(sizes, vec![(1, 64), (2, 64), (4, 64), (1, 4096), (2, 4096), (4, 4096)]);
-    assert!(runs[..6].iter().all(|(_, p)| p.operation == Operation::Write && p.memory_range == 1 << 30));
+    assert_eq!(
+        sizes,
+        vec![(1, 64), (2, 64), (4, 64), (1, 4096), (2, 4096), (4, 4096)]
+    );
+    assert!(runs[..6]
+        .iter()
+        .all(|(_, p)| p.operation == Operation::Write && p.memory_range == 1 << 30));
     assert_eq!(runs[6].0, "b");
     assert_eq!(runs[6].1.access_mode, AccessMode::Grouped);
-    assert_eq!(runs[6].1.duration_s, Some(1.0), "default duration when no limit is given");
+    assert_eq!(
+        runs[6].1.duration_s,
+        Some(1.0),
+        "default duration when no limit is given"
+    );
 }
 
 #[test]
 fn command_line_limits_override_the_file() {
     let cfg = parse("a:\n  args:\n    bytes: 1G\n    reps: 5\n").unwrap();
-    let over = Args { duration: Some(0.1), reps: Some(1), ..Args::default() };
+    let over = Args {
+        duration: Some(0.1),
+        reps: Some(1),
+        ..Args::default()
+    };
     let (_, p) = &cfg.expand(&over)[0];
     assert_eq!((p.duration_s, p.bytes, p.reps), (Some(0.1), None, 1));
 }
 
 #[test]
 fn unknown_key_names_key_and_line() {
-    let e = parse("a:\n  args:\n    operation: read\n    acces_size: 4K\n").unwrap_err().to_string();
+    let e = parse("a:\n  args:\n    operation: read\n    acces_size: 4K\n")
+        .unwrap_err()
+        .to_string();
     assert!(e.starts_with("test.yaml:4: "), "{e}");
     assert!(e.contains("acces_size"), "{e}");
-    let e = parse("a:\n  matrix:\n    threads: [1]\n  argz: {}\n").unwrap_err().to_string();
+    let e = parse("a:\n  matrix:\n    threads: [1]\n  argz: {}\n")
+        .unwrap_err()
+        .to_string();
     assert!(e.starts_with("test.yaml:4: ") && e.contains("argz"), "{e}");
 }
 
 #[test]
 fn bad_values_are_named() {
-    let e = parse("a:\n  args:\n    operation: scan\n").unwrap_err().to_string();
+    let e = parse("a:\n  args:\n    operation: scan\n")
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("test.yaml:3") && e.contains("scan"), "{e}");
-    let e = parse("a:\n  args:\n    access_size: 4Q\n").unwrap_err().to_string();
+    let e = parse("a:\n  args:\n    access_size: 4Q\n")
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("4Q"), "{e}");
-    let e = parse("a:\n  args:\n    tier: nvme0\n").unwrap_err().to_string();
+    let e = parse("a:\n  args:\n    tier: nvme0\n")
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("nvme0"), "{e}");
     assert!(parse("").is_err());
-    assert!(parse("a: {}\na: {}\n").unwrap_err().to_string().contains("defined twice"));
+    assert!(parse("a: {}\na: {}\n")
+        .unwrap_err()
+        .to_string()
+        .contains("defined twice"));
 }
 
 fn base() -> Params {
-    Params { memory_range: 8 << 20, threads: 2, ..Params::default() }
+    Params {
+        memory_range: 8 << 20,
+        threads: 2,
+        ..Params::default()
+    }
 }
 
 #[test]
 fn valid_params_pass() {
-    Params::default().validate("ok", &Topology::detect().unwrap()).unwrap();
+    Params::default()
+        .validate("ok", &Topology::detect().unwrap())
+        .unwrap();
     base().validate("ok", &Topology::detect().unwrap()).unwrap();
 }
 
 #[test]
 fn access_size_must_be_a_power_of_two_of_at_least_64() {
     for s in [32, 96, 100] {
-        let e = validate_err(&Params { access_size: s, ..base() });
+        let e = validate_err(&Params {
+            access_size: s,
+            ..base()
+        });
         assert!(e.contains(&format!("access_size {s}")), "{e}");
     }
 }
 
 #[test]
 fn range_must_be_a_multiple_of_threads_times_access_size() {
-    let e = validate_err(&Params { threads: 3, ..base() });
-    assert!(e.contains("not a multiple of threads × access_size (3 × 4096"), "{e}");
+    let e = validate_err(&Params {
+        threads: 3,
+        ..base()
+    });
+    assert!(
+        e.contains("not a multiple of threads × access_size (3 × 4096"),
+        "{e}"
+    );
 }
 
 #[test]
 fn range_larger_than_the_tier_is_refused() {
-    let e = validate_err(&Params { memory_range: 1 << 50, ..base() });
+    let e = validate_err(&Params {
+        memory_range: 1 << 50,
+        ..base()
+    });
     assert!(e.contains("larger than dram can hold"), "{e}");
     let dir = tempfile::tempdir().unwrap();
     let tier = format!("file:{}", dir.path().display()).parse().unwrap();
-    let e = validate_err(&Params { memory_range: 1 << 56, tier, ..base() });
+    let e = validate_err(&Params {
+        memory_range: 1 << 56,
+        tier,
+        ..base()
+    });
     assert!(e.contains("larger than file:"), "{e}");
 }
 
 #[test]
 fn missing_node_and_path_are_refused() {
-    let e = validate_err(&Params { tier: "dram:node=77".parse().unwrap(), ..base() });
+    let e = validate_err(&Params {
+        tier: "dram:node=77".parse().unwrap(),
+        ..base()
+    });
     assert!(e.contains("NUMA node 77 does not exist"), "{e}");
-    let e = validate_err(&Params { thread_node: Some(78), ..base() });
+    let e = validate_err(&Params {
+        thread_node: Some(78),
+        ..base()
+    });
     assert!(e.contains("NUMA node 78 does not exist"), "{e}");
-    let e = validate_err(&Params { tier: "file:/no/such/dir/f".parse().unwrap(), ..base() });
-    assert!(e.contains("/no/such/dir") && e.contains("no such file"), "{e}");
-    let e = validate_err(&Params { tier: "devdax:/dev/dax-none".parse().unwrap(), ..base() });
+    let e = validate_err(&Params {
+        tier: "file:/no/such/dir/f".parse().unwrap(),
+        ..base()
+    });
+    assert!(
+        e.contains("/no/such/dir") && e.contains("no such file"),
+        "{e}"
+    );
+    let e = validate_err(&Params {
+        tier: "devdax:/dev/dax-none".parse().unwrap(),
+        ..base()
+    });
     assert!(e.contains("/dev/dax-none"), "{e}");
 }
 
 #[test]
 fn mixed_and_limits_are_checked() {
-    let e = validate_err(&Params { operation: Operation::Mixed, ..base() });
+    let e = validate_err(&Params {
+        operation: Operation::Mixed,
+        ..base()
+    });
     assert!(e.contains("write_threads"), "{e}");
-    let e = validate_err(&Params { write_threads: 1, ..base() });
+    let e = validate_err(&Params {
+        write_threads: 1,
+        ..base()
+    });
     assert!(e.contains("only for operation mixed"), "{e}");
-    let e = validate_err(&Params { bytes: Some(1 << 20), duration_s: Some(1.0), ..base() });
+    let e = validate_err(&Params {
+        bytes: Some(1 << 20),
+        duration_s: Some(1.0),
+        ..base()
+    });
     assert!(e.contains("either duration or bytes"), "{e}");
     let e = validate_err(&Params { reps: 0, ..base() });
     assert!(e.contains("reps"), "{e}");

@@ -11,7 +11,11 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 
 #[derive(Debug, Parser)]
-#[command(name = "pmolap", version, about = "OLAP on heterogeneous memory: DRAM, far NUMA, CXL, PMEM, SSD")]
+#[command(
+    name = "pmolap",
+    version,
+    about = "OLAP on heterogeneous memory: DRAM, far NUMA, CXL, PMEM, SSD"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -107,7 +107,11 @@ fn enum_arg<T: serde::de::DeserializeOwned>(flag: &str, v: &Option<String>) -> R
 
 fn size_arg(flag: &str, v: &Option<String>) -> Result<Option<Size>> {
     v.as_deref()
-        .map(|s| parse_size(s).map(Size).map_err(|e| anyhow::anyhow!("--{flag}: {e}")))
+        .map(|s| {
+            parse_size(s)
+                .map(Size)
+                .map_err(|e| anyhow::anyhow!("--{flag}: {e}"))
+        })
         .transpose()
 }
 
@@ -160,7 +164,11 @@ impl MembenchArgs {
         for only in &self.only {
             if !cfg.benchmarks.iter().any(|(n, _)| n == only) {
                 let names: Vec<&str> = cfg.benchmarks.iter().map(|(n, _)| n.as_str()).collect();
-                anyhow::bail!("{}: no benchmark `{only}` (has: {})", path.display(), names.join(", "));
+                anyhow::bail!(
+                    "{}: no benchmark `{only}` (has: {})",
+                    path.display(),
+                    names.join(", ")
+                );
             }
         }
         Ok(cfg
@@ -193,7 +201,10 @@ pub fn run(a: &MembenchArgs) -> Result<()> {
             println!("{}", row(run));
         }
     })?;
-    let json_path = a.json.clone().unwrap_or_else(|| default_json_path(&results));
+    let json_path = a
+        .json
+        .clone()
+        .unwrap_or_else(|| default_json_path(&results));
     write_json(&results, &json_path)?;
     println!("results: {}", json_path.display());
     if let Some(csv) = &a.csv {
@@ -218,7 +229,15 @@ fn write_json(r: &Results, path: &Path) -> Result<()> {
 fn header() -> String {
     format!(
         "{:<22} {:<10} {:<10} {:<10} {:>6} {:>8} {:>9} {:>18}  {}",
-        "benchmark", "op", "pattern", "mode", "size", "threads", "GiB/s", "min-max / lat p50", "kernel"
+        "benchmark",
+        "op",
+        "pattern",
+        "mode",
+        "size",
+        "threads",
+        "GiB/s",
+        "min-max / lat p50",
+        "kernel"
     )
 }
 
@@ -230,9 +249,18 @@ fn row(run: &Run) -> String {
     } else {
         p.threads.to_string()
     };
-    let extra = match (s.latency_p50_ns_median, s.read_gib_s_median, s.write_gib_s_median) {
+    let extra = match (
+        s.latency_p50_ns_median,
+        s.read_gib_s_median,
+        s.write_gib_s_median,
+    ) {
         (Some(l), _, _) => {
-            let p99 = run.reps.iter().filter_map(|r| r.latency.as_ref()).map(|l| l.p99_ns).fold(0.0, f64::max);
+            let p99 = run
+                .reps
+                .iter()
+                .filter_map(|r| r.latency.as_ref())
+                .map(|l| l.p99_ns)
+                .fold(0.0, f64::max);
             format!("p50 {l:.1} p99 {p99:.1} ns")
         }
         (None, Some(r), Some(w)) => format!("r {r:.2} w {w:.2}"),

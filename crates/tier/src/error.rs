@@ -62,7 +62,11 @@ pub enum Error {
 
     /// A byte range outside a region.
     #[error("range {offset}+{len} is outside the region of {size} bytes")]
-    OutOfBounds { offset: usize, len: usize, size: usize },
+    OutOfBounds {
+        offset: usize,
+        len: usize,
+        size: usize,
+    },
 
     /// Any other invalid argument, described in one line.
     #[error("{0}")]

@@ -185,17 +185,28 @@ mod tests {
         for m in PersistMode::ALL {
             assert_eq!(m.to_string().parse::<PersistMode>().unwrap(), m);
         }
-        assert!("clwbb".parse::<PersistMode>().unwrap_err().to_string().contains("clwbb"));
+        assert!("clwbb"
+            .parse::<PersistMode>()
+            .unwrap_err()
+            .to_string()
+            .contains("clwbb"));
     }
 
     #[test]
     fn missing_instruction_is_an_error() {
-        let f = CpuFeatures { clflush: true, ..CpuFeatures::default() };
+        let f = CpuFeatures {
+            clflush: true,
+            ..CpuFeatures::default()
+        };
         assert!(PersistMode::Clwb.check(&f).is_err());
         assert!(PersistMode::Clflushopt.check(&f).is_err());
         assert!(PersistMode::Clflush.check(&f).is_ok());
         assert_eq!(PersistMode::best_flush(&f), PersistMode::Clflush);
-        let g = CpuFeatures { clwb: true, clflushopt: true, ..f };
+        let g = CpuFeatures {
+            clwb: true,
+            clflushopt: true,
+            ..f
+        };
         assert_eq!(PersistMode::best_flush(&g), PersistMode::Clwb);
     }
 

@@ -39,7 +39,9 @@ impl FromStr for Pinning {
             "none" => Ok(Pinning::None),
             "numa" => Ok(Pinning::Numa),
             "cores" => Ok(Pinning::Cores),
-            _ => Err(Error::Invalid(format!("unknown pinning `{s}`; use none, numa or cores"))),
+            _ => Err(Error::Invalid(format!(
+                "unknown pinning `{s}`; use none, numa or cores"
+            ))),
         }
     }
 }
@@ -47,12 +49,22 @@ impl FromStr for Pinning {
 impl Pinning {
     /// The CPU set of each of `threads` threads (empty = not pinned). `node` restricts the
     /// threads to one NUMA node; `None` means all CPUs of the machine.
-    pub fn plan(self, topo: &Topology, node: Option<u32>, threads: usize) -> Result<Vec<Vec<usize>>> {
+    pub fn plan(
+        self,
+        topo: &Topology,
+        node: Option<u32>,
+        threads: usize,
+    ) -> Result<Vec<Vec<usize>>> {
         let cpus = match node {
             Some(n) => {
                 let nd = topo.node(n).ok_or_else(|| Error::NoSuchNode {
                     node: n,
-                    present: topo.nodes.iter().map(|n| n.id.to_string()).collect::<Vec<_>>().join(","),
+                    present: topo
+                        .nodes
+                        .iter()
+                        .map(|n| n.id.to_string())
+                        .collect::<Vec<_>>()
+                        .join(","),
                 })?;
                 if nd.cpus.is_empty() && self != Pinning::None {
                     return Err(Error::Invalid(format!(

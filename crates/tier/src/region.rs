@@ -232,13 +232,20 @@ fn devdax_size(path: &Path) -> Result<u64> {
             path.display()
         )));
     }
-    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
     let candidates = [
         PathBuf::from(format!("/sys/bus/dax/devices/{name}/size")),
         {
             use std::os::unix::fs::MetadataExt;
             let rdev = meta.rdev();
-            PathBuf::from(format!("/sys/dev/char/{}:{}/size", libc::major(rdev), libc::minor(rdev)))
+            PathBuf::from(format!(
+                "/sys/dev/char/{}:{}/size",
+                libc::major(rdev),
+                libc::minor(rdev)
+            ))
         },
     ];
     for c in &candidates {
@@ -272,7 +279,10 @@ pub fn open_devdax(path: &Path) -> Result<File> {
 }
 
 fn devdax_align(path: &Path) -> usize {
-    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
     std::fs::read_to_string(format!("/sys/bus/dax/devices/{name}/align"))
         .ok()
         .and_then(|s| s.trim().parse::<usize>().ok())
@@ -310,7 +320,9 @@ impl Region {
             }
             TierSpec::File { path } => {
                 let (file, path, temp) = open_file(path, len, opts.keep_file)?;
-                let dax = Topology::detect().ok().and_then(|t| t.dax_mount_for(&path).cloned());
+                let dax = Topology::detect()
+                    .ok()
+                    .and_then(|t| t.dax_mount_for(&path).cloned());
                 let map_len = round_up(len, PAGE);
                 let ptr = map_file(&file, &path, map_len, dax.is_some())?;
                 let durability = if dax.is_some() {
@@ -321,7 +333,15 @@ impl Region {
                 if opts.huge_pages != HugePages::Off {
                     warnings.push("huge pages apply to dram tiers only; ignored for file:".into());
                 }
-                (ptr, map_len, Some(file), Some(path), temp, durability, dax.is_some())
+                (
+                    ptr,
+                    map_len,
+                    Some(file),
+                    Some(path),
+                    temp,
+                    durability,
+                    dax.is_some(),
+                )
             }
             TierSpec::DevDax { path } => {
                 let file = open_devdax(path)?;
@@ -334,7 +354,15 @@ impl Region {
                     });
                 }
                 let ptr = map_shared(&file, path, map_len, 0)?;
-                (ptr, map_len, Some(file), Some(path.clone()), None, Durability::CacheFlush, false)
+                (
+                    ptr,
+                    map_len,
+                    Some(file),
+                    Some(path.clone()),
+                    None,
+                    Durability::CacheFlush,
+                    false,
+                )
             }
         };
         let mut region = Region {
@@ -364,7 +392,13 @@ impl Region {
         }
         if opts.huge_pages == HugePages::Thp {
             // SAFETY: the range is exactly our own live anonymous mapping.
-            let rc = unsafe { libc::madvise(region.ptr.as_ptr().cast(), region.map_len, libc::MADV_HUGEPAGE) };
+            let rc = unsafe {
+                libc::madvise(
+                    region.ptr.as_ptr().cast(),
+                    region.map_len,
+                    libc::MADV_HUGEPAGE,
+                )
+            };
             if rc != 0 {
                 region.info.warnings.push(format!(
                     "madvise(MADV_HUGEPAGE) failed: {}",
@@ -376,8 +410,14 @@ impl Region {
             region.prefault();
         }
         region.info.huge_page_bytes = region.smaps_huge_bytes();
-        if opts.huge_pages != HugePages::Off && opts.prefault && region.info.huge_page_bytes == Some(0) {
-            region.info.warnings.push("huge pages were requested but none were granted".into());
+        if opts.huge_pages != HugePages::Off
+            && opts.prefault
+            && region.info.huge_page_bytes == Some(0)
+        {
+            region
+                .info
+                .warnings
+                .push("huge pages were requested but none were granted".into());
         }
         if opts.prefault || spec.node().is_some() {
             match region.residency(1024) {
@@ -393,7 +433,10 @@ impl Region {
                     }
                     region.info.residency = Some(r);
                 }
-                Err(e) => region.info.warnings.push(format!("page residency not checked: {e}")),
+                Err(e) => region
+                    .info
+                    .warnings
+                    .push(format!("page residency not checked: {e}")),
             }
         }
         Ok(region)
@@ -426,7 +469,8 @@ impl Region {
     /// Faults every page in, writable, without changing its content.
     fn prefault(&mut self) {
         // SAFETY: the range is exactly our own live mapping.
-        let rc = unsafe { libc::madvise(self.ptr.as_ptr().cast(), self.map_len, MADV_POPULATE_WRITE) };
+        let rc =
+            unsafe { libc::madvise(self.ptr.as_ptr().cast(), self.map_len, MADV_POPULATE_WRITE) };
         if rc == 0 {
             return;
         }
@@ -495,10 +539,18 @@ impl Region {
         let mut anon_huge_kb = 0;
         let mut rss_kb = 0;
         for l in lines {
-            if l.split_whitespace().next().is_some_and(|w| w.contains('-') && !w.ends_with(':')) {
+            if l.split_whitespace()
+                .next()
+                .is_some_and(|w| w.contains('-') && !w.ends_with(':'))
+            {
                 break;
             }
-            let kb = |l: &str| l.split_whitespace().nth(1).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+            let kb = |l: &str| {
+                l.split_whitespace()
+                    .nth(1)
+                    .and_then(|v| v.parse::<u64>().ok())
+                    .unwrap_or(0)
+            };
             if l.starts_with("KernelPageSize:") {
                 page_kb = kb(l);
             } else if l.starts_with("AnonHugePages:") || l.starts_with("FilePmdMapped:") {
@@ -507,7 +559,11 @@ impl Region {
                 rss_kb = kb(l);
             }
         }
-        Some(if page_kb >= 2048 { rss_kb * 1024 } else { anon_huge_kb * 1024 })
+        Some(if page_kb >= 2048 {
+            rss_kb * 1024
+        } else {
+            anon_huge_kb * 1024
+        })
     }
 
     pub fn len(&self) -> usize {
@@ -577,7 +633,11 @@ impl Region {
                 let end = offset + len;
                 // SAFETY: `start` is page aligned and `start..end` lies in our mapping.
                 let rc = unsafe {
-                    libc::msync(self.ptr.as_ptr().add(start).cast(), end - start, libc::MS_SYNC)
+                    libc::msync(
+                        self.ptr.as_ptr().add(start).cast(),
+                        end - start,
+                        libc::MS_SYNC,
+                    )
                 };
                 if rc != 0 {
                     return Err(Error::last_os("msync"));
@@ -630,7 +690,10 @@ fn map_anonymous(len: usize, huge: HugePages) -> Result<(NonNull<u8>, usize)> {
                 "cannot map {map_len} bytes of 2 MiB huge pages ({e}); reserve them in /proc/sys/vm/nr_hugepages"
             )));
         }
-        return Err(Error::Sys { op: "mmap", source: e });
+        return Err(Error::Sys {
+            op: "mmap",
+            source: e,
+        });
     }
     let mut base = p as usize;
     if slack > 0 {
@@ -730,7 +793,8 @@ fn map_shared(file: &File, path: &Path, map_len: usize, extra: libc::c_int) -> R
             source: std::io::Error::last_os_error(),
         });
     }
-    NonNull::new(p.cast::<u8>()).ok_or_else(|| Error::Invalid("mmap returned a null mapping".into()))
+    NonNull::new(p.cast::<u8>())
+        .ok_or_else(|| Error::Invalid("mmap returned a null mapping".into()))
 }
 
 /// A shared, copyable handle to a region's bytes for concurrent access by many threads.
@@ -796,7 +860,9 @@ impl MemView<'_> {
     fn check_u64(&self, offset: usize) -> Result<()> {
         self.check(offset, 8)?;
         if offset % 8 != 0 {
-            return Err(Error::Invalid(format!("offset {offset} is not 8-byte aligned")));
+            return Err(Error::Invalid(format!(
+                "offset {offset} is not 8-byte aligned"
+            )));
         }
         Ok(())
     }
@@ -815,7 +881,13 @@ impl MemView<'_> {
                 });
             }
             // SAFETY: `at + 8 <= len` and `at` is 8-byte aligned, checked just above.
-            at = unsafe { self.ptr.as_ptr().add(at as usize).cast::<u64>().read_volatile() };
+            at = unsafe {
+                self.ptr
+                    .as_ptr()
+                    .add(at as usize)
+                    .cast::<u64>()
+                    .read_volatile()
+            };
         }
         Ok(at)
     }
@@ -854,7 +926,11 @@ mod tests {
         let mut r = Region::new(&TierSpec::Dram { node: None }, 1 << 20, &opts()).unwrap();
         r.as_mut_slice()[12345] = 42;
         assert_eq!(r.as_slice()[12345], 42);
-        let res = r.info().residency.clone().expect("residency checked after prefault");
+        let res = r
+            .info()
+            .residency
+            .clone()
+            .expect("residency checked after prefault");
         assert_eq!(res.not_present, 0, "{res:?}");
         assert!(res.pages_checked > 0);
         r.persist(0, 100).unwrap();
@@ -895,13 +971,19 @@ mod tests {
         let bytes = std::fs::read(&path).unwrap();
         assert_eq!(&bytes[9000..9005], b"hello");
         let r = Region::new(&spec, 10_000, &opts()).unwrap();
-        assert_eq!(&r.as_slice()[9000..9005], b"hello", "reopening keeps the content");
+        assert_eq!(
+            &r.as_slice()[9000..9005],
+            b"hello",
+            "reopening keeps the content"
+        );
     }
 
     #[test]
     fn file_in_directory_is_temporary() {
         let dir = tempfile::tempdir().unwrap();
-        let spec = TierSpec::File { path: dir.path().to_path_buf() };
+        let spec = TierSpec::File {
+            path: dir.path().to_path_buf(),
+        };
         let r = Region::new(&spec, 8192, &opts()).unwrap();
         let p = r.info().path.clone().unwrap();
         assert!(p.exists());
@@ -911,11 +993,32 @@ mod tests {
 
     #[test]
     fn missing_directory_and_devdax_are_errors() {
-        let e = Region::new(&TierSpec::File { path: "/nonexistent-dir/x".into() }, 4096, &opts()).unwrap_err();
+        let e = Region::new(
+            &TierSpec::File {
+                path: "/nonexistent-dir/x".into(),
+            },
+            4096,
+            &opts(),
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("/nonexistent-dir"), "{e}");
-        let e = Region::new(&TierSpec::DevDax { path: "/dev/dax99.9".into() }, 4096, &opts()).unwrap_err();
+        let e = Region::new(
+            &TierSpec::DevDax {
+                path: "/dev/dax99.9".into(),
+            },
+            4096,
+            &opts(),
+        )
+        .unwrap_err();
         assert!(matches!(e, Error::NotFound(_)), "{e}");
-        let e = Region::new(&TierSpec::DevDax { path: "/dev/null".into() }, 4096, &opts()).unwrap_err();
+        let e = Region::new(
+            &TierSpec::DevDax {
+                path: "/dev/null".into(),
+            },
+            4096,
+            &opts(),
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("devdax"), "{e}");
     }
 

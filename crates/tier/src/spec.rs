@@ -81,10 +81,15 @@ impl FromStr for TierSpec {
                     TierSpec::DevDax { path }
                 })
             }
-            "" => Err(bad(s, "empty tier spec; use dram, dram:node=N, file:PATH or devdax:PATH")),
+            "" => Err(bad(
+                s,
+                "empty tier spec; use dram, dram:node=N, file:PATH or devdax:PATH",
+            )),
             other => Err(bad(
                 s,
-                format!("unknown tier kind `{other}`; use dram, dram:node=N, file:PATH or devdax:PATH"),
+                format!(
+                    "unknown tier kind `{other}`; use dram, dram:node=N, file:PATH or devdax:PATH"
+                ),
             )),
         }
     }
@@ -120,7 +125,14 @@ mod tests {
 
     #[test]
     fn round_trips() {
-        for s in ["dram", "dram:node=0", "dram:node=7", "file:/dev/shm/x", "file:rel/dir", "devdax:/dev/dax0.0"] {
+        for s in [
+            "dram",
+            "dram:node=0",
+            "dram:node=7",
+            "file:/dev/shm/x",
+            "file:rel/dir",
+            "devdax:/dev/dax0.0",
+        ] {
             let spec: TierSpec = s.parse().unwrap();
             assert_eq!(spec.to_string(), s);
             assert_eq!(spec.to_string().parse::<TierSpec>().unwrap(), spec);

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::size::Size;
 use pmolap_tier::region::HugePages;
 use pmolap_tier::topology::Topology;
-use pmolap_tier::{Pinning, PersistMode, TierSpec};
+use pmolap_tier::{PersistMode, Pinning, TierSpec};
 
 /// What the threads do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -208,11 +208,16 @@ impl<'de> Deserialize<'de> for Config {
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("a mapping of benchmark names to {args, matrix}")
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> std::result::Result<Config, A::Error> {
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> std::result::Result<Config, A::Error> {
                 let mut benchmarks: Vec<(String, Section)> = Vec::new();
                 while let Some(name) = m.next_key::<String>()? {
                     if benchmarks.iter().any(|(n, _)| *n == name) {
-                        return Err(serde::de::Error::custom(format!("benchmark `{name}` is defined twice")));
+                        return Err(serde::de::Error::custom(format!(
+                            "benchmark `{name}` is defined twice"
+                        )));
                     }
                     let section: Section = m.next_value()?;
                     benchmarks.push((name, section));
@@ -231,7 +236,11 @@ impl Config {
             let line = e.location().map(|l| l.line());
             let msg = e.to_string();
             let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
-            Error::Config { file: file.to_path_buf(), line, msg }
+            Error::Config {
+                file: file.to_path_buf(),
+                line,
+                msg,
+            }
         })?;
         if cfg.benchmarks.is_empty() {
             return Err(Error::Config {
@@ -245,7 +254,10 @@ impl Config {
 
     /// Reads and parses a YAML config file.
     pub fn load(path: &Path) -> Result<Config> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
         Config::parse(&text, path)
     }
 
@@ -254,7 +266,11 @@ impl Config {
     pub fn expand(&self, overrides: &Args) -> Vec<(String, Params)> {
         self.benchmarks
             .iter()
-            .flat_map(|(name, s)| expand_section(s, overrides).into_iter().map(move |p| (name.clone(), p)))
+            .flat_map(|(name, s)| {
+                expand_section(s, overrides)
+                    .into_iter()
+                    .map(move |p| (name.clone(), p))
+            })
             .collect()
     }
 }
@@ -296,12 +312,23 @@ impl Params {
     /// Checks the combination before anything is allocated; each problem is one line
     /// naming the benchmark and the offending value.
     pub fn validate(&self, bench: &str, topo: &Topology) -> Result<()> {
-        let bad = |msg: String| Err(Error::Invalid { bench: bench.to_string(), msg });
+        let bad = |msg: String| {
+            Err(Error::Invalid {
+                bench: bench.to_string(),
+                msg,
+            })
+        };
         let size = self.access_size;
         if size < 64 || !size.is_power_of_two() {
-            return bad(format!("access_size {size} must be a power of two and at least 64 bytes"));
+            return bad(format!(
+                "access_size {size} must be a power of two and at least 64 bytes"
+            ));
         }
-        let min_threads = if self.operation == Operation::Latency { 0 } else { 1 };
+        let min_threads = if self.operation == Operation::Latency {
+            0
+        } else {
+            1
+        };
         if self.threads < min_threads {
             return bad("threads must be at least 1".into());
         }
@@ -309,7 +336,10 @@ impl Params {
             return bad("a mixed run needs write_threads ≥ 1 (and threads ≥ 1 readers)".into());
         }
         if self.operation != Operation::Mixed && self.write_threads != 0 {
-            return bad(format!("write_threads is only for operation mixed, not {}", name(&self.operation)));
+            return bad(format!(
+                "write_threads is only for operation mixed, not {}",
+                name(&self.operation)
+            ));
         }
         if self.reps == 0 {
             return bad("reps must be at least 1".into());
@@ -322,16 +352,22 @@ impl Params {
             (None, Some(0)) => return bad("bytes must be positive".into()),
             _ => {}
         }
-        if self.distribution == Distribution::Zipf && !(self.zipf_s > 0.0 && self.zipf_s.is_finite()) {
+        if self.distribution == Distribution::Zipf
+            && !(self.zipf_s > 0.0 && self.zipf_s.is_finite())
+        {
             return bad(format!("zipf_s {} must be positive", self.zipf_s));
         }
         let range = self.memory_range;
         if self.operation == Operation::Latency {
             if range < 2 * size {
-                return bad(format!("memory_range {range} holds fewer than two {size}-byte chase nodes"));
+                return bad(format!(
+                    "memory_range {range} holds fewer than two {size}-byte chase nodes"
+                ));
             }
             if range % size != 0 {
-                return bad(format!("memory_range {range} is not a multiple of access_size {size}"));
+                return bad(format!(
+                    "memory_range {range} is not a multiple of access_size {size}"
+                ));
             }
         } else {
             for (role, threads, part) in self.groups_and_ranges() {
@@ -347,7 +383,10 @@ impl Params {
         for node in [self.thread_node, self.tier.node()].into_iter().flatten() {
             if topo.node(node).is_none() {
                 let present: Vec<String> = topo.nodes.iter().map(|n| n.id.to_string()).collect();
-                return bad(format!("NUMA node {node} does not exist (nodes: {})", present.join(",")));
+                return bad(format!(
+                    "NUMA node {node} does not exist (nodes: {})",
+                    present.join(",")
+                ));
             }
         }
         if let Some(n) = self.thread_node {

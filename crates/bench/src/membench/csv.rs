@@ -8,9 +8,27 @@ use crate::membench::results::Results;
 
 /// Column names, in order.
 pub const HEADER: [&str; 22] = [
-    "name", "operation", "pattern", "distribution", "access_mode", "access_size", "threads",
-    "write_threads", "pinning", "tier", "memory_range", "persist", "sfence", "kernel", "rep",
-    "role", "group_threads", "bytes", "seconds", "bandwidth_gib_s", "latency_p50_ns",
+    "name",
+    "operation",
+    "pattern",
+    "distribution",
+    "access_mode",
+    "access_size",
+    "threads",
+    "write_threads",
+    "pinning",
+    "tier",
+    "memory_range",
+    "persist",
+    "sfence",
+    "kernel",
+    "rep",
+    "role",
+    "group_threads",
+    "bytes",
+    "seconds",
+    "bandwidth_gib_s",
+    "latency_p50_ns",
     "latency_p99_ns",
 ];
 
@@ -42,10 +60,19 @@ pub fn write_csv(results: &Results, path: &Path) -> Result<()> {
         ];
         for (i, rep) in run.reps.iter().enumerate() {
             let lat = |f: fn(&crate::membench::results::Latency) -> f64| {
-                rep.latency.as_ref().map(|l| format!("{:.2}", f(l))).unwrap_or_default()
+                rep.latency
+                    .as_ref()
+                    .map(|l| format!("{:.2}", f(l)))
+                    .unwrap_or_default()
             };
             let rows: Vec<[String; 5]> = if rep.groups.is_empty() {
-                vec![["latency".into(), p.threads.to_string(), String::new(), String::new(), format!("{:.4}", rep.bandwidth_gib_s)]]
+                vec![[
+                    "latency".into(),
+                    p.threads.to_string(),
+                    String::new(),
+                    String::new(),
+                    format!("{:.4}", rep.bandwidth_gib_s),
+                ]]
             } else {
                 rep.groups
                     .iter()
@@ -70,5 +97,8 @@ pub fn write_csv(results: &Results, path: &Path) -> Result<()> {
             }
         }
     }
-    w.flush().map_err(|source| Error::Io { path: path.to_path_buf(), source })
+    w.flush().map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })
 }

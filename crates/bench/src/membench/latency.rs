@@ -70,7 +70,10 @@ impl Chase {
             .unwrap_or(&[])
             .iter()
             .zip(load_cpus)
-            .map(|(w, c)| Worker { cpus: c.clone(), ..w.clone() })
+            .map(|(w, c)| Worker {
+                cpus: c.clone(),
+                ..w.clone()
+            })
             .collect();
         let barrier = Barrier::new(loaders.len() + 1);
         let stop = AtomicBool::new(false);
@@ -85,10 +88,15 @@ impl Chase {
                 stop.store(true, Ordering::Relaxed);
                 r
             });
-            let hist = chase.join().map_err(|_| Error::Thread("pointer chase panicked".into()))??;
+            let hist = chase
+                .join()
+                .map_err(|_| Error::Thread("pointer chase panicked".into()))??;
             let outcomes = handles
                 .into_iter()
-                .map(|h| h.join().map_err(|_| Error::Thread("load thread panicked".into()))?)
+                .map(|h| {
+                    h.join()
+                        .map_err(|_| Error::Thread("load thread panicked".into()))?
+                })
                 .collect::<Result<Vec<_>>>()?;
             Ok((hist, outcomes))
         })?;
@@ -105,7 +113,13 @@ impl Chase {
     }
 
     /// The chase itself: samples of LOADS_PER_SAMPLE dependent loads until the limit.
-    fn sample(&self, view: &MemView<'_>, p: &Params, cpus: &[usize], barrier: &Barrier) -> Result<Histogram<u64>> {
+    fn sample(
+        &self,
+        view: &MemView<'_>,
+        p: &Params,
+        cpus: &[usize],
+        barrier: &Barrier,
+    ) -> Result<Histogram<u64>> {
         pin_current_thread(cpus)?;
         // Picoseconds per load, 1 ps .. 10 ms, 3 significant digits.
         let mut hist = Histogram::<u64>::new_with_bounds(1, 10_000_000_000, 3)

@@ -44,7 +44,11 @@ pub(crate) enum Limit {
 #[derive(Debug, Clone)]
 pub(crate) enum Plan {
     /// Chunk `j` (of `chunks`) starts at `base + j * stride`.
-    Strided { base: usize, stride: usize, chunks: usize },
+    Strided {
+        base: usize,
+        stride: usize,
+        chunks: usize,
+    },
     Offsets(Vec<usize>),
 }
 
@@ -70,7 +74,13 @@ pub(crate) struct Outcome {
 
 impl Worker {
     /// Runs the plan until `limit` (or until `stop` is set), from `barrier` on.
-    pub(crate) fn run(&self, view: &MemView<'_>, limit: Limit, barrier: &Barrier, stop: &AtomicBool) -> Result<Outcome> {
+    pub(crate) fn run(
+        &self,
+        view: &MemView<'_>,
+        limit: Limit,
+        barrier: &Barrier,
+        stop: &AtomicBool,
+    ) -> Result<Outcome> {
         pin_current_thread(&self.cpus)?;
         let size = self.kernel.access_size();
         let per_batch = (BATCH_BYTES / size).max(1);
@@ -93,9 +103,15 @@ impl Worker {
                 n = n.min(t - done);
             }
             match &self.plan {
-                Plan::Strided { base, stride, chunks } => {
+                Plan::Strided {
+                    base,
+                    stride,
+                    chunks,
+                } => {
                     let n = (n as usize).min(chunks - pos);
-                    fold ^= self.kernel.run_strided(view, base + pos * stride, *stride, n)?;
+                    fold ^= self
+                        .kernel
+                        .run_strided(view, base + pos * stride, *stride, n)?;
                     pos = (pos + n) % chunks;
                     done += n as u64;
                 }
@@ -123,7 +139,11 @@ impl Worker {
 }
 
 /// Runs all workers at once and returns their outcomes in order.
-pub(crate) fn execute(workers: &[Worker], view: &MemView<'_>, limit: &(dyn Fn(&Worker) -> Limit + Sync)) -> Result<Vec<Outcome>> {
+pub(crate) fn execute(
+    workers: &[Worker],
+    view: &MemView<'_>,
+    limit: &(dyn Fn(&Worker) -> Limit + Sync),
+) -> Result<Vec<Outcome>> {
     let barrier = Barrier::new(workers.len());
     let stop = AtomicBool::new(false);
     std::thread::scope(|s| {
@@ -133,7 +153,10 @@ pub(crate) fn execute(workers: &[Worker], view: &MemView<'_>, limit: &(dyn Fn(&W
             .collect();
         let outcomes: Vec<Outcome> = handles
             .into_iter()
-            .map(|h| h.join().map_err(|_| Error::Thread("worker panicked".into()))?)
+            .map(|h| {
+                h.join()
+                    .map_err(|_| Error::Thread("worker panicked".into()))?
+            })
             .collect::<Result<_>>()?;
         std::hint::black_box(outcomes.iter().fold(0, |a, o| a ^ o.fold));
         Ok(outcomes)
@@ -161,7 +184,10 @@ pub(crate) fn plan_workers(p: &Params, topo: &Topology, isa: Isa) -> Result<Vec<
     let mut next_cpu = 0usize;
     for (g, (role, threads, range)) in groups.into_iter().enumerate() {
         let op = if role == "write" {
-            AccessOp::Write { persist: p.persist, sfence: p.sfence }
+            AccessOp::Write {
+                persist: p.persist,
+                sfence: p.sfence,
+            }
         } else {
             AccessOp::Read
         };
@@ -205,18 +231,27 @@ pub(crate) fn plan_workers(p: &Params, topo: &Topology, isa: Isa) -> Result<Vec<
 
 /// Access-size aligned offsets in `base..base+span`, uniform or Zipf-distributed (hot
 /// chunks scattered over the span by a multiplicative hash).
-fn random_offsets(p: &Params, base: usize, span: usize, threads: usize, seed: u64) -> Result<Vec<usize>> {
+fn random_offsets(
+    p: &Params,
+    base: usize,
+    span: usize,
+    threads: usize,
+    seed: u64,
+) -> Result<Vec<usize>> {
     let size = p.access_size as usize;
     let chunks = span / size;
     let count = chunks.clamp(1, (MAX_OFFSETS_PER_GROUP / threads).max(1 << 16));
     let mut rng = SmallRng::seed_from_u64(seed);
     let offsets = match p.distribution {
-        Distribution::Uniform => (0..count).map(|_| base + rng.gen_range(0..chunks) * size).collect(),
+        Distribution::Uniform => (0..count)
+            .map(|_| base + rng.gen_range(0..chunks) * size)
+            .collect(),
         Distribution::Zipf => {
-            let zipf = rand_distr::Zipf::new(chunks as u64, p.zipf_s).map_err(|e| Error::Invalid {
-                bench: "zipf".into(),
-                msg: format!("zipf_s {}: {e}", p.zipf_s),
-            })?;
+            let zipf =
+                rand_distr::Zipf::new(chunks as u64, p.zipf_s).map_err(|e| Error::Invalid {
+                    bench: "zipf".into(),
+                    msg: format!("zipf_s {}: {e}", p.zipf_s),
+                })?;
             (0..count)
                 .map(|_| {
                     let rank = rng.sample(zipf) as u64 - 1;
@@ -257,7 +292,11 @@ fn group_results(p: &Params, workers: &[Worker], outcomes: &[Outcome]) -> Vec<Gr
         .iter()
         .enumerate()
         .map(|(g, (role, threads, _))| {
-            let mine: Vec<(&Worker, &Outcome)> = workers.iter().zip(outcomes).filter(|(w, _)| w.group == g).collect();
+            let mine: Vec<(&Worker, &Outcome)> = workers
+                .iter()
+                .zip(outcomes)
+                .filter(|(w, _)| w.group == g)
+                .collect();
             let start = mine.iter().map(|(_, o)| o.start).min();
             let end = mine.iter().map(|(_, o)| o.end).max();
             let seconds = match (start, end) {
@@ -307,14 +346,26 @@ fn summarize(reps: &[Rep]) -> Summary {
     let role = |name: &str| -> Option<f64> {
         let v: Vec<f64> = reps
             .iter()
-            .flat_map(|r| r.groups.iter().filter(|g| g.role == name).map(|g| g.bandwidth_gib_s))
+            .flat_map(|r| {
+                r.groups
+                    .iter()
+                    .filter(|g| g.role == name)
+                    .map(|g| g.bandwidth_gib_s)
+            })
             .collect();
         (!v.is_empty()).then(|| median(v))
     };
-    let lat: Vec<f64> = reps.iter().filter_map(|r| r.latency.as_ref().map(|l| l.p50_ns)).collect();
+    let lat: Vec<f64> = reps
+        .iter()
+        .filter_map(|r| r.latency.as_ref().map(|l| l.p50_ns))
+        .collect();
     Summary {
         bandwidth_gib_s_median: median(bw.clone()),
-        bandwidth_gib_s_min: bw.iter().copied().fold(f64::INFINITY, f64::min).min(f64::MAX),
+        bandwidth_gib_s_min: bw
+            .iter()
+            .copied()
+            .fold(f64::INFINITY, f64::min)
+            .min(f64::MAX),
         bandwidth_gib_s_max: bw.iter().copied().fold(0.0, f64::max),
         read_gib_s_median: role("read"),
         write_gib_s_median: role("write"),
@@ -332,7 +383,13 @@ struct RegionKey {
 }
 
 /// Runs one parameter set on `region` (already of the right size).
-fn run_one(name: &str, p: &Params, topo: &Topology, region: &mut Region, tick: &dyn Fn()) -> Result<Run> {
+fn run_one(
+    name: &str,
+    p: &Params,
+    topo: &Topology,
+    region: &mut Region,
+    tick: &dyn Fn(),
+) -> Result<Run> {
     let isa = Isa::select(&p.kernel, &topo.cpu_features)?;
     let info = region.info().clone();
     let view = region.view();
@@ -359,7 +416,8 @@ fn run_one(name: &str, p: &Params, topo: &Topology, region: &mut Region, tick: &
             chase.warm_up(&view)?;
         }
         for _ in 0..p.reps {
-            let (mut lat, load_bw) = chase.measure(&view, p, &chase_cpus[0], load.as_deref(), &chase_cpus[1..])?;
+            let (mut lat, load_bw) =
+                chase.measure(&view, p, &chase_cpus[0], load.as_deref(), &chase_cpus[1..])?;
             lat.load_bandwidth_gib_s = load_bw;
             reps.push(Rep {
                 groups: Vec::new(),
@@ -423,8 +481,10 @@ pub fn run_all(
         ProgressBar::hidden()
     };
     pb.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} reps  {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} reps  {msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let mut region: Option<(RegionKey, Region)> = None;
     let mut out = Vec::with_capacity(runs.len());
@@ -445,7 +505,9 @@ pub fn run_all(
             };
             region = Some((key, Region::new(&p.tier, p.memory_range as usize, &opts)?));
         }
-        let Some((_, r)) = region.as_mut() else { unreachable!("region was just set") };
+        let Some((_, r)) = region.as_mut() else {
+            unreachable!("region was just set")
+        };
         let run = run_one(name, p, topo, r, &|| pb.inc(1))?;
         pb.suspend(|| on_run(&run));
         out.push(run);
@@ -470,7 +532,9 @@ pub fn describe(p: &Params) -> String {
         _ => format!("{}t", p.threads),
     };
     let write = match p.operation {
-        Operation::Write | Operation::Mixed => format!(" {}{}", p.persist, if p.sfence { "+sfence" } else { "" }),
+        Operation::Write | Operation::Mixed => {
+            format!(" {}{}", p.persist, if p.sfence { "+sfence" } else { "" })
+        }
         _ => String::new(),
     };
     format!(
