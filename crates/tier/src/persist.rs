@@ -176,6 +176,49 @@ pub unsafe fn flush_line(mode: PersistMode, p: *const u8) {
     let _ = (mode, p);
 }
 
+/// Copies `src` to `dst` with non-temporal stores where `dst` is 16-byte aligned
+/// (`movntdq`, baseline x86-64), and plain stores flushed with `flush` for the unaligned
+/// head and tail. Issues no fence: follow with [`sfence`] to make the copy durable.
+///
+/// # Safety
+/// `dst..dst+src.len()` must be writable memory of a live mapping that does not overlap
+/// `src`; the CPU must support `flush` ([`PersistMode::check`]).
+pub unsafe fn copy_nt(dst: *mut u8, src: &[u8], flush: PersistMode) {
+    let len = src.len();
+    let head = (dst.align_offset(16)).min(len);
+    // SAFETY: `head <= len`; both ranges are valid per the caller and do not overlap.
+    unsafe {
+        std::ptr::copy_nonoverlapping(src.as_ptr(), dst, head);
+        flush_lines(flush, dst, head);
+    }
+    let body = (len - head) / 16 * 16;
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
+        let mut i = head;
+        while i < head + body {
+            // SAFETY: `i + 16 <= len`, so the unaligned load reads inside `src` and the
+            // store writes inside `dst`; `dst + i` is 16-byte aligned by construction.
+            unsafe {
+                let v = _mm_loadu_si128(src.as_ptr().add(i).cast::<__m128i>());
+                _mm_stream_si128(dst.add(i).cast::<__m128i>(), v);
+            }
+            i += 16;
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    // SAFETY: as for the head.
+    unsafe {
+        std::ptr::copy_nonoverlapping(src.as_ptr().add(head), dst.add(head), body);
+    }
+    let tail = head + body;
+    // SAFETY: `tail <= len`; the rest of both ranges is valid per the caller.
+    unsafe {
+        std::ptr::copy_nonoverlapping(src.as_ptr().add(tail), dst.add(tail), len - tail);
+        flush_lines(flush, dst.add(tail), len - tail);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,6 +251,30 @@ mod tests {
             ..f
         };
         assert_eq!(PersistMode::best_flush(&g), PersistMode::Clwb);
+    }
+
+    #[test]
+    fn nt_copy_copies_every_alignment() {
+        let f = CpuFeatures::detect();
+        let src: Vec<u8> = (0..300u32).map(|i| (i * 7 + 3) as u8).collect();
+        for off in 0..20 {
+            for len in [0, 1, 15, 16, 17, 63, 64, 200, 280] {
+                let mut dst = vec![0u8; 320];
+                // SAFETY: `off + len <= 300 < 320`; distinct buffers; mode checked below.
+                unsafe {
+                    copy_nt(
+                        dst.as_mut_ptr().add(off),
+                        &src[..len],
+                        PersistMode::best_flush(&f),
+                    )
+                };
+                sfence();
+                assert_eq!(&dst[off..off + len], &src[..len], "off {off} len {len}");
+                assert!(
+                    dst[..off].iter().all(|&b| b == 0) && dst[off + len..].iter().all(|&b| b == 0)
+                );
+            }
+        }
     }
 
     #[test]

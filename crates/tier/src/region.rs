@@ -615,6 +615,26 @@ impl Region {
         }
     }
 
+    /// Writes `src` at `offset` and makes it durable the tier's way: non-temporal copy +
+    /// `sfence` on DAX, copy + `msync` on page-cache files, a plain copy on DRAM.
+    pub fn write_durable(&mut self, offset: usize, src: &[u8]) -> Result<()> {
+        check_range(offset, src.len(), self.len)?;
+        match self.info.durability {
+            Durability::CacheFlush => {
+                // SAFETY: the range was checked to lie in our mapping, which `&mut self`
+                // owns exclusively and which cannot overlap `src` (a borrowed slice of
+                // other memory: `src` cannot borrow from `self` while `self` is `&mut`).
+                unsafe { persist::copy_nt(self.ptr.as_ptr().add(offset), src, self.flush) };
+                persist::sfence();
+                Ok(())
+            }
+            _ => {
+                self.as_mut_slice()[offset..offset + src.len()].copy_from_slice(src);
+                self.persist(offset, src.len())
+            }
+        }
+    }
+
     /// Makes `offset..offset+len` durable: nothing on DRAM, `msync(MS_SYNC)` on page-cache
     /// files, cache-line flush (clwb > clflushopt > clflush) + `sfence` on DAX.
     pub fn persist(&self, offset: usize, len: usize) -> Result<()> {
@@ -976,6 +996,19 @@ mod tests {
             b"hello",
             "reopening keeps the content"
         );
+    }
+
+    #[test]
+    fn durable_writes_reach_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d");
+        let mut r = Region::new(&TierSpec::File { path: path.clone() }, 8192, &opts()).unwrap();
+        r.write_durable(4000, b"durable bytes").unwrap();
+        assert!(r.write_durable(8190, b"xyz").is_err());
+        assert_eq!(&std::fs::read(&path).unwrap()[4000..4013], b"durable bytes");
+        let mut d = Region::new(&TierSpec::Dram { node: None }, 8192, &opts()).unwrap();
+        d.write_durable(1, b"abc").unwrap();
+        assert_eq!(&d.as_slice()[1..4], b"abc");
     }
 
     #[test]

@@ -30,6 +30,9 @@ pub struct Run {
     pub kernel: String,
     /// What the region turned out to be (residency, huge pages, durability, warnings).
     pub region: pmolap_tier::region::RegionInfo,
+    /// The NUMA node the threads were placed on (None: anywhere).
+    #[serde(default)]
+    pub thread_node: Option<u32>,
     pub reps: Vec<Rep>,
     pub summary: Summary,
 }

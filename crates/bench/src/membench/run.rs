@@ -15,9 +15,9 @@ use rand::{Rng, SeedableRng};
 
 use pmolap_tier::kernel::{AccessOp, Isa, Kernel};
 use pmolap_tier::pin::pin_current_thread;
-use pmolap_tier::region::{HugePages, Region, RegionOptions};
+use pmolap_tier::region::{HugePages, Region, RegionInfo, RegionOptions};
 use pmolap_tier::topology::Topology;
-use pmolap_tier::{MemView, TierSpec};
+use pmolap_tier::{MemView, Pinning, TierSpec};
 
 use crate::error::{Error, Result};
 use crate::machine::Machine;
@@ -163,21 +163,37 @@ pub(crate) fn execute(
     })
 }
 
-/// The NUMA node threads run on: the configured one, else the tier's node if it has
-/// CPUs (near access), else any.
-pub(crate) fn thread_node(p: &Params, topo: &Topology) -> Option<u32> {
-    p.thread_node.or_else(|| {
-        p.tier
-            .node()
-            .filter(|n| topo.node(*n).is_some_and(|nd| !nd.cpus.is_empty()))
-    })
+/// The NUMA node threads run on: the configured one; else the tier's node if it has
+/// CPUs (near access); else, on a multi-node machine, the node holding most of the
+/// region's sampled pages (so pinned threads sit next to their memory, as in the paper);
+/// else any.
+pub(crate) fn thread_node(p: &Params, topo: &Topology, region: &RegionInfo) -> Option<u32> {
+    let has_cpus = |n: &u32| topo.node(*n).is_some_and(|nd| !nd.cpus.is_empty());
+    p.thread_node
+        .or_else(|| p.tier.node().filter(has_cpus))
+        .or_else(|| {
+            if topo.nodes.len() < 2 || p.pinning == Pinning::None {
+                return None;
+            }
+            let res = region.residency.as_ref()?;
+            res.per_node
+                .iter()
+                .max_by_key(|(_, pages)| **pages)
+                .map(|(n, _)| *n)
+                .filter(has_cpus)
+        })
 }
 
 /// Builds the workers of every group of `p` on a region of `p.memory_range` bytes.
-pub(crate) fn plan_workers(p: &Params, topo: &Topology, isa: Isa) -> Result<Vec<Worker>> {
+pub(crate) fn plan_workers(
+    p: &Params,
+    topo: &Topology,
+    node: Option<u32>,
+    isa: Isa,
+) -> Result<Vec<Worker>> {
     let groups = p.groups_and_ranges();
     let total: usize = groups.iter().map(|(_, t, _)| t).sum();
-    let cpus = p.pinning.plan(topo, thread_node(p, topo), total)?;
+    let cpus = p.pinning.plan(topo, node, total)?;
     let size = p.access_size as usize;
     let mut workers = Vec::with_capacity(total);
     let mut group_base = 0usize;
@@ -392,6 +408,7 @@ fn run_one(
 ) -> Result<Run> {
     let isa = Isa::select(&p.kernel, &topo.cpu_features)?;
     let info = region.info().clone();
+    let node = thread_node(p, topo, &info);
     let view = region.view();
     let mut reps = Vec::with_capacity(p.reps);
     let kernel_name;
@@ -403,7 +420,7 @@ fn run_one(
             lp.pattern = Pattern::Sequential;
             lp.access_mode = AccessMode::Individual;
             lp.access_size = 4096.max(p.access_size);
-            Some(plan_workers(&lp, topo, isa)?)
+            Some(plan_workers(&lp, topo, node, isa)?)
         } else {
             None
         };
@@ -411,7 +428,7 @@ fn run_one(
             Some(w) => format!("pointer chase + {}", w[0].kernel.name()),
             None => "pointer chase".to_string(),
         };
-        let chase_cpus = p.pinning.plan(topo, thread_node(p, topo), p.threads + 1)?;
+        let chase_cpus = p.pinning.plan(topo, node, p.threads + 1)?;
         if p.warmup {
             chase.warm_up(&view)?;
         }
@@ -427,7 +444,7 @@ fn run_one(
             tick();
         }
     } else {
-        let workers = plan_workers(p, topo, isa)?;
+        let workers = plan_workers(p, topo, node, isa)?;
         kernel_name = workers[0].kernel.name();
         if p.warmup {
             let per_thread = (p.memory_range as usize / workers.len()).min(WARMUP_BYTES_PER_THREAD);
@@ -450,6 +467,7 @@ fn run_one(
         params: p.clone(),
         kernel: format!("{isa}: {kernel_name}"),
         region: info,
+        thread_node: node,
         reps,
         summary,
     })
