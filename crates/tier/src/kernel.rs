@@ -365,9 +365,8 @@ macro_rules! pick {
 }
 
 // AVX-512 intrinsics and `target_feature(enable = "avx512f")` are stable since Rust
-// 1.89: this module (and so the crate) needs 1.89 whatever `rust-version` says.
+// 1.89, the workspace's `rust-version`.
 #[cfg(target_arch = "x86_64")]
-#[clippy::msrv = "1.89"]
 mod avx512 {
     use std::arch::x86_64::*;
 
