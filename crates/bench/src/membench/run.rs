@@ -521,7 +521,9 @@ pub fn run_all(
                 prefault: p.prefault,
                 keep_file: false,
             };
-            region = Some((key, Region::new(&p.tier, p.memory_range as usize, &opts)?));
+            let mut r = Region::new(&p.tier, p.memory_range as usize, &opts)?;
+            fill(&mut r);
+            region = Some((key, r));
         }
         let Some((_, r)) = region.as_mut() else {
             unreachable!("region was just set")
@@ -539,6 +541,29 @@ pub fn run_all(
         config_file,
         runs: out,
     })
+}
+
+/// Fills a fresh region with non-repeating data (untimed), in parallel. Reads of
+/// never-written or all-zero pages can be served from shared zero pages or, in a VM,
+/// from pages the host has merged, which would overstate read bandwidth.
+fn fill(region: &mut Region) {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let bytes = region.as_mut_slice();
+    let chunk = bytes.len().div_ceil(threads).next_multiple_of(8).max(8);
+    std::thread::scope(|s| {
+        for (c, part) in bytes.chunks_mut(chunk).enumerate() {
+            s.spawn(move || {
+                let mut x =
+                    0x9E37_79B9_7F4A_7C15u64 ^ (c as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93);
+                for word in part.chunks_mut(8) {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    word.copy_from_slice(&x.to_le_bytes()[..word.len()]);
+                }
+            });
+        }
+    });
 }
 
 /// A one-line description of a parameter set.
