@@ -30,7 +30,7 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 /// Formats a byte size compactly with binary units: 64B, 4K, 64M, 2G (exact when possible).
 pub fn format_size(n: u64) -> String {
     for (shift, unit) in [(40, "T"), (30, "G"), (20, "M"), (10, "K")] {
-        if n >= 1 << shift && n % (1 << shift) == 0 {
+        if n >= 1 << shift && n.is_multiple_of(1 << shift) {
             return format!("{}{unit}", n >> shift);
         }
     }

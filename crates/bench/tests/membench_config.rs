@@ -201,3 +201,36 @@ fn mixed_and_limits_are_checked() {
     let e = validate_err(&Params { reps: 0, ..base() });
     assert!(e.contains("reps"), "{e}");
 }
+
+#[test]
+fn parallel_groups_expand_per_combination() {
+    let runs = params(
+        "x:\n  args:\n    operation: write\n    memory_range: 8M\n  matrix:\n    threads: [1, 2]\n  parallel:\n    - {thread_node: 0, tier: \"dram:node=0\"}\n    - {thread_node: 0, tier: dram, operation: read}\n",
+    );
+    assert_eq!(runs.len(), 2);
+    for (i, (_, p)) in runs.iter().enumerate() {
+        assert_eq!(p.threads, i + 1);
+        assert_eq!(p.tier.to_string(), "dram:node=0");
+        assert_eq!(p.parallel.len(), 1);
+        let g = &p.parallel[0];
+        assert_eq!(
+            (g.threads, g.operation, g.tier.to_string()),
+            (i + 1, Operation::Read, "dram".to_string())
+        );
+        p.validate("x", &Topology::detect().unwrap()).unwrap();
+    }
+    let mut bad = runs[0].1.clone();
+    bad.parallel[0].operation = Operation::Latency;
+    let e = validate_err(&bad);
+    assert!(
+        e.contains("parallel groups must each be read or write"),
+        "{e}"
+    );
+    bad.parallel[0].operation = Operation::Read;
+    bad.parallel[0].access_size = 100;
+    let e = validate_err(&bad);
+    assert!(
+        e.contains("parallel group 2") && e.contains("access_size 100"),
+        "{e}"
+    );
+}

@@ -247,7 +247,11 @@ fn row(run: &Run) -> String {
     let threads = if p.write_threads > 0 {
         format!("{}r+{}w", p.threads, p.write_threads)
     } else {
-        p.threads.to_string()
+        std::iter::once(p)
+            .chain(&p.parallel)
+            .map(|g| g.threads.to_string())
+            .collect::<Vec<_>>()
+            .join("+")
     };
     let extra = match (
         s.latency_p50_ns_median,

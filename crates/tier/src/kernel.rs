@@ -683,7 +683,7 @@ impl Kernel {
         stride: usize,
         count: usize,
     ) -> Result<u64> {
-        if start % CACHE_LINE != 0 || stride % CACHE_LINE != 0 {
+        if !start.is_multiple_of(CACHE_LINE) || !stride.is_multiple_of(CACHE_LINE) {
             return Err(Error::Invalid(format!(
                 "kernel start {start} and stride {stride} must be multiples of 64 B"
             )));

@@ -879,7 +879,7 @@ impl MemView<'_> {
 
     fn check_u64(&self, offset: usize) -> Result<()> {
         self.check(offset, 8)?;
-        if offset % 8 != 0 {
+        if !offset.is_multiple_of(8) {
             return Err(Error::Invalid(format!(
                 "offset {offset} is not 8-byte aligned"
             )));
@@ -893,7 +893,7 @@ impl MemView<'_> {
         let mut at = start;
         let limit = self.len.saturating_sub(7) as u64;
         for _ in 0..steps {
-            if at >= limit || at % 8 != 0 {
+            if at >= limit || !at.is_multiple_of(8) {
                 return Err(Error::OutOfBounds {
                     offset: at as usize,
                     len: 8,

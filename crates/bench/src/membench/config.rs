@@ -78,6 +78,11 @@ pub struct Params {
     pub warmup: bool,
     /// `auto`, `avx512`, `avx2` or `portable`.
     pub kernel: String,
+    /// Further thread groups that run at the same time as this one, each on a region
+    /// of its own (its own tier, range and thread node): the paper's multi-socket
+    /// experiments (Figs 6 and 10). This run's duration/bytes and reps apply to all.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parallel: Vec<Params>,
 }
 
 /// Seconds a repetition runs when neither `duration` nor `bytes` is given.
@@ -107,6 +112,7 @@ impl Default for Params {
             prefault: true,
             warmup: true,
             kernel: "auto".into(),
+            parallel: Vec::new(),
         }
     }
 }
@@ -184,7 +190,9 @@ fields! {
     kernel: String => |p, v| p.kernel = v;
 }
 
-/// One named benchmark of a config file: fixed `args` and a `matrix` to sweep.
+/// One named benchmark of a config file: fixed `args` and a `matrix` to sweep; with
+/// `parallel`, each combination runs one thread group per entry at the same time, each
+/// entry's keys overriding `args` and the matrix for its group.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Section {
@@ -192,6 +200,8 @@ pub struct Section {
     pub args: Args,
     #[serde(default)]
     pub matrix: Matrix,
+    #[serde(default)]
+    pub parallel: Vec<Args>,
 }
 
 /// A config file: named benchmarks, in file order.
@@ -283,17 +293,27 @@ fn expand_section(s: &Section, overrides: &Args) -> Vec<Params> {
             .flat_map(|c| axis.iter().map(move |v| c.merged(v)))
             .collect();
     }
+    let one = |a: &Args| {
+        let mut p = resolve(&a.merged(overrides));
+        // A limit given on the command line replaces the file's other kind of limit.
+        if overrides.duration.is_some() {
+            p.bytes = None;
+        } else if overrides.bytes.is_some() {
+            p.duration_s = None;
+        }
+        p
+    };
     combos
         .iter()
         .map(|c| {
-            let mut p = resolve(&s.args.merged(c).merged(overrides));
-            // A limit given on the command line replaces the file's other kind of limit.
-            if overrides.duration.is_some() {
-                p.bytes = None;
-            } else if overrides.bytes.is_some() {
-                p.duration_s = None;
+            let base = s.args.merged(c);
+            if s.parallel.is_empty() {
+                return one(&base);
             }
-            p
+            let mut groups: Vec<Params> = s.parallel.iter().map(|g| one(&base.merged(g))).collect();
+            let mut first = groups.remove(0);
+            first.parallel = groups;
+            first
         })
         .collect()
 }
@@ -312,6 +332,32 @@ impl Params {
     /// Checks the combination before anything is allocated; each problem is one line
     /// naming the benchmark and the offending value.
     pub fn validate(&self, bench: &str, topo: &Topology) -> Result<()> {
+        self.validate_one(bench, topo)?;
+        for (k, g) in self.parallel.iter().enumerate() {
+            let name = format!("{bench} (parallel group {})", k + 2);
+            if !g.parallel.is_empty() {
+                return Err(Error::Invalid {
+                    bench: name,
+                    msg: "parallel groups cannot nest".into(),
+                });
+            }
+            g.validate_one(&name, topo)?;
+        }
+        if !self.parallel.is_empty()
+            && std::iter::once(self)
+                .chain(&self.parallel)
+                .any(|g| matches!(g.operation, Operation::Latency | Operation::Mixed))
+        {
+            return Err(Error::Invalid {
+                bench: bench.to_string(),
+                msg: "parallel groups must each be read or write (mixed and latency run alone)"
+                    .into(),
+            });
+        }
+        Ok(())
+    }
+
+    fn validate_one(&self, bench: &str, topo: &Topology) -> Result<()> {
         let bad = |msg: String| {
             Err(Error::Invalid {
                 bench: bench.to_string(),
@@ -364,7 +410,7 @@ impl Params {
                     "memory_range {range} holds fewer than two {size}-byte chase nodes"
                 ));
             }
-            if range % size != 0 {
+            if !range.is_multiple_of(size) {
                 return bad(format!(
                     "memory_range {range} is not a multiple of access_size {size}"
                 ));

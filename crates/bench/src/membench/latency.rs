@@ -57,24 +57,15 @@ impl Chase {
     }
 
     /// Measures one repetition. `load` workers (if any) stream on `load_cpus` while the
-    /// chase runs on `cpus`; returns the latency figures and the load bandwidth.
+    /// chase runs on `cpus` (the loaders carry their own CPUs); returns the latency figures and the load bandwidth.
     pub(crate) fn measure(
         &self,
         view: &MemView<'_>,
         p: &Params,
         cpus: &[usize],
         load: Option<&[Worker]>,
-        load_cpus: &[Vec<usize>],
     ) -> Result<(Latency, Option<f64>)> {
-        let loaders: Vec<Worker> = load
-            .unwrap_or(&[])
-            .iter()
-            .zip(load_cpus)
-            .map(|(w, c)| Worker {
-                cpus: c.clone(),
-                ..w.clone()
-            })
-            .collect();
+        let loaders: &[Worker] = load.unwrap_or(&[]);
         let barrier = Barrier::new(loaders.len() + 1);
         let stop = AtomicBool::new(false);
         let forever = Limit::Duration(Duration::from_secs(365 * 24 * 3600));

@@ -30,6 +30,9 @@ pub struct Run {
     pub kernel: String,
     /// What the region turned out to be (residency, huge pages, durability, warnings).
     pub region: pmolap_tier::region::RegionInfo,
+    /// The regions of the parallel groups (`params.parallel`), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parallel_regions: Vec<pmolap_tier::region::RegionInfo>,
     /// The NUMA node the threads were placed on (None: anywhere).
     #[serde(default)]
     pub thread_node: Option<u32>,
@@ -54,6 +57,12 @@ pub struct GroupResult {
     /// `read` or `write`.
     pub role: String,
     pub threads: usize,
+    /// The tier the group accessed.
+    #[serde(default)]
+    pub tier: Option<String>,
+    /// The NUMA node the group's threads were placed on (None: anywhere).
+    #[serde(default)]
+    pub thread_node: Option<u32>,
     pub bytes: u64,
     /// Wall time from the group's common start to its last thread's end.
     pub seconds: f64,

@@ -55,7 +55,10 @@ pub(crate) enum Plan {
 /// One worker thread's job.
 #[derive(Debug, Clone)]
 pub(crate) struct Worker {
+    /// Index of the thread group (over all parallel groups of the run).
     pub group: usize,
+    /// Index of the region (view) the worker accesses.
+    pub region: usize,
     pub index: usize,
     pub cpus: Vec<usize>,
     pub kernel: Kernel,
@@ -141,7 +144,7 @@ impl Worker {
 /// Runs all workers at once and returns their outcomes in order.
 pub(crate) fn execute(
     workers: &[Worker],
-    view: &MemView<'_>,
+    views: &[MemView<'_>],
     limit: &(dyn Fn(&Worker) -> Limit + Sync),
 ) -> Result<Vec<Outcome>> {
     let barrier = Barrier::new(workers.len());
@@ -149,7 +152,7 @@ pub(crate) fn execute(
     std::thread::scope(|s| {
         let handles: Vec<_> = workers
             .iter()
-            .map(|w| s.spawn(|| w.run(view, limit(w), &barrier, &stop)))
+            .map(|w| s.spawn(|| w.run(&views[w.region], limit(w), &barrier, &stop)))
             .collect();
         let outcomes: Vec<Outcome> = handles
             .into_iter()
@@ -184,21 +187,53 @@ pub(crate) fn thread_node(p: &Params, topo: &Topology, region: &RegionInfo) -> O
         })
 }
 
-/// Builds the workers of every group of `p` on a region of `p.memory_range` bytes.
+/// A thread group of a run: what `group_results` needs to report it.
+#[derive(Debug, Clone)]
+pub(crate) struct GroupSpec {
+    pub role: &'static str,
+    pub threads: usize,
+    pub tier: TierSpec,
+    pub node: Option<u32>,
+}
+
+/// Builds the workers of every group of `p` on its region (`region` indexes the views),
+/// numbering groups from `first_group`. `taken` counts the CPUs already handed out per
+/// node, so parallel groups on one node get different cores.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn plan_workers(
     p: &Params,
     topo: &Topology,
     node: Option<u32>,
     isa: Isa,
+    region: usize,
+    first_group: usize,
+    taken: &mut Vec<(Option<u32>, usize)>,
+    specs: &mut Vec<GroupSpec>,
 ) -> Result<Vec<Worker>> {
     let groups = p.groups_and_ranges();
     let total: usize = groups.iter().map(|(_, t, _)| t).sum();
-    let cpus = p.pinning.plan(topo, node, total)?;
+    let slot = match taken.iter().position(|(n, _)| *n == node) {
+        Some(i) => i,
+        None => {
+            taken.push((node, 0));
+            taken.len() - 1
+        }
+    };
+    let skip = taken[slot].1;
+    let cpus = p.pinning.plan(topo, node, skip + total)?;
+    taken[slot].1 += total;
     let size = p.access_size as usize;
     let mut workers = Vec::with_capacity(total);
     let mut group_base = 0usize;
-    let mut next_cpu = 0usize;
-    for (g, (role, threads, range)) in groups.into_iter().enumerate() {
+    let mut next_cpu = skip;
+    for (k, (role, threads, range)) in groups.into_iter().enumerate() {
+        let g = first_group + k;
+        specs.push(GroupSpec {
+            role,
+            threads,
+            tier: p.tier.clone(),
+            node,
+        });
         let op = if role == "write" {
             AccessOp::Write {
                 persist: p.persist,
@@ -233,6 +268,7 @@ pub(crate) fn plan_workers(
             };
             workers.push(Worker {
                 group: g,
+                region,
                 index: i,
                 cpus: cpus[next_cpu].clone(),
                 kernel,
@@ -281,11 +317,11 @@ fn random_offsets(
 }
 
 /// The limit of one worker in a repetition: the run's duration, or its byte budget
-/// (per group) split over the group's threads.
-pub(crate) fn limit_of(p: &Params, w: &Worker) -> Limit {
+/// (per group) split over the group's threads. The first group's limits apply to all.
+pub(crate) fn limit_of(p: &Params, specs: &[GroupSpec], w: &Worker) -> Limit {
     match p.bytes {
         Some(b) => {
-            let threads = p.groups_and_ranges()[w.group].1.max(1) as u64;
+            let threads = specs[w.group].threads.max(1) as u64;
             Limit::Bytes((b / threads).max(p.access_size))
         }
         None => Limit::Duration(Duration::from_secs_f64(
@@ -303,11 +339,15 @@ fn gib_s(bytes: u64, secs: f64) -> f64 {
 }
 
 /// Turns worker outcomes into per-group figures.
-fn group_results(p: &Params, workers: &[Worker], outcomes: &[Outcome]) -> Vec<GroupResult> {
-    p.groups_and_ranges()
+fn group_results(
+    specs: &[GroupSpec],
+    workers: &[Worker],
+    outcomes: &[Outcome],
+) -> Vec<GroupResult> {
+    specs
         .iter()
         .enumerate()
-        .map(|(g, (role, threads, _))| {
+        .map(|(g, spec)| {
             let mine: Vec<(&Worker, &Outcome)> = workers
                 .iter()
                 .zip(outcomes)
@@ -321,8 +361,10 @@ fn group_results(p: &Params, workers: &[Worker], outcomes: &[Outcome]) -> Vec<Gr
             };
             let bytes = mine.iter().map(|(_, o)| o.bytes).sum();
             GroupResult {
-                role: role.to_string(),
-                threads: *threads,
+                role: spec.role.to_string(),
+                threads: spec.threads,
+                tier: Some(spec.tier.to_string()),
+                thread_node: spec.node,
                 bytes,
                 seconds,
                 bandwidth_gib_s: gib_s(bytes, seconds),
@@ -359,14 +401,17 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 fn summarize(reps: &[Rep]) -> Summary {
     let bw: Vec<f64> = reps.iter().map(|r| r.bandwidth_gib_s).collect();
+    // Per repetition, the sum over the groups of a role; then the median.
     let role = |name: &str| -> Option<f64> {
         let v: Vec<f64> = reps
             .iter()
-            .flat_map(|r| {
+            .filter(|r| r.groups.iter().any(|g| g.role == name))
+            .map(|r| {
                 r.groups
                     .iter()
                     .filter(|g| g.role == name)
                     .map(|g| g.bandwidth_gib_s)
+                    .sum()
             })
             .collect();
         (!v.is_empty()).then(|| median(v))
@@ -398,7 +443,8 @@ struct RegionKey {
     prefault: bool,
 }
 
-/// Runs one parameter set on `region` (already of the right size).
+/// Runs one parameter set on `region` (already of the right size); parallel groups
+/// (`p.parallel`) get regions of their own, made here.
 fn run_one(
     name: &str,
     p: &Params,
@@ -409,10 +455,19 @@ fn run_one(
     let isa = Isa::select(&p.kernel, &topo.cpu_features)?;
     let info = region.info().clone();
     let node = thread_node(p, topo, &info);
-    let view = region.view();
     let mut reps = Vec::with_capacity(p.reps);
+    let mut taken = Vec::new();
+    let mut specs = Vec::new();
     let kernel_name;
+    let mut extra: Vec<Region> = Vec::with_capacity(p.parallel.len());
+    for q in &p.parallel {
+        let mut r = Region::new(&q.tier, q.memory_range as usize, &region_options(q))?;
+        fill(&mut r);
+        extra.push(r);
+    }
+    let parallel_regions: Vec<RegionInfo> = extra.iter().map(|r| r.info().clone()).collect();
     if p.operation == Operation::Latency {
+        let view = region.view();
         let chase = latency::Chase::build(&view, p)?;
         let load = if p.threads > 0 {
             let mut lp = p.clone();
@@ -420,7 +475,11 @@ fn run_one(
             lp.pattern = Pattern::Sequential;
             lp.access_mode = AccessMode::Individual;
             lp.access_size = 4096.max(p.access_size);
-            Some(plan_workers(&lp, topo, node, isa)?)
+            // The chase thread takes the first CPU of the node; loaders the next ones.
+            taken.push((node, 1));
+            Some(plan_workers(
+                &lp, topo, node, isa, 0, 0, &mut taken, &mut specs,
+            )?)
         } else {
             None
         };
@@ -428,13 +487,12 @@ fn run_one(
             Some(w) => format!("pointer chase + {}", w[0].kernel.name()),
             None => "pointer chase".to_string(),
         };
-        let chase_cpus = p.pinning.plan(topo, node, p.threads + 1)?;
+        let chase_cpus = p.pinning.plan(topo, node, 1)?;
         if p.warmup {
             chase.warm_up(&view)?;
         }
         for _ in 0..p.reps {
-            let (mut lat, load_bw) =
-                chase.measure(&view, p, &chase_cpus[0], load.as_deref(), &chase_cpus[1..])?;
+            let (mut lat, load_bw) = chase.measure(&view, p, &chase_cpus[0], load.as_deref())?;
             lat.load_bandwidth_gib_s = load_bw;
             reps.push(Rep {
                 groups: Vec::new(),
@@ -444,15 +502,32 @@ fn run_one(
             tick();
         }
     } else {
-        let workers = plan_workers(p, topo, node, isa)?;
+        let mut workers = plan_workers(p, topo, node, isa, 0, 0, &mut taken, &mut specs)?;
+        for (k, (q, r)) in p.parallel.iter().zip(&extra).enumerate() {
+            let qnode = thread_node(q, topo, r.info());
+            let qisa = Isa::select(&q.kernel, &topo.cpu_features)?;
+            let first = specs.len();
+            workers.extend(plan_workers(
+                q,
+                topo,
+                qnode,
+                qisa,
+                k + 1,
+                first,
+                &mut taken,
+                &mut specs,
+            )?);
+        }
         kernel_name = workers[0].kernel.name();
+        let mut views = vec![region.view()];
+        views.extend(extra.iter_mut().map(|r| r.view()));
         if p.warmup {
             let per_thread = (p.memory_range as usize / workers.len()).min(WARMUP_BYTES_PER_THREAD);
-            execute(&workers, &view, &|_| Limit::Bytes(per_thread as u64))?;
+            execute(&workers, &views, &|_| Limit::Bytes(per_thread as u64))?;
         }
         for _ in 0..p.reps {
-            let outcomes = execute(&workers, &view, &|w| limit_of(p, w))?;
-            let groups = group_results(p, &workers, &outcomes);
+            let outcomes = execute(&workers, &views, &|w| limit_of(p, &specs, w))?;
+            let groups = group_results(&specs, &workers, &outcomes);
             reps.push(Rep {
                 bandwidth_gib_s: groups.iter().map(|g| g.bandwidth_gib_s).sum(),
                 groups,
@@ -467,10 +542,19 @@ fn run_one(
         params: p.clone(),
         kernel: format!("{isa}: {kernel_name}"),
         region: info,
+        parallel_regions,
         thread_node: node,
         reps,
         summary,
     })
+}
+
+fn region_options(p: &Params) -> RegionOptions {
+    RegionOptions {
+        huge_pages: p.huge_pages,
+        prefault: p.prefault,
+        keep_file: false,
+    }
 }
 
 /// Runs a whole sweep: validates every parameter set first (nothing runs if one is
@@ -485,8 +569,10 @@ pub fn run_all(
 ) -> Result<Results> {
     for (name, p) in runs {
         p.validate(name, topo)?;
-        Isa::select(&p.kernel, &topo.cpu_features)?;
-        p.persist.check(&topo.cpu_features)?;
+        for g in std::iter::once(p).chain(&p.parallel) {
+            Isa::select(&g.kernel, &topo.cpu_features)?;
+            g.persist.check(&topo.cpu_features)?;
+        }
     }
     let started_unix = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -516,12 +602,7 @@ pub fn run_all(
         };
         if region.as_ref().map(|(k, _)| k) != Some(&key) {
             drop(region.take()); // free the old one before mapping the new one
-            let opts = RegionOptions {
-                huge_pages: p.huge_pages,
-                prefault: p.prefault,
-                keep_file: false,
-            };
-            let mut r = Region::new(&p.tier, p.memory_range as usize, &opts)?;
+            let mut r = Region::new(&p.tier, p.memory_range as usize, &region_options(p))?;
             fill(&mut r);
             region = Some((key, r));
         }
