@@ -236,7 +236,11 @@ fn file_tier_and_csv_export() {
         .unwrap()
         .map(|e| e.unwrap().file_name())
         .collect();
-    assert_eq!(leftovers, ["r.csv"], "the region's temporary file is removed");
+    assert_eq!(
+        leftovers,
+        ["r.csv"],
+        "the region's temporary file is removed"
+    );
 }
 
 #[test]
