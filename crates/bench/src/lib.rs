@@ -1,9 +1,11 @@
 //! pmolap's characterisation benchmarks: `membench` (bandwidth and latency of memory
 //! tiers by access size, threads, pinning, NUMA placement, read/write/mixed/random, as in
-//! SIGMOD'21 §3–§5 and PerMA-Bench).
+//! SIGMOD'21 §3–§5 and PerMA-Bench) and `iobench` (the drop-in storage workloads of
+//! DaMoN'21 §3 over I/O paths).
 #![forbid(unsafe_code)]
 
 pub mod error;
+pub mod iobench;
 pub mod machine;
 pub mod membench;
 pub mod size;

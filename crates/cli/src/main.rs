@@ -1,8 +1,11 @@
 //! `pmolap`: characterise memory tiers and run OLAP work on them.
 #![forbid(unsafe_code)]
 
+mod iobench_cmd;
 mod membench_cmd;
 mod plot;
+mod plot_io;
+mod ssb_cmd;
 mod topology_cmd;
 
 use std::path::PathBuf;
@@ -31,6 +34,13 @@ enum Command {
     },
     /// Measure bandwidth and latency of a memory tier (SIGMOD'21 §3–§5, PerMA-Bench).
     Membench(Box<membench_cmd::MembenchArgs>),
+    /// Star Schema Benchmark data.
+    Ssb {
+        #[command(subcommand)]
+        command: SsbCommand,
+    },
+    /// Drop-in storage workloads over I/O paths (DaMoN'21 §3): table scan, buffer manager, logging.
+    Iobench(Box<iobench_cmd::IobenchArgs>),
     /// Draw PNG and SVG plots from a results JSON file.
     Plot {
         /// A results file written by `pmolap membench`.
@@ -41,11 +51,44 @@ enum Command {
     },
 }
 
+#[derive(Debug, Subcommand)]
+enum SsbCommand {
+    /// Generate SSB tables, byte-identical to `TZ=UTC dbgen -s SF -T a`.
+    Gen {
+        /// Scale factor; below 1 dbgen scales every table, the date table included.
+        #[arg(long, default_value_t = 1.0)]
+        sf: f64,
+        /// Output directory (created if missing); writes <table>.tbl.
+        #[arg(long)]
+        out: PathBuf,
+        /// Output format.
+        #[arg(long, default_value = "tbl", value_parser = ["tbl"])]
+        format: String,
+        /// Formatting threads (0: all cores).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+        /// Tables to generate (default: all five).
+        #[arg(long, value_delimiter = ',')]
+        tables: Vec<String>,
+    },
+}
+
 fn main() {
     let cli = Cli::parse();
     let r: Result<()> = match cli.command {
         Command::Topology { json } => topology_cmd::run(json),
         Command::Membench(args) => membench_cmd::run(&args),
+        Command::Iobench(args) => iobench_cmd::run(&args),
+        Command::Ssb {
+            command:
+                SsbCommand::Gen {
+                    sf,
+                    out,
+                    format: _,
+                    threads,
+                    tables,
+                },
+        } => ssb_cmd::gen(sf, &out, threads, &tables),
         Command::Plot { results, out } => plot::run(&results, &out).map(|files| {
             for f in files {
                 println!("{}", f.display());

@@ -46,6 +46,17 @@ pub fn run(results: &Path, out_dir: &Path) -> Result<Vec<PathBuf>> {
     let name = results.display();
     let text =
         fs::read_to_string(results).with_context(|| format!("cannot read results file {name}"))?;
+    if serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| {
+            v.get("kind")
+                .and_then(|k| k.as_str())
+                .map(|k| k == "iobench")
+        })
+        == Some(true)
+    {
+        return crate::plot_io::run(results, out_dir);
+    }
     let doc: Doc = serde_json::from_str(&text)
         .with_context(|| format!("{name} is not a membench results file"))?;
     if let Some(kind) = doc.kind.as_deref() {
@@ -89,7 +100,7 @@ struct Doc {
     runs: Vec<Run>,
 }
 
-fn ensure_font() -> Result<()> {
+pub(crate) fn ensure_font() -> Result<()> {
     static REGISTERED: OnceLock<bool> = OnceLock::new();
     if *REGISTERED.get_or_init(|| register_font(FONT, FontStyle::Normal, FONT_BYTES).is_ok()) {
         Ok(())
@@ -103,7 +114,7 @@ fn ensure_font() -> Result<()> {
 // ---------------------------------------------------------------------------------------
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum XAxis {
+pub(crate) enum XAxis {
     /// x = log2(bytes), labels 64B, 4K, 1M...
     Log2Bytes,
     /// x = value (threads).
@@ -113,28 +124,28 @@ enum XAxis {
 }
 
 #[derive(Debug, Clone)]
-struct Series {
-    label: String,
+pub(crate) struct Series {
+    pub(crate) label: String,
     /// In axis space (see [`XAxis`]).
-    points: Vec<(f64, f64)>,
+    pub(crate) points: Vec<(f64, f64)>,
 }
 
 #[derive(Debug)]
-struct LineFigure {
-    stem: String,
-    title: String,
-    subtitle: String,
-    x_desc: String,
-    y_desc: String,
-    x_axis: XAxis,
+pub(crate) struct LineFigure {
+    pub(crate) stem: String,
+    pub(crate) title: String,
+    pub(crate) subtitle: String,
+    pub(crate) x_desc: String,
+    pub(crate) y_desc: String,
+    pub(crate) x_axis: XAxis,
     /// Fixed top of the y axis (CDF: 1); otherwise from the data.
-    y_max: Option<f64>,
-    markers: bool,
-    series: Vec<Series>,
+    pub(crate) y_max: Option<f64>,
+    pub(crate) markers: bool,
+    pub(crate) series: Vec<Series>,
 }
 
 #[derive(Debug)]
-struct HeatFigure {
+pub(crate) struct HeatFigure {
     stem: String,
     title: String,
     subtitle: String,
@@ -147,7 +158,7 @@ struct HeatFigure {
 }
 
 #[derive(Debug)]
-enum Figure {
+pub(crate) enum Figure {
     Lines(LineFigure),
     Heat(HeatFigure),
 }
@@ -498,7 +509,7 @@ fn stem(parts: &[String], metric: Metric, suffix: &str) -> String {
 }
 
 /// Lower-case letters, digits and single dashes.
-fn slug(s: &str) -> String {
+pub(crate) fn slug(s: &str) -> String {
     let mut out = String::new();
     for c in s.chars() {
         if c.is_ascii_alphanumeric() || c == '.' {
@@ -872,7 +883,7 @@ fn fmt_ns(ns: f64) -> String {
 // Drawing
 // ---------------------------------------------------------------------------------------
 
-fn write_figure(fig: &Figure, dir: &Path) -> Result<Vec<PathBuf>> {
+pub(crate) fn write_figure(fig: &Figure, dir: &Path) -> Result<Vec<PathBuf>> {
     let size = fig.size();
     let png = dir.join(format!("{}.png", fig.stem()));
     {
@@ -913,7 +924,7 @@ fn centered(size: u32) -> TextStyle<'static> {
 }
 
 /// Subtitle parts are joined with this.
-const SEP: &str = " · ";
+pub(crate) const SEP: &str = " · ";
 
 /// Draws the title (shrunk to fit) and the subtitle (wrapped onto a second line if need
 /// be) at the top of `root`; returns the area below them.

@@ -9,6 +9,7 @@
 
 pub mod cpu;
 pub mod error;
+pub mod io;
 pub mod kernel;
 pub mod persist;
 pub mod pin;

@@ -1,0 +1,171 @@
+//! Plots of iobench results (DaMoN'21 Figs 2–5): bandwidth vs threads, one line per I/O
+//! path (and log file kind), one chart per benchmark, unit size, write ratio and set of
+//! directories; plus bandwidth relative to pread where pread was measured (Fig. 4).
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use pmolap_bench::iobench::config::{name, Workload};
+use pmolap_bench::iobench::{Results, Run};
+use pmolap_bench::size::format_size;
+
+use crate::plot::{ensure_font, slug, write_figure, Figure, LineFigure, Series, XAxis, SEP};
+
+/// Reads an iobench results file and writes PNG and SVG plots into `out_dir`.
+pub fn run(results: &Path, out_dir: &Path) -> Result<Vec<PathBuf>> {
+    let name_ = results.display();
+    let text =
+        fs::read_to_string(results).with_context(|| format!("cannot read results file {name_}"))?;
+    let doc: Results = serde_json::from_str(&text)
+        .with_context(|| format!("{name_} is not an iobench results file"))?;
+    let figures = figures(&doc);
+    if figures.is_empty() {
+        bail!(
+            "nothing to plot in {name_}: {} run(s), but no chart has two or more thread counts",
+            doc.runs.len()
+        );
+    }
+    fs::create_dir_all(out_dir)
+        .with_context(|| format!("cannot create output directory {}", out_dir.display()))?;
+    ensure_font()?;
+    let mut written = Vec::new();
+    for fig in &figures {
+        written.extend(write_figure(fig, out_dir)?);
+    }
+    Ok(written)
+}
+
+/// What decides the chart a run goes on.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct ChartKey {
+    bench: String,
+    workload: String,
+    unit: u64,
+    write_pct: i64,
+    dirs: String,
+}
+
+fn series_label(r: &Run) -> String {
+    let p = &r.params;
+    let mut l = name(&p.io);
+    if p.io.is_uring() {
+        l.push_str(&format!(" qd{}", p.queue_depth));
+    }
+    if p.workload == Workload::Logging {
+        l.push_str(&format!(", {} log", name(&p.log_file)));
+    }
+    if !p.sync && p.workload == Workload::BufferManager && p.write_ratio > 0.0 {
+        l.push_str(", no sync");
+    }
+    l
+}
+
+fn figures(doc: &Results) -> Vec<Figure> {
+    // chart → series label → threads → bandwidths
+    type Acc = BTreeMap<ChartKey, BTreeMap<String, BTreeMap<usize, Vec<f64>>>>;
+    let mut acc: Acc = BTreeMap::new();
+    for r in &doc.runs {
+        let p = &r.params;
+        let dirs: Vec<String> = p.paths.iter().map(|d| d.display().to_string()).collect();
+        let key = ChartKey {
+            bench: r.name.clone(),
+            workload: name(&p.workload),
+            unit: p.op_size(),
+            write_pct: (p.write_ratio * 100.0).round() as i64,
+            dirs: dirs.join(" + "),
+        };
+        acc.entry(key)
+            .or_default()
+            .entry(series_label(r))
+            .or_default()
+            .entry(p.threads)
+            .or_default()
+            .push(r.summary.bandwidth_gib_s_median);
+    }
+    let cpu = doc.machine.cpu_model.trim().to_string();
+    let mut out = Vec::new();
+    for (k, lines) in acc {
+        let threads: std::collections::BTreeSet<usize> =
+            lines.values().flat_map(|m| m.keys().copied()).collect();
+        if threads.len() < 2 {
+            continue;
+        }
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+        let series: Vec<Series> = lines
+            .iter()
+            .map(|(label, pts)| Series {
+                label: label.clone(),
+                points: pts.iter().map(|(t, v)| (*t as f64, mean(v))).collect(),
+            })
+            .collect();
+        let unit = match k.workload.as_str() {
+            "logging" => format!("{} entries", format_size(k.unit)),
+            _ => format!("{} pages", format_size(k.unit)),
+        };
+        let mut notes = vec![unit];
+        if k.workload == "buffer-manager" {
+            notes.push(format!("{}% writes", k.write_pct));
+        }
+        notes.push(format!("on {}", k.dirs));
+        if !cpu.is_empty() {
+            notes.push(cpu.clone());
+        }
+        let stem_base = slug(&format!(
+            "iobench-{}-{}-{}-w{}",
+            k.bench,
+            k.workload,
+            format_size(k.unit),
+            k.write_pct
+        ));
+        // Relative to pread (Fig. 4), where pread was measured.
+        let base = lines
+            .iter()
+            .find(|(l, _)| l.starts_with("pread"))
+            .map(|(_, m)| m.clone());
+        if let Some(base) = base {
+            let rel: Vec<Series> = lines
+                .iter()
+                .filter(|(l, _)| !l.starts_with("pread"))
+                .map(|(label, pts)| Series {
+                    label: label.clone(),
+                    points: pts
+                        .iter()
+                        .filter_map(|(t, v)| {
+                            let b = mean(base.get(t)?);
+                            (b > 0.0).then(|| (*t as f64, mean(v) / b))
+                        })
+                        .collect(),
+                })
+                .filter(|s| !s.points.is_empty())
+                .collect();
+            if !rel.is_empty() {
+                out.push(Figure::Lines(LineFigure {
+                    stem: format!("{stem_base}-relative-to-pread"),
+                    title: format!("{}: {} bandwidth relative to pread", k.bench, k.workload),
+                    subtitle: notes.join(SEP),
+                    x_desc: "threads".into(),
+                    y_desc: "bandwidth / pread bandwidth".into(),
+                    x_axis: XAxis::Linear,
+                    y_max: None,
+                    markers: true,
+                    series: rel,
+                }));
+            }
+        }
+        out.push(Figure::Lines(LineFigure {
+            stem: format!("{stem_base}-bw-vs-threads"),
+            title: format!("{}: {} bandwidth vs threads", k.bench, k.workload),
+            subtitle: notes.join(SEP),
+            x_desc: "threads".into(),
+            y_desc: "bandwidth (GiB/s)".into(),
+            x_axis: XAxis::Linear,
+            y_max: None,
+            markers: true,
+            series,
+        }));
+    }
+    out
+}

@@ -1,0 +1,693 @@
+//! `TableBuilder`: collects rows (or whole columns), builds each column's sorted
+//! dictionary, bit-packed data vector and optional inverted index, and publishes them
+//! as a new table generation with the commit protocol (structure files → persist →
+//! manifest staged, fsynced, renamed → directory fsynced → old generation deleted).
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use pmolap_tier::{Region, RegionOptions, TierSpec};
+
+use crate::bitpack;
+use crate::error::{Error, Result};
+use crate::format::{
+    file_name, parse_file_name, ColumnEntry, FileEntry, Header, Manifest, StructureKind,
+    FORMAT_VERSION, HEADER_USED, MANIFEST, MANIFEST_TMP, PAYLOAD_OFFSET,
+};
+use crate::schema::{ColumnType, Schema, Value};
+use crate::table::read_manifest;
+
+/// How [`TableBuilder::finish`] writes a table.
+#[derive(Debug, Clone, Default)]
+pub struct WriteOptions {
+    /// Options of the regions the structure files are written through.
+    pub region: RegionOptions,
+    /// Names of the columns that get an inverted index.
+    pub index_columns: Vec<String>,
+    /// Refuse to write more than this many bytes in all (a quota below the free space
+    /// of the filesystem; None: the free space is the limit).
+    pub capacity_limit: Option<u64>,
+    /// Worker threads (0: one per available CPU).
+    pub threads: usize,
+    /// Test hook: abort the process right after this many write/persist steps.
+    #[doc(hidden)]
+    pub crash_after_step: Option<u64>,
+}
+
+impl WriteOptions {
+    /// Adds inverted indexes on `columns`.
+    pub fn with_index<S: AsRef<str>>(mut self, columns: &[S]) -> Self {
+        self.index_columns
+            .extend(columns.iter().map(|c| c.as_ref().to_string()));
+        self
+    }
+}
+
+/// FxHash (rustc's hasher): fast hashing of interned strings while rows are pushed.
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(c);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(a)).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(K);
+        }
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+#[derive(Debug, Default)]
+struct StrColumn {
+    /// Per row: the id of its string in `values` (insertion order).
+    ids: Vec<u32>,
+    values: Vec<Box<str>>,
+    map: HashMap<Box<str>, u32, BuildHasherDefault<FxHasher>>,
+}
+
+impl StrColumn {
+    fn push(&mut self, s: &str) -> Result<()> {
+        let id = match self.map.get(s) {
+            Some(&id) => id,
+            None => {
+                let id = u32::try_from(self.values.len())
+                    .map_err(|_| Error::Schema("more than 2^32 distinct strings".into()))?;
+                self.values.push(s.into());
+                self.map.insert(s.into(), id);
+                id
+            }
+        };
+        self.ids.push(id);
+        Ok(())
+    }
+}
+
+#[derive(Debug)]
+enum ColumnData {
+    Int(Vec<i64>),
+    Str(StrColumn),
+}
+
+impl ColumnData {
+    fn len(&self) -> usize {
+        match self {
+            ColumnData::Int(v) => v.len(),
+            ColumnData::Str(s) => s.ids.len(),
+        }
+    }
+}
+
+/// Collects a table's rows in memory, then writes it.
+#[derive(Debug)]
+pub struct TableBuilder {
+    schema: Schema,
+    columns: Vec<ColumnData>,
+}
+
+impl TableBuilder {
+    pub fn new(schema: Schema) -> Self {
+        let columns = schema
+            .columns
+            .iter()
+            .map(|c| match c.ty {
+                ColumnType::Int => ColumnData::Int(Vec::new()),
+                ColumnType::Str => ColumnData::Str(StrColumn::default()),
+            })
+            .collect();
+        TableBuilder { schema, columns }
+    }
+
+    pub fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
+    /// Rows pushed so far (of the first column).
+    pub fn rows(&self) -> usize {
+        self.columns.first().map_or(0, ColumnData::len)
+    }
+
+    /// Appends one row; values must match the schema in number and type.
+    pub fn push_row(&mut self, row: &[Value<'_>]) -> Result<()> {
+        if row.len() != self.columns.len() {
+            return Err(Error::Schema(format!(
+                "row has {} values, the schema {} columns",
+                row.len(),
+                self.columns.len()
+            )));
+        }
+        for (i, v) in row.iter().enumerate() {
+            if v.ty() != self.schema.columns[i].ty {
+                return Err(Error::Schema(format!(
+                    "column `{}` is {}, got the {} value `{v}`",
+                    self.schema.columns[i].name,
+                    self.schema.columns[i].ty,
+                    v.ty()
+                )));
+            }
+        }
+        for (c, v) in self.columns.iter_mut().zip(row) {
+            match (c, v) {
+                (ColumnData::Int(col), Value::Int(x)) => col.push(*x),
+                (ColumnData::Str(col), Value::Str(s)) => col.push(s)?,
+                _ => unreachable!("types checked above"),
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends one value to column `col` (column-wise building; [`TableBuilder::finish`]
+    /// checks that all columns end up equally long).
+    pub fn push_value(&mut self, col: usize, v: Value<'_>) -> Result<()> {
+        let def = self
+            .schema
+            .columns
+            .get(col)
+            .ok_or_else(|| Error::Schema(format!("no column {col}")))?;
+        match (&mut self.columns[col], v) {
+            (ColumnData::Int(c), Value::Int(x)) => c.push(x),
+            (ColumnData::Str(c), Value::Str(s)) => c.push(s)?,
+            _ => {
+                return Err(Error::Schema(format!(
+                    "column `{}` is {}, got the {} value `{v}`",
+                    def.name,
+                    def.ty,
+                    v.ty()
+                )))
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends integers to int column `col`.
+    pub fn extend_ints(&mut self, col: usize, values: &[i64]) -> Result<()> {
+        match self.columns.get_mut(col) {
+            Some(ColumnData::Int(c)) => {
+                c.extend_from_slice(values);
+                Ok(())
+            }
+            _ => Err(Error::Schema(format!("column {col} is not an int column"))),
+        }
+    }
+
+    /// Appends strings to string column `col`.
+    pub fn extend_strs<'s>(
+        &mut self,
+        col: usize,
+        values: impl IntoIterator<Item = &'s str>,
+    ) -> Result<()> {
+        match self.columns.get_mut(col) {
+            Some(ColumnData::Str(c)) => values.into_iter().try_for_each(|s| c.push(s)),
+            _ => Err(Error::Schema(format!("column {col} is not a string column"))),
+        }
+    }
+
+    /// Encodes every column and publishes the table in `dir` (created if missing) as a
+    /// new generation; the previous one stays readable until the new manifest is in place
+    /// and is deleted after. Returns the manifest written.
+    pub fn finish(self, dir: &Path, opts: &WriteOptions) -> Result<Manifest> {
+        let rows = self.rows();
+        for (c, d) in self.schema.columns.iter().zip(&self.columns) {
+            if d.len() != rows {
+                return Err(Error::Schema(format!(
+                    "column `{}` has {} values, column `{}` {rows}",
+                    c.name,
+                    d.len(),
+                    self.schema.columns[0].name
+                )));
+            }
+        }
+        if rows > u32::MAX as usize {
+            return Err(Error::Schema(format!(
+                "{rows} rows: row ids are 32-bit, at most {} rows",
+                u32::MAX
+            )));
+        }
+        let mut with_index = vec![false; self.schema.len()];
+        for name in &opts.index_columns {
+            let i = self
+                .schema
+                .index_of(name)
+                .ok_or_else(|| Error::Schema(format!("index on unknown column `{name}`")))?;
+            with_index[i] = true;
+        }
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        let threads = match opts.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
+
+        // 1. Encode (dictionary + value ids) every column.
+        let jobs: Vec<_> = self.columns.into_iter().enumerate().collect();
+        let encoded = par_map(jobs, threads, |(_, data)| encode(data));
+
+        // 2. Sizes, space check, generation.
+        let previous = read_manifest(dir);
+        let generation = next_generation(dir, previous.as_ref().ok())?;
+        let mut plan = Vec::new();
+        let mut needed = 0u64;
+        for (ci, e) in encoded.iter().enumerate() {
+            let mut kinds = vec![StructureKind::Dictionary, StructureKind::DataVector];
+            if with_index[ci] {
+                kinds.push(StructureKind::InvertedIndex);
+            }
+            for k in kinds {
+                let len = PAYLOAD_OFFSET + e.payload_len(k, rows);
+                needed += len as u64;
+                plan.push((ci, k, len));
+            }
+        }
+        let fs_free = pmolap_tier::region::capacity(&TierSpec::File {
+            path: dir.to_path_buf(),
+        })?;
+        let available = opts.capacity_limit.map_or(fs_free, |l| l.min(fs_free));
+        if needed + 64 * 1024 > available {
+            return Err(Error::OutOfSpace {
+                dir: dir.to_path_buf(),
+                needed,
+                available,
+            });
+        }
+        // Leftovers of an earlier, crashed build are garbage: remove them first.
+        if let Ok(prev) = &previous {
+            remove_unlisted(dir, Some(prev))?;
+        } else if matches!(previous, Err(Error::NoTable(_))) {
+            remove_unlisted(dir, None)?;
+        }
+
+        // 3. Write and persist every structure file of the new generation.
+        let steps = Steps {
+            n: AtomicU64::new(0),
+            crash_at: opts.crash_after_step,
+        };
+        let written: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+        let results = par_map(plan, threads, |(ci, kind, len)| {
+            let name = file_name(ci, kind, generation);
+            let path = dir.join(&name);
+            let ty = self.schema.columns[ci].ty;
+            let r = write_structure(
+                &path,
+                len,
+                &opts.region,
+                &steps,
+                &written,
+                |payload| encoded[ci].write_payload(kind, rows, payload),
+                |crc| Header {
+                    kind_code: kind.code(ty),
+                    generation,
+                    column: ci as u32,
+                    width: if kind == StructureKind::DataVector {
+                        encoded[ci].width
+                    } else {
+                        0
+                    },
+                    entries: match kind {
+                        StructureKind::DataVector => rows as u64,
+                        _ => encoded[ci].distinct() as u64,
+                    },
+                    payload_len: (len - PAYLOAD_OFFSET) as u64,
+                    payload_crc: crc,
+                },
+            );
+            r.map(|crc| (ci, FileEntry {
+                kind,
+                file: name,
+                size: len as u64,
+                crc32: crc,
+            }))
+        });
+        let fail = |e: Error, written: &Mutex<Vec<PathBuf>>| {
+            for p in written.lock().map(|w| w.clone()).unwrap_or_default() {
+                let _ = std::fs::remove_file(p);
+            }
+            Error::Build {
+                dir: dir.to_path_buf(),
+                source: Box::new(e),
+            }
+        };
+        let mut files: Vec<Vec<FileEntry>> = vec![Vec::new(); encoded.len()];
+        for r in results {
+            match r {
+                Ok((ci, f)) => files[ci].push(f),
+                Err(e) => return Err(fail(e, &written)),
+            }
+        }
+
+        // 4. The manifest: staged, fsynced, renamed over MANIFEST, directory fsynced.
+        let manifest = Manifest {
+            format_version: FORMAT_VERSION,
+            generation,
+            rows: rows as u64,
+            columns: self
+                .schema
+                .columns
+                .iter()
+                .zip(&encoded)
+                .zip(files)
+                .enumerate()
+                .map(|(ci, ((c, e), mut files))| {
+                    files.sort_by_key(|f| f.kind);
+                    ColumnEntry {
+                        name: c.name.clone(),
+                        ty: c.ty,
+                        dict_len: e.distinct() as u64,
+                        bit_width: e.width,
+                        has_index: with_index[ci],
+                        files,
+                    }
+                })
+                .collect(),
+        };
+        if let Err(e) = commit_manifest(dir, &manifest, &steps) {
+            let _ = std::fs::remove_file(dir.join(MANIFEST_TMP));
+            if read_manifest(dir).is_ok_and(|m| m.generation == generation) {
+                // The rename happened: the new table is published; keep its files.
+                return Err(e);
+            }
+            return Err(fail(e, &written));
+        }
+
+        // 5. Only now: the previous generation's files go.
+        remove_unlisted_stepped(dir, &manifest, &steps)?;
+        Ok(manifest)
+    }
+}
+
+/// Counts write/persist steps; aborts the process at the configured one (crash tests).
+struct Steps {
+    n: AtomicU64,
+    crash_at: Option<u64>,
+}
+
+impl Steps {
+    fn step(&self) {
+        let k = self.n.fetch_add(1, Ordering::SeqCst) + 1;
+        if self.crash_at == Some(k) {
+            std::process::abort();
+        }
+    }
+}
+
+/// Runs `f` over `items` on up to `threads` threads; results in item order.
+fn par_map<T: Send, R: Send>(items: Vec<T>, threads: usize, f: impl Fn(T) -> R + Sync) -> Vec<R> {
+    let n = items.len();
+    if threads <= 1 || n <= 1 {
+        return items.into_iter().map(f).collect();
+    }
+    let queue = Mutex::new(items.into_iter().enumerate().collect::<Vec<_>>());
+    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..n).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..threads.min(n) {
+            s.spawn(|| loop {
+                // Take from the front so big early columns start first.
+                let job = {
+                    let mut q = queue.lock().unwrap_or_else(|p| p.into_inner());
+                    if q.is_empty() {
+                        None
+                    } else {
+                        Some(q.remove(0))
+                    }
+                };
+                let Some((i, item)) = job else { break };
+                let r = f(item);
+                results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(r);
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner())
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// A column's dictionary.
+#[derive(Debug)]
+enum DictData {
+    Int(Vec<i64>),
+    Str { offsets: Vec<u64>, bytes: Vec<u8> },
+}
+
+/// A column, encoded.
+#[derive(Debug)]
+struct Encoded {
+    dict: DictData,
+    codes: Vec<u32>,
+    width: u32,
+}
+
+impl Encoded {
+    fn distinct(&self) -> usize {
+        match &self.dict {
+            DictData::Int(v) => v.len(),
+            DictData::Str { offsets, .. } => offsets.len() - 1,
+        }
+    }
+
+    fn payload_len(&self, kind: StructureKind, rows: usize) -> usize {
+        match kind {
+            StructureKind::Dictionary => match &self.dict {
+                DictData::Int(v) => v.len() * 8,
+                DictData::Str { offsets, bytes } => offsets.len() * 8 + bytes.len(),
+            },
+            StructureKind::DataVector => bitpack::words_for(rows, self.width) * 8,
+            StructureKind::InvertedIndex => (self.distinct() + 1) * 8 + rows * 4,
+        }
+    }
+
+    fn write_payload(&self, kind: StructureKind, rows: usize, out: &mut [u8]) -> Result<()> {
+        match kind {
+            StructureKind::Dictionary => match &self.dict {
+                DictData::Int(v) => cast_mut::<i64>(out)?.copy_from_slice(v),
+                DictData::Str { offsets, bytes } => {
+                    let (o, b) = out.split_at_mut(offsets.len() * 8);
+                    cast_mut::<u64>(o)?.copy_from_slice(offsets);
+                    b.copy_from_slice(bytes);
+                }
+            },
+            StructureKind::DataVector => {
+                bitpack::pack(&self.codes, self.width, cast_mut::<u64>(out)?);
+            }
+            StructureKind::InvertedIndex => {
+                let d = self.distinct();
+                let (o, r) = out.split_at_mut((d + 1) * 8);
+                let offs = cast_mut::<u64>(o)?;
+                let ids = cast_mut::<u32>(r)?;
+                if ids.len() != rows {
+                    return Err(Error::Internal("inverted index size".into()));
+                }
+                offs.fill(0);
+                for &c in &self.codes {
+                    offs[c as usize + 1] += 1;
+                }
+                for i in 0..d {
+                    offs[i + 1] += offs[i];
+                }
+                // Fill with a cursor per value id (reusing offs[c] and restoring after).
+                let mut cursor: Vec<u64> = offs[..d].to_vec();
+                for (row, &c) in self.codes.iter().enumerate() {
+                    let at = &mut cursor[c as usize];
+                    ids[*at as usize] = row as u32;
+                    *at += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn cast_mut<T: bytemuck::Pod>(b: &mut [u8]) -> Result<&mut [T]> {
+    let len = b.len();
+    bytemuck::try_cast_slice_mut(b)
+        .map_err(|e| Error::Internal(format!("payload cast of {len} bytes: {e:?}")))
+}
+
+fn encode(data: ColumnData) -> Encoded {
+    let (dict, codes) = match data {
+        ColumnData::Int(v) => encode_ints(v),
+        ColumnData::Str(s) => encode_strs(s),
+    };
+    let mut e = Encoded {
+        dict,
+        codes,
+        width: 1,
+    };
+    e.width = bitpack::width_for(e.distinct());
+    e
+}
+
+fn encode_ints(v: Vec<i64>) -> (DictData, Vec<u32>) {
+    let (Some(&min), Some(&max)) = (v.iter().min(), v.iter().max()) else {
+        return (DictData::Int(Vec::new()), Vec::new());
+    };
+    let range = (max as i128 - min as i128) as u128 + 1;
+    let dense_limit = (4 * v.len() as u128).max(1 << 16).min(1 << 28);
+    if range <= dense_limit {
+        // Dense value range: a presence table turned into a value → id table.
+        let mut table = vec![0u32; range as usize];
+        for &x in &v {
+            table[(x.wrapping_sub(min)) as u64 as usize] = 1;
+        }
+        let mut dict = Vec::new();
+        for (i, t) in table.iter_mut().enumerate() {
+            if *t != 0 {
+                *t = dict.len() as u32;
+                dict.push(min.wrapping_add(i as i64));
+            }
+        }
+        let codes = v
+            .iter()
+            .map(|&x| table[(x.wrapping_sub(min)) as u64 as usize])
+            .collect();
+        (DictData::Int(dict), codes)
+    } else {
+        let mut dict = v.clone();
+        dict.sort_unstable();
+        dict.dedup();
+        let codes = v
+            .iter()
+            .map(|x| dict.partition_point(|d| d < x) as u32)
+            .collect();
+        (DictData::Int(dict), codes)
+    }
+}
+
+fn encode_strs(s: StrColumn) -> (DictData, Vec<u32>) {
+    let StrColumn { ids, values, map } = s;
+    drop(map);
+    let mut order: Vec<u32> = (0..values.len() as u32).collect();
+    order.sort_unstable_by(|&a, &b| values[a as usize].as_bytes().cmp(values[b as usize].as_bytes()));
+    let mut remap = vec![0u32; values.len()];
+    let mut offsets = Vec::with_capacity(values.len() + 1);
+    let mut bytes = Vec::new();
+    offsets.push(0u64);
+    for (code, &old) in order.iter().enumerate() {
+        remap[old as usize] = code as u32;
+        bytes.extend_from_slice(values[old as usize].as_bytes());
+        offsets.push(bytes.len() as u64);
+    }
+    let codes = ids.iter().map(|&i| remap[i as usize]).collect();
+    (DictData::Str { offsets, bytes }, codes)
+}
+
+/// One past the highest generation in the manifest or among file names in `dir`.
+fn next_generation(dir: &Path, current: Option<&Manifest>) -> Result<u64> {
+    let mut g = current.map_or(0, |m| m.generation);
+    for e in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
+        let e = e.map_err(|e| Error::io(dir, e))?;
+        if let Some(n) = e.file_name().to_str().and_then(parse_file_name) {
+            g = g.max(n);
+        }
+    }
+    Ok(g + 1)
+}
+
+/// Names in `dir` that look like structure files (or the staged manifest) and are not
+/// listed in `keep`.
+fn unlisted(dir: &Path, keep: Option<&Manifest>) -> Result<Vec<PathBuf>> {
+    let listed: Vec<&str> = keep.map(|m| m.file_names().collect()).unwrap_or_default();
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
+        let e = e.map_err(|e| Error::io(dir, e))?;
+        let name = e.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if (parse_file_name(name).is_some() && !listed.contains(&name)) || name == MANIFEST_TMP {
+            out.push(e.path());
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+fn remove_unlisted(dir: &Path, keep: Option<&Manifest>) -> Result<()> {
+    for p in unlisted(dir, keep)? {
+        std::fs::remove_file(&p).map_err(|e| Error::io(&p, e))?;
+    }
+    Ok(())
+}
+
+fn remove_unlisted_stepped(dir: &Path, keep: &Manifest, steps: &Steps) -> Result<()> {
+    for p in unlisted(dir, Some(keep))? {
+        std::fs::remove_file(&p).map_err(|e| Error::io(&p, e))?;
+        steps.step();
+    }
+    Ok(())
+}
+
+/// Creates `path` as a region of `len` bytes, fills the payload, computes its checksum,
+/// writes the header, persists and fsyncs. Returns the payload checksum.
+fn write_structure(
+    path: &Path,
+    len: usize,
+    region_opts: &RegionOptions,
+    steps: &Steps,
+    written: &Mutex<Vec<PathBuf>>,
+    fill: impl FnOnce(&mut [u8]) -> Result<()>,
+    header: impl FnOnce(u32) -> Header,
+) -> Result<u32> {
+    match std::fs::remove_file(path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(Error::io(path, e)),
+    }
+    written
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push(path.to_path_buf());
+    let opts = RegionOptions {
+        keep_file: true,
+        ..region_opts.clone()
+    };
+    let mut region = Region::new(
+        &TierSpec::File {
+            path: path.to_path_buf(),
+        },
+        len,
+        &opts,
+    )?;
+    steps.step();
+    let bytes = region.as_mut_slice();
+    fill(&mut bytes[PAYLOAD_OFFSET..])?;
+    let crc = crc32fast::hash(&bytes[PAYLOAD_OFFSET..]);
+    steps.step();
+    bytes[..HEADER_USED].copy_from_slice(&header(crc).encode());
+    steps.step();
+    region.persist(0, len)?;
+    File::open(path)
+        .and_then(|f| f.sync_all())
+        .map_err(|e| Error::io(path, e))?;
+    steps.step();
+    Ok(crc)
+}
+
+fn commit_manifest(dir: &Path, m: &Manifest, steps: &Steps) -> Result<()> {
+    use std::io::Write;
+    let tmp = dir.join(MANIFEST_TMP);
+    let fin = dir.join(MANIFEST);
+    let bytes = m.encode()?;
+    let mut f = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
+    f.write_all(&bytes).map_err(|e| Error::io(&tmp, e))?;
+    steps.step();
+    f.sync_all().map_err(|e| Error::io(&tmp, e))?;
+    drop(f);
+    steps.step();
+    std::fs::rename(&tmp, &fin).map_err(|e| Error::io(&fin, e))?;
+    steps.step();
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| Error::io(dir, e))?;
+    steps.step();
+    Ok(())
+}

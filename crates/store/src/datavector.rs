@@ -1,0 +1,198 @@
+//! `DataVector`: the value id of every row, bit-packed at the column's width; lookups by
+//! row id, bulk unpacking, gathers and value-id range scans (to row ids or a bitmap).
+
+use std::ops::RangeInclusive;
+
+use crate::bitpack;
+use crate::counters::AccessCounts;
+use crate::error::Result;
+use crate::structure::{cast, try_cast, Structure};
+
+/// Rows decoded per step of a scan.
+pub const BLOCK: usize = 1024;
+
+/// A bitmap over row ids: bit `r` of word `r / 64` is row `r`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bitmap {
+    pub words: Vec<u64>,
+    pub len: usize,
+}
+
+impl Bitmap {
+    pub fn contains(&self, row: usize) -> bool {
+        row < self.len && self.words[row / 64] >> (row % 64) & 1 == 1
+    }
+
+    pub fn count_ones(&self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// The set rows, ascending.
+    pub fn iter_ones(&self) -> impl Iterator<Item = u32> + '_ {
+        self.words.iter().enumerate().flat_map(|(i, &w)| {
+            let mut w = w;
+            std::iter::from_fn(move || {
+                (w != 0).then(|| {
+                    let b = w.trailing_zeros();
+                    w &= w - 1;
+                    (i * 64) as u32 + b
+                })
+            })
+        })
+    }
+}
+
+/// A column's data vector on its tier.
+#[derive(Debug)]
+pub struct DataVector {
+    pub(crate) s: Structure,
+    rows: usize,
+    width: u32,
+}
+
+impl DataVector {
+    pub(crate) fn new(s: Structure) -> Result<DataVector> {
+        let rows = s.header.entries as usize;
+        let width = s.header.width;
+        if !(1..=32).contains(&width) {
+            return Err(s.corrupt(format!("bit width {width} outside 1..=32")));
+        }
+        let words: &[u64] = try_cast(&s, s.payload())?;
+        let want = bitpack::words_for(rows, width);
+        if words.len() != want {
+            return Err(s.corrupt(format!(
+                "data vector holds {} words, {rows} rows of {width} bits need {want}",
+                words.len()
+            )));
+        }
+        Ok(DataVector { s, rows, width })
+    }
+
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.rows
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0
+    }
+
+    /// Bits per value id.
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    pub fn counts(&self) -> AccessCounts {
+        self.s.counters.snapshot()
+    }
+
+    pub(crate) fn reset_counts(&self) {
+        self.s.counters.reset()
+    }
+
+    pub fn info(&self) -> &crate::structure::StructureInfo {
+        &self.s.info
+    }
+
+    #[inline]
+    fn words(&self) -> &[u64] {
+        cast(self.s.payload())
+    }
+
+    /// The value id of `row` (one random lookup). Panics if `row >= len()`.
+    #[inline]
+    pub fn get(&self, row: usize) -> u32 {
+        assert!(row < self.rows, "row {row} out of {} rows", self.rows);
+        if self.s.counting() {
+            self.s.counters.add_lookup(1);
+        }
+        bitpack::get(self.words(), self.width, row)
+    }
+
+    /// Unpacks the ids of rows `start .. start + out.len()` (a scan of `out.len()`
+    /// entries). Panics if the range passes the end.
+    pub fn unpack(&self, start: usize, out: &mut [u32]) {
+        assert!(
+            start + out.len() <= self.rows,
+            "rows {start}+{} out of {} rows",
+            out.len(),
+            self.rows
+        );
+        if self.s.counting() {
+            self.s.counters.add_scan(out.len() as u64);
+        }
+        bitpack::unpack(self.words(), self.width, start, out);
+    }
+
+    /// The ids of the rows in `rows` (lookups classed by stride), into `out`.
+    pub fn gather(&self, rows: &[u32], out: &mut [u32]) {
+        if self.s.counting() {
+            self.s.counters.add_batch(rows);
+        }
+        let words = self.words();
+        let n = self.rows;
+        for (o, &r) in out.iter_mut().zip(rows) {
+            assert!((r as usize) < n, "row {r} out of {n} rows");
+            *o = bitpack::get(words, self.width, r as usize);
+        }
+    }
+
+    /// Calls `f(first_row, ids)` for consecutive blocks of up to [`BLOCK`] rows (a scan
+    /// of the whole vector, counted once).
+    pub fn for_each_block(&self, mut f: impl FnMut(usize, &[u32])) {
+        if self.s.counting() {
+            self.s.counters.add_scan(self.rows as u64);
+        }
+        let words = self.words();
+        let mut buf = [0u32; BLOCK];
+        let mut start = 0;
+        while start < self.rows {
+            let n = BLOCK.min(self.rows - start);
+            bitpack::unpack(words, self.width, start, &mut buf[..n]);
+            f(start, &buf[..n]);
+            start += n;
+        }
+    }
+
+    /// Row ids (ascending) whose value id lies in `codes` — a full scan.
+    pub fn scan_range(&self, codes: RangeInclusive<u32>) -> Vec<u32> {
+        let (lo, span) = (*codes.start(), codes.end().wrapping_sub(*codes.start()));
+        let mut out = Vec::new();
+        if codes.is_empty() {
+            return out;
+        }
+        let mut sel = [0u32; BLOCK];
+        self.for_each_block(|start, ids| {
+            // Branch-free compaction: always write, advance only on a match.
+            let mut n = 0;
+            for (j, &c) in ids.iter().enumerate() {
+                sel[n] = (start + j) as u32;
+                n += (c.wrapping_sub(lo) <= span) as usize;
+            }
+            out.extend_from_slice(&sel[..n]);
+        });
+        out
+    }
+
+    /// As [`DataVector::scan_range`], as a bitmap over all rows.
+    pub fn scan_range_bitmap(&self, codes: RangeInclusive<u32>) -> Bitmap {
+        let mut words = vec![0u64; self.rows.div_ceil(64)];
+        if !codes.is_empty() {
+            let (lo, span) = (*codes.start(), codes.end() - codes.start());
+            self.for_each_block(|start, ids| {
+                // Blocks start on multiples of 1024, so chunks of 64 are whole words.
+                for (k, chunk) in ids.chunks(64).enumerate() {
+                    let mut w = 0u64;
+                    for (j, &c) in chunk.iter().enumerate() {
+                        w |= ((c.wrapping_sub(lo) <= span) as u64) << j;
+                    }
+                    words[start / 64 + k] = w;
+                }
+            });
+        }
+        Bitmap {
+            words,
+            len: self.rows,
+        }
+    }
+}

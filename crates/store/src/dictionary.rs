@@ -1,0 +1,283 @@
+//! `Dictionary`: the sorted, unique values of a column (i64, or strings as offsets +
+//! bytes); a value id is a position in it. Order preserving, so a value range maps to a
+//! value-id range ([`Dictionary::code_range`]).
+
+use std::cmp::Ordering;
+use std::ops::RangeInclusive;
+
+use crate::counters::AccessCounts;
+use crate::error::{Error, Result};
+use crate::schema::{ColumnType, Value};
+use crate::structure::{cast, try_cast, Structure};
+
+/// A column's dictionary on its tier.
+#[derive(Debug)]
+pub struct Dictionary {
+    pub(crate) s: Structure,
+    ty: ColumnType,
+    len: usize,
+}
+
+impl Dictionary {
+    /// Validates the payload layout (sizes, order of offsets, UTF-8, sortedness when
+    /// `deep`) and wraps it.
+    pub(crate) fn new(s: Structure, ty: ColumnType, deep: bool) -> Result<Dictionary> {
+        let len = s.header.entries as usize;
+        let p = s.payload();
+        match ty {
+            ColumnType::Int => {
+                let v: &[i64] = try_cast(&s, p)?;
+                if v.len() != len {
+                    return Err(s.corrupt(format!(
+                        "int dictionary payload holds {} values, the header says {len}",
+                        v.len()
+                    )));
+                }
+                if deep && v.windows(2).any(|w| w[0] >= w[1]) {
+                    return Err(s.corrupt("int dictionary is not sorted and unique"));
+                }
+            }
+            ColumnType::Str => {
+                let need = (len + 1) * 8;
+                if p.len() < need {
+                    return Err(s.corrupt(format!(
+                        "string dictionary payload of {} bytes is too short for {len} offsets",
+                        p.len()
+                    )));
+                }
+                let offs: &[u64] = try_cast(&s, &p[..need])?;
+                let bytes = &p[need..];
+                if offs[0] != 0
+                    || offs[len] != bytes.len() as u64
+                    || offs.windows(2).any(|w| w[0] > w[1])
+                {
+                    return Err(s.corrupt("string dictionary offsets are out of order or out of range"));
+                }
+                for i in 0..len {
+                    let b = &bytes[offs[i] as usize..offs[i + 1] as usize];
+                    if std::str::from_utf8(b).is_err() {
+                        return Err(s.corrupt(format!("string dictionary entry {i} is not UTF-8")));
+                    }
+                    if deep && i > 0 && bytes[offs[i - 1] as usize..offs[i] as usize] >= *b {
+                        return Err(s.corrupt("string dictionary is not sorted and unique"));
+                    }
+                }
+            }
+        }
+        Ok(Dictionary { s, ty, len })
+    }
+
+    pub fn ty(&self) -> ColumnType {
+        self.ty
+    }
+
+    /// Number of distinct values.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The access counters of this dictionary.
+    pub fn counts(&self) -> AccessCounts {
+        self.s.counters.snapshot()
+    }
+
+    pub(crate) fn reset_counts(&self) {
+        self.s.counters.reset()
+    }
+
+    /// The integer values (empty for a string dictionary). Uncounted raw access.
+    pub fn ints(&self) -> &[i64] {
+        match self.ty {
+            ColumnType::Int => cast(self.s.payload()),
+            ColumnType::Str => &[],
+        }
+    }
+
+    fn str_parts(&self) -> (&[u64], &[u8]) {
+        let p = self.s.payload();
+        let need = (self.len + 1) * 8;
+        (cast(&p[..need]), &p[need..])
+    }
+
+
+    /// The string with value id `code` (uncounted; panics if out of range).
+    fn str_uncounted(&self, code: u32) -> &str {
+        let (offs, bytes) = self.str_parts();
+        // Validated as UTF-8 when opened.
+        std::str::from_utf8(slice_at(offs, bytes, code as usize)).unwrap_or_default()
+    }
+
+    fn value_uncounted(&self, code: u32) -> Value<'_> {
+        match self.ty {
+            ColumnType::Int => Value::Int(self.ints()[code as usize]),
+            ColumnType::Str => Value::Str(self.str_uncounted(code)),
+        }
+    }
+
+    /// The value with id `code` (one lookup). Panics if `code >= len()`.
+    pub fn get(&self, code: u32) -> Value<'_> {
+        if self.s.counting() {
+            self.s.counters.add_lookup(1);
+        }
+        self.value_uncounted(code)
+    }
+
+    /// Decodes a batch of value ids of an int column into `out` (lookups classed by the
+    /// stride between consecutive ids).
+    pub fn gather_ints(&self, codes: &[u32], out: &mut [i64]) -> Result<()> {
+        if self.ty != ColumnType::Int {
+            return Err(Error::Schema("gather_ints on a string dictionary".into()));
+        }
+        if self.s.counting() {
+            self.s.counters.add_batch(codes);
+        }
+        let v = self.ints();
+        for (o, &c) in out.iter_mut().zip(codes) {
+            *o = v[c as usize];
+        }
+        Ok(())
+    }
+
+    /// Decodes a batch of value ids into `out` (appended), any type.
+    pub fn gather<'a>(&'a self, codes: &[u32], out: &mut Vec<Value<'a>>) {
+        if self.s.counting() {
+            self.s.counters.add_batch(codes);
+        }
+        out.extend(codes.iter().map(|&c| self.value_uncounted(c)));
+    }
+
+    /// Binary search: the first id whose value is not `Less` than the probe by `cmp`.
+    /// Counts its probes as lookups.
+    fn partition(&self, mut before: impl FnMut(u32) -> bool) -> u32 {
+        let (mut lo, mut hi) = (0usize, self.len);
+        let mut probes = 0u64;
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            probes += 1;
+            if before(mid as u32) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        if self.s.counting() {
+            self.s.counters.add_lookup(probes);
+        }
+        lo as u32
+    }
+
+    fn cmp_at(&self, code: u32, v: &Value<'_>) -> Ordering {
+        match (self.ty, v) {
+            (ColumnType::Int, Value::Int(x)) => self.ints()[code as usize].cmp(x),
+            (ColumnType::Str, Value::Str(x)) => {
+                let (offs, bytes) = self.str_parts();
+                slice_at(offs, bytes, code as usize).cmp(x.as_bytes())
+            }
+            // Mismatched types are rejected before any comparison.
+            _ => Ordering::Equal,
+        }
+    }
+
+    fn check_type(&self, v: &Value<'_>) -> Result<()> {
+        if v.ty() != self.ty {
+            return Err(Error::Schema(format!(
+                "a {} value `{v}` compared with a {} dictionary",
+                v.ty(),
+                self.ty
+            )));
+        }
+        Ok(())
+    }
+
+    /// The value ids of all values `v` with `lo <= v <= hi`, as an inclusive id range;
+    /// None when no dictionary value lies in the range. Errors on a type mismatch.
+    pub fn code_range(&self, lo: Value<'_>, hi: Value<'_>) -> Result<Option<RangeInclusive<u32>>> {
+        self.check_type(&lo)?;
+        self.check_type(&hi)?;
+        let first = self.partition(|c| self.cmp_at(c, &lo) == Ordering::Less);
+        let end = self.partition(|c| self.cmp_at(c, &hi) != Ordering::Greater);
+        Ok((first < end).then(|| first..=end - 1))
+    }
+
+    /// [`Dictionary::code_range`] for an int column.
+    pub fn code_range_int(&self, lo: i64, hi: i64) -> Result<Option<RangeInclusive<u32>>> {
+        self.code_range(Value::Int(lo), Value::Int(hi))
+    }
+
+    /// [`Dictionary::code_range`] for a string column (byte-wise order).
+    pub fn code_range_str(&self, lo: &str, hi: &str) -> Result<Option<RangeInclusive<u32>>> {
+        self.code_range(Value::Str(lo), Value::Str(hi))
+    }
+
+    /// The value id of `v`, if the dictionary holds it.
+    pub fn code_of(&self, v: Value<'_>) -> Result<Option<u32>> {
+        Ok(self.code_range(v, v)?.map(|r| *r.start()))
+    }
+
+    /// Scans every string (e.g. for LIKE) and returns the ids of those matching `pred`.
+    /// Counts `len()` scan accesses.
+    pub fn scan_strs(&self, mut pred: impl FnMut(&str) -> bool) -> Result<Vec<u32>> {
+        if self.ty != ColumnType::Str {
+            return Err(Error::Schema("scan_strs on an int dictionary".into()));
+        }
+        if self.s.counting() {
+            self.s.counters.add_scan(self.len as u64);
+        }
+        Ok((0..self.len as u32)
+            .filter(|&c| pred(self.str_uncounted(c)))
+            .collect())
+    }
+
+    /// Where it lives.
+    pub fn info(&self) -> &crate::structure::StructureInfo {
+        &self.s.info
+    }
+}
+
+#[inline]
+fn slice_at<'b>(offs: &[u64], bytes: &'b [u8], code: usize) -> &'b [u8] {
+    &bytes[offs[code] as usize..offs[code + 1] as usize]
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::schema::{ColumnType, Schema, Value};
+    use crate::{Placement, Table, TableBuilder, WriteOptions};
+
+    fn table(dir: &std::path::Path) -> Table {
+        let schema = Schema::new([("i", ColumnType::Int), ("s", ColumnType::Str)]).unwrap();
+        let mut b = TableBuilder::new(schema);
+        for (i, s) in [(30, "pear"), (10, "apple"), (20, "fig"), (10, "kiwi"), (-5, "apple")] {
+            b.push_row(&[Value::Int(i), Value::Str(s)]).unwrap();
+        }
+        b.finish(dir, &WriteOptions::default()).unwrap();
+        Table::open(dir, &Placement::home()).unwrap()
+    }
+
+    #[test]
+    fn code_ranges_are_order_preserving() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = table(dir.path());
+        let d = &t.column("i").unwrap().dict;
+        assert_eq!(d.ints(), &[-5, 10, 20, 30]);
+        assert_eq!(d.code_range_int(10, 20).unwrap(), Some(1..=2));
+        assert_eq!(d.code_range_int(11, 29).unwrap(), Some(2..=2));
+        assert_eq!(d.code_range_int(11, 19).unwrap(), None);
+        assert_eq!(d.code_range_int(i64::MIN, i64::MAX).unwrap(), Some(0..=3));
+        assert_eq!(d.code_range_int(31, 40).unwrap(), None);
+        assert_eq!(d.code_range_int(20, 10).unwrap(), None);
+        assert_eq!(d.code_of(Value::Int(30)).unwrap(), Some(3));
+        assert!(d.code_range_str("a", "b").is_err());
+        let s = &t.column("s").unwrap().dict;
+        assert_eq!(s.get(0), Value::Str("apple"));
+        assert_eq!(s.code_range_str("b", "kiwi").unwrap(), Some(1..=2));
+        assert_eq!(s.code_range_str("apple", "apple").unwrap(), Some(0..=0));
+        assert_eq!(s.code_range_str("l", "z").unwrap(), Some(3..=3));
+        assert_eq!(s.code_range_str("q", "z").unwrap(), None);
+        assert_eq!(s.scan_strs(|x| x.contains('i')).unwrap(), vec![1, 2]);
+    }
+}

@@ -1,0 +1,42 @@
+//! pmolap's domain-encoded column store (the placement paper's §2.2): per column a sorted
+//! dictionary, a bit-packed data vector of value ids and an optional inverted index, each
+//! its own [`pmolap_tier::Region`] on the tier a [`Placement`] names; a persistent table
+//! format with checksums and an atomic commit protocol (`docs/formats.md`); and per
+//! structure access counters (§4.1) for the placement model.
+//!
+//! Modules: [`schema`] (types, values), [`bitpack`] (packing kernels), [`dictionary`],
+//! [`datavector`], [`inverted`] (the three structures), [`counters`], [`placement`],
+//! [`format`] (byte layouts), [`builder`] (encode + commit), [`tbl`] (`.tbl` loading),
+//! [`table`] (open + read).
+
+#![forbid(unsafe_code)]
+
+#[cfg(target_endian = "big")]
+compile_error!("the pmolap column-store format is little endian; big-endian targets are not supported");
+
+pub mod bitpack;
+pub mod builder;
+pub mod counters;
+pub mod datavector;
+pub mod dictionary;
+pub mod error;
+pub mod format;
+pub mod inverted;
+pub mod placement;
+pub mod schema;
+pub mod structure;
+pub mod table;
+pub mod tbl;
+
+pub use builder::{TableBuilder, WriteOptions};
+pub use counters::{AccessCounts, Counters};
+pub use datavector::{Bitmap, DataVector};
+pub use dictionary::Dictionary;
+pub use error::{Error, Result};
+pub use format::{Manifest, StructureKind};
+pub use inverted::InvertedIndex;
+pub use placement::{Location, Placement};
+pub use schema::{ColumnDef, ColumnType, Schema, Value};
+pub use structure::StructureInfo;
+pub use table::{read_manifest, Column, ColumnCounts, ColumnInfo, OpenOptions, Table, TableInfo};
+pub use tbl::{load_tbl, read_tbl};

@@ -1,0 +1,117 @@
+//! Table schemas and values: column names and types (`Int` = i64, `Str` = UTF-8 string).
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// The type of a column's values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ColumnType {
+    /// 64-bit signed integers.
+    Int,
+    /// UTF-8 strings.
+    Str,
+}
+
+impl fmt::Display for ColumnType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ColumnType::Int => "int",
+            ColumnType::Str => "str",
+        })
+    }
+}
+
+/// One column of a schema.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ColumnDef {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub ty: ColumnType,
+}
+
+/// The columns of a table, in order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Schema {
+    pub columns: Vec<ColumnDef>,
+}
+
+impl Schema {
+    /// A schema from `(name, type)` pairs; names must be unique and non-empty.
+    pub fn new<S: Into<String>>(cols: impl IntoIterator<Item = (S, ColumnType)>) -> Result<Self> {
+        let columns: Vec<ColumnDef> = cols
+            .into_iter()
+            .map(|(name, ty)| ColumnDef {
+                name: name.into(),
+                ty,
+            })
+            .collect();
+        for (i, c) in columns.iter().enumerate() {
+            if c.name.is_empty() {
+                return Err(Error::Schema(format!("column {i} has an empty name")));
+            }
+            if columns[..i].iter().any(|o| o.name == c.name) {
+                return Err(Error::Schema(format!(
+                    "column name `{}` appears twice",
+                    c.name
+                )));
+            }
+        }
+        Ok(Schema { columns })
+    }
+
+    pub fn len(&self) -> usize {
+        self.columns.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.columns.is_empty()
+    }
+
+    /// The position of the column called `name`.
+    pub fn index_of(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.name == name)
+    }
+}
+
+/// A value, borrowed: what rows are built from and what lookups return.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Value<'a> {
+    Int(i64),
+    Str(&'a str),
+}
+
+impl Value<'_> {
+    pub fn ty(&self) -> ColumnType {
+        match self {
+            Value::Int(_) => ColumnType::Int,
+            Value::Str(_) => ColumnType::Str,
+        }
+    }
+
+    pub fn as_int(&self) -> Option<i64> {
+        match self {
+            Value::Int(v) => Some(*v),
+            Value::Str(_) => None,
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s),
+            Value::Int(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for Value<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Int(v) => write!(f, "{v}"),
+            Value::Str(s) => f.write_str(s),
+        }
+    }
+}

@@ -1,0 +1,199 @@
+//! `Structure`: one structure file of a table brought onto its tier — mapped zero-copy
+//! from the table directory, or copied into a fresh region on another tier — with its
+//! header checked, its checksum verified, and its access counters.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use pmolap_tier::{Region, RegionOptions, TierSpec};
+use serde::Serialize;
+
+use crate::counters::Counters;
+use crate::error::{Error, Result};
+use crate::format::{FileEntry, Header, HEADER_USED, PAYLOAD_OFFSET};
+
+/// Where an open structure lives and how it got there.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StructureInfo {
+    /// The table file the structure came from.
+    pub file: PathBuf,
+    /// Whole file size in bytes (header page + payload).
+    pub file_bytes: u64,
+    /// Payload bytes.
+    pub payload_bytes: u64,
+    /// The tier its bytes are on now.
+    pub tier: String,
+    /// Mapped straight from the table file (true) or copied onto `tier` (false).
+    pub zero_copy: bool,
+    /// The backing file of the region (the table file, a temp file, a device), if any.
+    pub region_path: Option<PathBuf>,
+    /// How stores to it are made durable (`none (volatile)`, `msync`, cache-line flush).
+    pub durability: String,
+    pub map_sync: bool,
+}
+
+/// One opened structure file.
+#[derive(Debug)]
+pub(crate) struct Structure {
+    region: Region,
+    pub(crate) header: Header,
+    pub(crate) info: StructureInfo,
+    pub(crate) counters: Counters,
+    counting: Arc<AtomicBool>,
+}
+
+/// What to check and how to map when opening a structure.
+pub(crate) struct OpenCtx<'a> {
+    pub verify: bool,
+    pub region: &'a RegionOptions,
+    pub counting: Arc<AtomicBool>,
+}
+
+impl Structure {
+    /// Opens `path` (listed in the manifest as `entry`), either mapped in place
+    /// (`target` None) or copied onto `target`. Checks everything the header and the
+    /// manifest say about the file before any of its payload is trusted.
+    pub(crate) fn open(
+        path: &Path,
+        entry: &FileEntry,
+        kind_code: u32,
+        column: u32,
+        generation: u64,
+        target: Option<&TierSpec>,
+        ctx: &OpenCtx<'_>,
+    ) -> Result<Structure> {
+        let mut file = File::open(path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => Error::corrupt(
+                path,
+                "listed in the manifest but missing (table damaged)",
+            ),
+            _ => Error::io(path, e),
+        })?;
+        let file_len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+        let mut head = [0u8; HEADER_USED];
+        let got = read_up_to(&mut file, &mut head).map_err(|e| Error::io(path, e))?;
+        let header = Header::decode(path, &head[..got], file_len)?;
+        let bad = |p: String| Error::corrupt(path, p);
+        if header.kind_code != kind_code {
+            return Err(bad(format!(
+                "structure kind {}, the manifest expects kind {kind_code}",
+                header.kind_code
+            )));
+        }
+        if header.column != column || header.generation != generation {
+            return Err(bad(format!(
+                "belongs to column {} of generation {}, the manifest expects column {column} of generation {generation}",
+                header.column, header.generation
+            )));
+        }
+        if file_len != entry.size {
+            return Err(bad(format!(
+                "{file_len} bytes, the manifest says {}",
+                entry.size
+            )));
+        }
+        if header.payload_crc != entry.crc32 {
+            return Err(bad(format!(
+                "checksum {:08x} differs from the manifest's {:08x} (file from another table?)",
+                header.payload_crc, entry.crc32
+            )));
+        }
+        let len = file_len as usize;
+        let (region, zero_copy) = match target {
+            None => (
+                Region::new(
+                    &TierSpec::File {
+                        path: path.to_path_buf(),
+                    },
+                    len,
+                    ctx.region,
+                )?,
+                true,
+            ),
+            Some(spec) => {
+                let mut r = Region::new(spec, len, ctx.region)?;
+                let dst = r.as_mut_slice();
+                dst[..got].copy_from_slice(&head[..got]);
+                file.read_exact(&mut dst[got..])
+                    .map_err(|e| Error::io(path, e))?;
+                (r, false)
+            }
+        };
+        if ctx.verify {
+            let computed = crc32fast::hash(&region.as_slice()[PAYLOAD_OFFSET..]);
+            if computed != header.payload_crc {
+                return Err(bad(format!(
+                    "payload checksum mismatch (stored {:08x}, computed {computed:08x}): data damaged",
+                    header.payload_crc
+                )));
+            }
+        }
+        let ri = region.info();
+        let info = StructureInfo {
+            file: path.to_path_buf(),
+            file_bytes: file_len,
+            payload_bytes: header.payload_len,
+            tier: ri.spec.to_string(),
+            zero_copy,
+            region_path: ri.path.clone(),
+            durability: ri.durability.to_string(),
+            map_sync: ri.map_sync,
+        };
+        Ok(Structure {
+            region,
+            header,
+            info,
+            counters: Counters::default(),
+            counting: ctx.counting.clone(),
+        })
+    }
+
+    /// The payload bytes.
+    #[inline]
+    pub(crate) fn payload(&self) -> &[u8] {
+        &self.region.as_slice()[PAYLOAD_OFFSET..]
+    }
+
+    /// Whether access counting is on for the table.
+    #[inline]
+    pub(crate) fn counting(&self) -> bool {
+        self.counting.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn corrupt(&self, problem: impl Into<String>) -> Error {
+        Error::corrupt(&self.info.file, problem)
+    }
+}
+
+fn read_up_to(f: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match f.read(&mut buf[n..])? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
+}
+
+/// Casts a payload slice to `&[T]`; open-time validation guarantees alignment (the
+/// payload starts on a page) and length, so a failure here means a bug, reported as an
+/// empty slice (and a later bounds-check panic) rather than undefined behaviour.
+#[inline]
+pub(crate) fn cast<T: bytemuck::Pod>(bytes: &[u8]) -> &[T] {
+    bytemuck::try_cast_slice(bytes).unwrap_or(&[])
+}
+
+/// As [`cast`], reporting a failure as a corruption error (used while validating).
+pub(crate) fn try_cast<'a, T: bytemuck::Pod>(s: &Structure, bytes: &'a [u8]) -> Result<&'a [T]> {
+    bytemuck::try_cast_slice(bytes).map_err(|e| {
+        s.corrupt(format!(
+            "payload of {} bytes cannot be read as {}-byte entries: {e:?}",
+            bytes.len(),
+            std::mem::size_of::<T>()
+        ))
+    })
+}

@@ -1,0 +1,410 @@
+//! `Table`: a committed table opened from its directory, each structure of each column on
+//! the tier its [`Placement`] names; row lookups, value-range selections, and the access
+//! counters of every structure.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use pmolap_tier::{RegionOptions, TierSpec};
+use serde::Serialize;
+
+use crate::counters::AccessCounts;
+use crate::datavector::{Bitmap, DataVector};
+use crate::dictionary::Dictionary;
+use crate::error::{Error, Result};
+use crate::format::{Manifest, StructureKind, MANIFEST};
+use crate::inverted::InvertedIndex;
+use crate::placement::{Location, Placement};
+use crate::schema::{ColumnType, Schema, Value};
+use crate::structure::{OpenCtx, Structure, StructureInfo};
+
+/// How to open a table.
+#[derive(Debug, Clone)]
+pub struct OpenOptions {
+    /// Verify every payload checksum and the deep invariants (sortedness, ids in range).
+    /// On by default; off opens faster but trusts the bytes.
+    pub verify_checksums: bool,
+    /// Options for regions made on other tiers (prefault, huge pages).
+    pub region: RegionOptions,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions {
+            verify_checksums: true,
+            region: RegionOptions::default(),
+        }
+    }
+}
+
+/// One column: dictionary, data vector and (optional) inverted index.
+#[derive(Debug)]
+pub struct Column {
+    name: String,
+    ty: ColumnType,
+    pub dict: Dictionary,
+    pub dv: DataVector,
+    pub index: Option<InvertedIndex>,
+}
+
+impl Column {
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn ty(&self) -> ColumnType {
+        self.ty
+    }
+
+    pub fn rows(&self) -> usize {
+        self.dv.len()
+    }
+
+    /// The value id of `row`.
+    pub fn value_id(&self, row: usize) -> u32 {
+        self.dv.get(row)
+    }
+
+    /// The value of `row` (a data-vector lookup and a dictionary lookup).
+    pub fn value(&self, row: usize) -> Value<'_> {
+        self.dict.get(self.dv.get(row))
+    }
+
+    /// Rows (ascending) with `lo <= value <= hi`: through the inverted index when the
+    /// column has one, else by a scan of the data vector.
+    pub fn rows_between(&self, lo: Value<'_>, hi: Value<'_>) -> Result<Vec<u32>> {
+        let Some(codes) = self.dict.code_range(lo, hi)? else {
+            return Ok(Vec::new());
+        };
+        Ok(match &self.index {
+            Some(ix) => {
+                let mut rows = ix.rows_of_range(codes).to_vec();
+                rows.sort_unstable();
+                rows
+            }
+            None => self.dv.scan_range(codes),
+        })
+    }
+
+    /// As [`Column::rows_between`], as a bitmap (always a data-vector scan).
+    pub fn bitmap_between(&self, lo: Value<'_>, hi: Value<'_>) -> Result<Bitmap> {
+        let codes = self.dict.code_range(lo, hi)?;
+        Ok(self.dv.scan_range_bitmap(codes.unwrap_or(1..=0)))
+    }
+
+    /// Counters of each structure.
+    pub fn counts(&self) -> ColumnCounts {
+        ColumnCounts {
+            column: self.name.clone(),
+            dictionary: self.dict.counts(),
+            data_vector: self.dv.counts(),
+            inverted_index: self.index.as_ref().map(|i| i.counts()),
+        }
+    }
+}
+
+/// The access counters of one column's structures.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ColumnCounts {
+    pub column: String,
+    pub dictionary: AccessCounts,
+    pub data_vector: AccessCounts,
+    pub inverted_index: Option<AccessCounts>,
+}
+
+/// What an open table is and where each of its structures lives.
+#[derive(Debug, Clone, Serialize)]
+pub struct TableInfo {
+    pub dir: PathBuf,
+    pub format_version: u32,
+    pub generation: u64,
+    pub rows: u64,
+    pub columns: Vec<ColumnInfo>,
+}
+
+/// One column of [`TableInfo`].
+#[derive(Debug, Clone, Serialize)]
+pub struct ColumnInfo {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub ty: ColumnType,
+    pub dict_len: u64,
+    pub bit_width: u32,
+    pub has_index: bool,
+    pub structures: Vec<(StructureKind, StructureInfo)>,
+}
+
+/// A committed table, open.
+#[derive(Debug)]
+pub struct Table {
+    dir: PathBuf,
+    manifest: Manifest,
+    schema: Schema,
+    columns: Vec<Column>,
+    counting: Arc<AtomicBool>,
+}
+
+/// Reads and checks `dir/MANIFEST`.
+pub fn read_manifest(dir: &Path) -> Result<Manifest> {
+    let path = dir.join(MANIFEST);
+    let bytes = std::fs::read(&path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => Error::NoTable(dir.to_path_buf()),
+        _ => Error::io(&path, e),
+    })?;
+    Manifest::decode(&path, &bytes)
+}
+
+fn same_dir(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+impl Table {
+    /// Opens the table in `dir` with checksums verified.
+    pub fn open(dir: &Path, placement: &Placement) -> Result<Table> {
+        Table::open_with(dir, placement, &OpenOptions::default())
+    }
+
+    /// Opens the table in `dir`: every structure listed in the manifest (and only
+    /// those) is mapped in place or copied onto the tier `placement` names for it.
+    pub fn open_with(dir: &Path, placement: &Placement, opts: &OpenOptions) -> Result<Table> {
+        let manifest = read_manifest(dir)?;
+        let mpath = dir.join(MANIFEST);
+        let counting = Arc::new(AtomicBool::new(false));
+        let ctx = OpenCtx {
+            verify: opts.verify_checksums,
+            region: &opts.region,
+            counting: counting.clone(),
+        };
+        let mut devdax_used: Vec<PathBuf> = Vec::new();
+        let mut columns = Vec::with_capacity(manifest.columns.len());
+        for (ci, c) in manifest.columns.iter().enumerate() {
+            let mut open_kind = |kind: StructureKind| -> Result<Option<Structure>> {
+                let Some(entry) = c.file(kind) else {
+                    return Ok(None);
+                };
+                if entry.file.contains('/') || entry.file.starts_with('.') {
+                    return Err(Error::corrupt(
+                        &mpath,
+                        format!("file name `{}` is not a plain name", entry.file),
+                    ));
+                }
+                let target = match placement.location(&c.name, kind) {
+                    Location::Home => None,
+                    Location::Tier(TierSpec::File { path }) if same_dir(path, dir) => None,
+                    Location::Tier(spec @ TierSpec::File { path }) => {
+                        if !path.is_dir() {
+                            return Err(Error::Placement(format!(
+                                "{spec} (for {} of `{}`) must name an existing directory: each structure gets its own file there",
+                                kind, c.name
+                            )));
+                        }
+                        Some(spec)
+                    }
+                    Location::Tier(spec @ TierSpec::DevDax { path }) => {
+                        if devdax_used.contains(path) {
+                            return Err(Error::Placement(format!(
+                                "{spec} holds another structure already; a devdax device holds one structure"
+                            )));
+                        }
+                        devdax_used.push(path.clone());
+                        Some(spec)
+                    }
+                    Location::Tier(spec) => Some(spec),
+                };
+                Structure::open(
+                    &dir.join(&entry.file),
+                    entry,
+                    kind.code(c.ty),
+                    ci as u32,
+                    manifest.generation,
+                    target,
+                    &ctx,
+                )
+                .map(Some)
+            };
+            let missing = |k: StructureKind| {
+                Error::corrupt(&mpath, format!("column `{}` lists no {k} file", c.name))
+            };
+            let dict = open_kind(StructureKind::Dictionary)?
+                .ok_or_else(|| missing(StructureKind::Dictionary))?;
+            let dv = open_kind(StructureKind::DataVector)?
+                .ok_or_else(|| missing(StructureKind::DataVector))?;
+            let inv = open_kind(StructureKind::InvertedIndex)?;
+            if inv.is_some() != c.has_index {
+                return Err(Error::corrupt(
+                    &mpath,
+                    format!("column `{}`: has_index disagrees with its files", c.name),
+                ));
+            }
+            let deep = opts.verify_checksums;
+            let dict = Dictionary::new(dict, c.ty, deep)?;
+            let dv = DataVector::new(dv)?;
+            if dict.len() as u64 != c.dict_len
+                || dv.len() as u64 != manifest.rows
+                || dv.width() != c.bit_width
+            {
+                return Err(Error::corrupt(
+                    &dv.info().file,
+                    format!(
+                        "column `{}` disagrees with the manifest (dictionary {} vs {}, rows {} vs {}, width {} vs {})",
+                        c.name,
+                        dict.len(),
+                        c.dict_len,
+                        dv.len(),
+                        manifest.rows,
+                        dv.width(),
+                        c.bit_width
+                    ),
+                ));
+            }
+            if deep && dv.len() > 0 {
+                let mut max = 0u32;
+                dv.for_each_block(|_, ids| max = ids.iter().fold(max, |m, &x| m.max(x)));
+                if max as usize >= dict.len() {
+                    return Err(Error::corrupt(
+                        &dv.info().file,
+                        format!(
+                            "value id {max} past the dictionary's {} values",
+                            dict.len()
+                        ),
+                    ));
+                }
+            }
+            let index = inv
+                .map(|s| InvertedIndex::new(s, dv.len(), deep))
+                .transpose()?;
+            if let Some(ix) = &index {
+                if ix.len() != dict.len() {
+                    return Err(Error::corrupt(
+                        &ix.info().file,
+                        format!(
+                            "inverted index has {} values, the dictionary {}",
+                            ix.len(),
+                            dict.len()
+                        ),
+                    ));
+                }
+            }
+            columns.push(Column {
+                name: c.name.clone(),
+                ty: c.ty,
+                dict,
+                dv,
+                index,
+            });
+        }
+        let table = Table {
+            dir: dir.to_path_buf(),
+            schema: manifest.schema(),
+            manifest,
+            columns,
+            counting,
+        };
+        // Open-time validation scans must not show up in the counters.
+        table.reset_counters();
+        Ok(table)
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
+    pub fn rows(&self) -> usize {
+        self.manifest.rows as usize
+    }
+
+    pub fn generation(&self) -> u64 {
+        self.manifest.generation
+    }
+
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    pub fn columns(&self) -> &[Column] {
+        &self.columns
+    }
+
+    /// The column called `name`.
+    pub fn column(&self, name: &str) -> Result<&Column> {
+        self.columns
+            .iter()
+            .find(|c| c.name == name)
+            .ok_or_else(|| Error::Schema(format!("no column `{name}` in {}", self.dir.display())))
+    }
+
+    /// The whole row `row`, decoded.
+    pub fn row(&self, row: usize) -> Vec<Value<'_>> {
+        self.columns.iter().map(|c| c.value(row)).collect()
+    }
+
+    /// Turns access counting on or off (off by default).
+    pub fn set_counting(&self, on: bool) {
+        self.counting.store(on, Ordering::Relaxed);
+    }
+
+    pub fn counting(&self) -> bool {
+        self.counting.load(Ordering::Relaxed)
+    }
+
+    /// The shared flag behind [`Table::set_counting`].
+    pub fn counting_flag(&self) -> &Arc<AtomicBool> {
+        &self.counting
+    }
+
+    /// Zeroes every counter.
+    pub fn reset_counters(&self) {
+        for c in &self.columns {
+            c.dict.reset_counts();
+            c.dv.reset_counts();
+            if let Some(i) = &c.index {
+                i.reset_counts();
+            }
+        }
+    }
+
+    /// The counters of every structure of every column.
+    pub fn access_counts(&self) -> Vec<ColumnCounts> {
+        self.columns.iter().map(Column::counts).collect()
+    }
+
+    /// Schema, sizes and where each structure lives.
+    pub fn info(&self) -> TableInfo {
+        TableInfo {
+            dir: self.dir.clone(),
+            format_version: self.manifest.format_version,
+            generation: self.manifest.generation,
+            rows: self.manifest.rows,
+            columns: self
+                .columns
+                .iter()
+                .zip(&self.manifest.columns)
+                .map(|(c, m)| {
+                    let mut structures = vec![
+                        (StructureKind::Dictionary, c.dict.info().clone()),
+                        (StructureKind::DataVector, c.dv.info().clone()),
+                    ];
+                    if let Some(i) = &c.index {
+                        structures.push((StructureKind::InvertedIndex, i.info().clone()));
+                    }
+                    ColumnInfo {
+                        name: c.name.clone(),
+                        ty: c.ty,
+                        dict_len: m.dict_len,
+                        bit_width: m.bit_width,
+                        has_index: m.has_index,
+                        structures,
+                    }
+                })
+                .collect(),
+        }
+    }
+}

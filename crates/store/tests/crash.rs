@@ -1,0 +1,110 @@
+//! Crash safety: a child process (this test binary, re-executed) rebuilds a table and
+//! aborts at the Nth write/persist step, for every N; afterwards the directory opens —
+//! checksums verified — as exactly the previous table or exactly the new one (or no
+//! table, when there was none), never a mix; and a later build cleans up and succeeds.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use pmolap_store::{Error, Placement, Table, Value, WriteOptions};
+
+const ROWS: usize = 300;
+const ENV_DIR: &str = "PMOLAP_STORE_CRASH_DIR";
+const ENV_STEP: &str = "PMOLAP_STORE_CRASH_STEP";
+
+/// The child side: does nothing unless the parent set the environment.
+#[test]
+fn crash_child() {
+    let (Ok(dir), Ok(step)) = (std::env::var(ENV_DIR), std::env::var(ENV_STEP)) else {
+        return;
+    };
+    let opts = WriteOptions {
+        threads: 1,
+        crash_after_step: Some(step.parse().unwrap()),
+        ..WriteOptions::default()
+    }
+    .with_index(&["small", "name"]);
+    common::builder(ROWS, 2).finish(Path::new(&dir), &opts).unwrap();
+}
+
+/// Runs the child on `dir` with crash point `step`; true if it crashed.
+fn run_child(dir: &Path, step: u64) -> bool {
+    let status = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "crash_child", "--nocapture", "--test-threads=1"])
+        .env(ENV_DIR, dir)
+        .env(ENV_STEP, step.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    !status.success()
+}
+
+/// Which seed's table `dir` holds (checking every value), or None for no table.
+fn which_table(dir: &Path) -> Option<u64> {
+    let t = match Table::open(dir, &Placement::home()) {
+        Ok(t) => t,
+        Err(Error::NoTable(_)) => return None,
+        Err(e) => panic!("after a crash the table does not open: {e}"),
+    };
+    // The old table has ROWS / 2 rows of seed 1, the new one ROWS rows of seed 2.
+    let (seed, rows) = if t.rows() == ROWS / 2 { (1, ROWS / 2) } else { (2, ROWS) };
+    assert_eq!(t.rows(), rows);
+    assert_eq!(t.generation() == 1, seed == 1, "generation {}", t.generation());
+    for i in 0..rows {
+        let (a, c, d, s) = common::row(i, seed);
+        assert_eq!(
+            t.row(i),
+            vec![Value::Int(a), Value::Int(c), Value::Int(d), Value::Str(&s)],
+            "row {i} of generation {}",
+            t.generation()
+        );
+    }
+    Some(seed)
+}
+
+#[test]
+fn crash_at_every_step_leaves_old_or_new_table() {
+    let mut crashes = 0;
+    let mut saw_new = false;
+    for step in 1..200 {
+        let dir = tempfile::tempdir().unwrap();
+        common::build(dir.path(), ROWS / 2, 1);
+        let crashed = run_child(dir.path(), step);
+        let got = which_table(dir.path());
+        assert!(got.is_some(), "step {step}: a table existed before");
+        if !crashed {
+            assert_eq!(got, Some(2), "a build that did not crash publishes");
+            assert!(crashes > 20, "only {crashes} crash points were exercised");
+            assert!(saw_new, "some crash after the commit point left the new table");
+            return;
+        }
+        crashes += 1;
+        saw_new |= got == Some(2);
+        // Recovery: the next build cleans up leftovers and publishes.
+        if step % 5 == 0 {
+            let m = common::build(dir.path(), ROWS, 2);
+            assert_eq!(which_table(dir.path()), Some(2));
+            let files = std::fs::read_dir(dir.path()).unwrap().count();
+            assert_eq!(files, m.file_names().count() + 1, "step {step}: leftovers");
+        }
+    }
+    panic!("the build never ran to completion");
+}
+
+#[test]
+fn crash_on_first_build_leaves_no_table_or_the_new_one() {
+    for step in (1..40).step_by(3) {
+        let dir = tempfile::tempdir().unwrap();
+        let crashed = run_child(dir.path(), step);
+        let got = which_table(dir.path());
+        if crashed {
+            assert!(got.is_none() || got == Some(2), "step {step}");
+        } else {
+            assert_eq!(got, Some(2));
+            break;
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! Damaged, truncated, foreign and mismatched files each give a clear one-line error
+//! naming the file and the problem.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use pmolap_store::format::{OFF_VERSION, PAYLOAD_OFFSET};
+use pmolap_store::{OpenOptions, Placement, Table};
+
+/// A fresh copy of a good table, and the path of column 0's data vector in it.
+fn fresh(good: &Path) -> (tempfile::TempDir, PathBuf) {
+    let d = tempfile::tempdir().unwrap();
+    common::copy_dir(good, d.path());
+    let dv = d.path().join("c0000.dv.g1");
+    assert!(dv.exists());
+    (d, dv)
+}
+
+#[track_caller]
+fn open_err(dir: &Path) -> String {
+    let e = match Table::open(dir, &Placement::home()) {
+        Ok(_) => panic!("{} opened despite the damage", dir.display()),
+        Err(e) => e.to_string(),
+    };
+    assert!(!e.contains('\n'), "one line: {e}");
+    e
+}
+
+fn patch(path: &Path, at: usize, f: impl FnOnce(&mut u8)) {
+    let mut b = std::fs::read(path).unwrap();
+    f(&mut b[at]);
+    std::fs::write(path, b).unwrap();
+}
+
+#[test]
+fn every_kind_of_damage_is_named() {
+    let good = tempfile::tempdir().unwrap();
+    common::build(good.path(), 500, 3);
+    Table::open(good.path(), &Placement::home()).unwrap();
+
+    // A flipped payload bit: checksum mismatch (and opens when checks are skipped).
+    let (d, dv) = fresh(good.path());
+    patch(&dv, PAYLOAD_OFFSET + 10, |b| *b ^= 0x10);
+    let e = open_err(d.path());
+    assert!(e.contains("c0000.dv.g1") && e.contains("payload checksum mismatch"), "{e}");
+    let fast = OpenOptions {
+        verify_checksums: false,
+        ..OpenOptions::default()
+    };
+    Table::open_with(d.path(), &Placement::home(), &fast).unwrap();
+    // Damage copied onto another tier is caught as well.
+    let e = Table::open(d.path(), &"dram".parse().unwrap())
+        .err()
+        .expect("damage on a copy is caught")
+        .to_string();
+    assert!(e.contains("payload checksum mismatch"), "{e}");
+
+    // Truncated.
+    let (d, dv) = fresh(good.path());
+    let len = std::fs::metadata(&dv).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&dv)
+        .unwrap()
+        .set_len(len - 8)
+        .unwrap();
+    let e = open_err(d.path());
+    assert!(e.contains("c0000.dv.g1") && e.contains("truncated"), "{e}");
+    std::fs::write(&dv, b"short").unwrap();
+    let e = open_err(d.path());
+    assert!(e.contains("truncated: 5 bytes"), "{e}");
+
+    // Trailing garbage.
+    let (d, dv) = fresh(good.path());
+    let mut b = std::fs::read(&dv).unwrap();
+    b.extend_from_slice(&[0; 16]);
+    std::fs::write(&dv, b).unwrap();
+    let e = open_err(d.path());
+    assert!(e.contains("16 trailing bytes"), "{e}");
+
+    // Foreign file.
+    let (d, dv) = fresh(good.path());
+    std::fs::write(&dv, vec![b'x'; len as usize]).unwrap();
+    let e = open_err(d.path());
+    assert!(e.contains("c0000.dv.g1") && e.contains("bad magic"), "{e}");
+
+    // Another format version.
+    let (d, dv) = fresh(good.path());
+    patch(&dv, OFF_VERSION, |b| *b = 2);
+    let e = open_err(d.path());
+    assert!(e.contains("format version 2, this build reads version 1"), "{e}");
+
+    // Damaged header field.
+    let (d, dv) = fresh(good.path());
+    patch(&dv, 33, |b| *b ^= 1);
+    let e = open_err(d.path());
+    assert!(e.contains("header checksum mismatch"), "{e}");
+
+    // A structure file of another column swapped in.
+    let (d, dv) = fresh(good.path());
+    std::fs::copy(d.path().join("c0001.dv.g1"), &dv).unwrap();
+    let e = open_err(d.path());
+    assert!(e.contains("c0000.dv.g1") && e.contains("column 1"), "{e}");
+
+    // The same file of another table (same column, same generation).
+    let other = tempfile::tempdir().unwrap();
+    common::build(other.path(), 500, 4);
+    let (d, _) = fresh(good.path());
+    std::fs::copy(
+        other.path().join("c0000.dict.g1"),
+        d.path().join("c0000.dict.g1"),
+    )
+    .unwrap();
+    let e = open_err(d.path());
+    assert!(e.contains("c0000.dict.g1") && e.contains("differs from the manifest"), "{e}");
+
+    // A missing file.
+    let (d, dv) = fresh(good.path());
+    std::fs::remove_file(&dv).unwrap();
+    let e = open_err(d.path());
+    assert!(e.contains("c0000.dv.g1") && e.contains("missing"), "{e}");
+}
+
+#[test]
+fn manifest_damage_is_named() {
+    let good = tempfile::tempdir().unwrap();
+    common::build(good.path(), 100, 3);
+
+    let (d, _) = fresh(good.path());
+    let m = d.path().join("MANIFEST");
+    let len = std::fs::metadata(&m).unwrap().len() as usize;
+    patch(&m, len - 20, |b| *b ^= 0x20);
+    let e = open_err(d.path());
+    assert!(e.contains("MANIFEST") && e.contains("manifest checksum mismatch"), "{e}");
+
+    let (d, _) = fresh(good.path());
+    let m = d.path().join("MANIFEST");
+    let b = std::fs::read(&m).unwrap();
+    std::fs::write(&m, &b[..b.len() / 2]).unwrap();
+    let e = open_err(d.path());
+    assert!(e.contains("truncated or damaged"), "{e}");
+    std::fs::write(&m, &b[..10]).unwrap();
+    let e = open_err(d.path());
+    assert!(e.contains("truncated manifest"), "{e}");
+
+    let (d, _) = fresh(good.path());
+    std::fs::write(d.path().join("MANIFEST"), "{\"a JSON file\": \"but not ours\"}").unwrap();
+    let e = open_err(d.path());
+    assert!(e.contains("bad magic"), "{e}");
+
+    let empty = tempfile::tempdir().unwrap();
+    let e = open_err(empty.path());
+    assert!(e.contains("no column-store table here"), "{e}");
+}
