@@ -6,6 +6,8 @@ mod membench_cmd;
 mod plot;
 mod plot_io;
 mod ssb_cmd;
+mod ssb_load;
+mod store_cmd;
 mod topology_cmd;
 
 use std::path::PathBuf;
@@ -41,6 +43,11 @@ enum Command {
     },
     /// Drop-in storage workloads over I/O paths (DaMoN'21 §3): table scan, buffer manager, logging.
     Iobench(Box<iobench_cmd::IobenchArgs>),
+    /// Column-store tables.
+    Store {
+        #[command(subcommand)]
+        command: StoreCommand,
+    },
     /// Draw PNG and SVG plots from a results JSON file.
     Plot {
         /// A results file written by `pmolap membench`.
@@ -61,8 +68,8 @@ enum SsbCommand {
         /// Output directory (created if missing); writes <table>.tbl.
         #[arg(long)]
         out: PathBuf,
-        /// Output format.
-        #[arg(long, default_value = "tbl", value_parser = ["tbl"])]
+        /// Output format: dbgen `.tbl` text, or column-store tables (`<out>/<table>/`).
+        #[arg(long, default_value = "tbl", value_parser = ["tbl", "store"])]
         format: String,
         /// Formatting threads (0: all cores).
         #[arg(long, default_value_t = 0)]
@@ -70,6 +77,34 @@ enum SsbCommand {
         /// Tables to generate (default: all five).
         #[arg(long, value_delimiter = ',')]
         tables: Vec<String>,
+    },
+    /// Generate the five tables straight into column-store tables (`<out>/<table>/`) and
+    /// reopen them on a tier with checksums verified.
+    Load {
+        /// Scale factor.
+        #[arg(long, default_value_t = 1.0)]
+        sf: f64,
+        /// Tier to reopen the tables on: `home` (where written), dram, dram:node=N, file:DIR, devdax:PATH.
+        #[arg(long, default_value = "home")]
+        tier: String,
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+        /// No progress bars or per-table lines.
+        #[arg(long)]
+        quiet: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum StoreCommand {
+    /// Schema, rows, and per column the size, bit width and tier of every structure.
+    Info {
+        /// A table directory.
+        dir: PathBuf,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -84,11 +119,31 @@ fn main() {
                 SsbCommand::Gen {
                     sf,
                     out,
-                    format: _,
+                    format,
                     threads,
                     tables,
                 },
-        } => ssb_cmd::gen(sf, &out, threads, &tables),
+        } => {
+            if format == "store" && !tables.is_empty() {
+                Err(anyhow::anyhow!("--tables applies to --format tbl only"))
+            } else if format == "store" {
+                ssb_load::load(sf, "home", &out, false)
+            } else {
+                ssb_cmd::gen(sf, &out, threads, &tables)
+            }
+        }
+        Command::Ssb {
+            command:
+                SsbCommand::Load {
+                    sf,
+                    tier,
+                    out,
+                    quiet,
+                },
+        } => ssb_load::load(sf, &tier, &out, quiet),
+        Command::Store {
+            command: StoreCommand::Info { dir, json },
+        } => store_cmd::info(&dir, json),
         Command::Plot { results, out } => plot::run(&results, &out).map(|files| {
             for f in files {
                 println!("{}", f.display());

@@ -16,9 +16,16 @@ fn xorshift(x: &mut u64) -> u64 {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let rows: usize = std::env::var("ROWS").ok().and_then(|v| v.parse().ok()).unwrap_or(6_000_000);
+    let rows: usize = std::env::var("ROWS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(6_000_000);
     let base = std::env::var("DIR").unwrap_or_else(|_| {
-        if std::path::Path::new("/dev/shm").is_dir() { "/dev/shm".into() } else { "/tmp".into() }
+        if std::path::Path::new("/dev/shm").is_dir() {
+            "/dev/shm".into()
+        } else {
+            "/tmp".into()
+        }
     });
     let tmp = tempfile::tempdir_in(&base)?;
     let dir = tmp.path().join("lineorder");
@@ -42,10 +49,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("lo_commitdate", 2_556),
     ];
     let strs: [(&str, &[&str]); 2] = [
-        ("lo_orderpriority", &["1-URGENT", "2-HIGH", "3-MEDIUM", "4-NOT SPECI", "5-LOW"]),
-        ("lo_shipmode", &["AIR", "FOB", "MAIL", "RAIL", "REG AIR", "SHIP", "TRUCK"]),
+        (
+            "lo_orderpriority",
+            &["1-URGENT", "2-HIGH", "3-MEDIUM", "4-NOT SPECI", "5-LOW"],
+        ),
+        (
+            "lo_shipmode",
+            &["AIR", "FOB", "MAIL", "RAIL", "REG AIR", "SHIP", "TRUCK"],
+        ),
     ];
-    let mut cols: Vec<(&str, ColumnType)> = ints.iter().map(|(n, _)| (*n, ColumnType::Int)).collect();
+    let mut cols: Vec<(&str, ColumnType)> =
+        ints.iter().map(|(n, _)| (*n, ColumnType::Int)).collect();
     cols.extend(strs.iter().map(|(n, _)| (*n, ColumnType::Str)));
     let schema = Schema::new(cols)?;
 
@@ -57,7 +71,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         for (i, o) in v.iter_mut().enumerate() {
             *o = match *name {
                 "lo_orderkey" => (i / 4) as i64 + 1,
-                "lo_orderdate" | "lo_commitdate" => 19_920_101 + (xorshift(&mut x) % distinct) as i64,
+                "lo_orderdate" | "lo_commitdate" => {
+                    19_920_101 + (xorshift(&mut x) % distinct) as i64
+                }
                 _ => (xorshift(&mut x) % distinct) as i64,
             };
         }
@@ -65,7 +81,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     for (k, (_, values)) in strs.iter().enumerate() {
         let col = ints.len() + k;
-        let picks: Vec<&str> = (0..rows).map(|_| values[(xorshift(&mut x) % values.len() as u64) as usize]).collect();
+        let picks: Vec<&str> = (0..rows)
+            .map(|_| values[(xorshift(&mut x) % values.len() as u64) as usize])
+            .collect();
         b.extend_strs(col, picks.iter().copied())?;
     }
     let gen_s = t0.elapsed().as_secs_f64();
@@ -73,7 +91,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let t1 = Instant::now();
     let m = b.finish(&dir, &WriteOptions::default().with_index(&["lo_orderdate"]))?;
     let build_s = t1.elapsed().as_secs_f64();
-    let bytes: u64 = m.columns.iter().flat_map(|c| c.files.iter().map(|f| f.size)).sum();
+    let bytes: u64 = m
+        .columns
+        .iter()
+        .flat_map(|c| c.files.iter().map(|f| f.size))
+        .sum();
     println!(
         "build: {rows} rows x {} columns in {build_s:.2} s (+{gen_s:.2} s generating rows), {:.1} MiB on {}",
         m.columns.len(),
@@ -83,10 +105,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let t2 = Instant::now();
     let t = Table::open(&dir, &Placement::home())?;
-    println!("open (home, checksums verified): {:.3} s", t2.elapsed().as_secs_f64());
+    println!(
+        "open (home, checksums verified): {:.3} s",
+        t2.elapsed().as_secs_f64()
+    );
     let t3 = Instant::now();
     let td = Table::open(&dir, &"dram".parse()?)?;
-    println!("open (copy to dram, verified): {:.3} s", t3.elapsed().as_secs_f64());
+    println!(
+        "open (copy to dram, verified): {:.3} s",
+        t3.elapsed().as_secs_f64()
+    );
     drop(t);
 
     // Counter overhead: scans (unpack every column) and gathers (batches of 1024 rows at
@@ -95,7 +123,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let scan = |t: &Table| {
         let mut sum = 0u64;
         for c in t.columns() {
-            c.dv.for_each_block(|_, ids| sum = ids.iter().fold(sum, |s, &x| s.wrapping_add(x as u64)));
+            c.dv.for_each_block(|_, ids| {
+                sum = ids.iter().fold(sum, |s, &x| s.wrapping_add(x as u64))
+            });
         }
         sum
     };
@@ -133,7 +163,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             times[1][on as usize].push(s.elapsed().as_secs_f64());
         }
     }
-    for (k, what) in ["scan (unpack all 17 columns)", "gather (2000 x 1024 rows x 15 columns + decode)"].iter().enumerate() {
+    for (k, what) in [
+        "scan (unpack all 17 columns)",
+        "gather (2000 x 1024 rows x 15 columns + decode)",
+    ]
+    .iter()
+    .enumerate()
+    {
         let med = |v: &mut Vec<f64>| {
             v.sort_by(|a, b| a.total_cmp(b));
             v[v.len() / 2]

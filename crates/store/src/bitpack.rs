@@ -61,7 +61,11 @@ fn unpack_group<const W: usize>(src: &[u64], out: &mut [u32]) {
         let sh = bit % 64;
         let lo = src[wi] >> sh;
         // Constant per unrolled position: the compiler resolves this branch.
-        let hi = if sh + W > 64 { src[wi + 1] << (64 - sh) } else { 0 };
+        let hi = if sh + W > 64 {
+            src[wi + 1] << (64 - sh)
+        } else {
+            0
+        };
         *o = ((lo | hi) & m) as u32;
     }
 }
@@ -136,8 +140,8 @@ pub fn unpack(words: &[u64], width: u32, start: usize, out: &mut [u32]) {
             &mut out[head..head + body]
         );
     }
-    for k in head + body..n {
-        out[k] = get(words, width, start + k);
+    for (k, o) in out.iter_mut().enumerate().skip(head + body) {
+        *o = get(words, width, start + k);
     }
 }
 

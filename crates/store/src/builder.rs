@@ -209,7 +209,9 @@ impl TableBuilder {
     ) -> Result<()> {
         match self.columns.get_mut(col) {
             Some(ColumnData::Str(c)) => values.into_iter().try_for_each(|s| c.push(s)),
-            _ => Err(Error::Schema(format!("column {col} is not a string column"))),
+            _ => Err(Error::Schema(format!(
+                "column {col} is not a string column"
+            ))),
         }
     }
 
@@ -320,12 +322,17 @@ impl TableBuilder {
                     payload_crc: crc,
                 },
             );
-            r.map(|crc| (ci, FileEntry {
-                kind,
-                file: name,
-                size: len as u64,
-                crc32: crc,
-            }))
+            r.map(|crc| {
+                (
+                    ci,
+                    FileEntry {
+                        kind,
+                        file: name,
+                        size: len as u64,
+                        crc32: crc,
+                    },
+                )
+            })
         });
         let fail = |e: Error, written: &Mutex<Vec<PathBuf>>| {
             for p in written.lock().map(|w| w.clone()).unwrap_or_default() {
@@ -533,7 +540,7 @@ fn encode_ints(v: Vec<i64>) -> (DictData, Vec<u32>) {
         return (DictData::Int(Vec::new()), Vec::new());
     };
     let range = (max as i128 - min as i128) as u128 + 1;
-    let dense_limit = (4 * v.len() as u128).max(1 << 16).min(1 << 28);
+    let dense_limit = (4 * v.len() as u128).clamp(1 << 16, 1 << 28);
     if range <= dense_limit {
         // Dense value range: a presence table turned into a value → id table.
         let mut table = vec![0u32; range as usize];
@@ -568,7 +575,11 @@ fn encode_strs(s: StrColumn) -> (DictData, Vec<u32>) {
     let StrColumn { ids, values, map } = s;
     drop(map);
     let mut order: Vec<u32> = (0..values.len() as u32).collect();
-    order.sort_unstable_by(|&a, &b| values[a as usize].as_bytes().cmp(values[b as usize].as_bytes()));
+    order.sort_unstable_by(|&a, &b| {
+        values[a as usize]
+            .as_bytes()
+            .cmp(values[b as usize].as_bytes())
+    });
     let mut remap = vec![0u32; values.len()];
     let mut offsets = Vec::with_capacity(values.len() + 1);
     let mut bytes = Vec::new();

@@ -70,7 +70,13 @@ impl Counters {
     }
 
     pub fn reset(&self) {
-        for c in [&self.scan, &self.lookup, &self.near, &self.medium, &self.far] {
+        for c in [
+            &self.scan,
+            &self.lookup,
+            &self.near,
+            &self.medium,
+            &self.far,
+        ] {
             c.store(0, Relaxed);
         }
     }

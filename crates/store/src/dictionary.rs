@@ -51,7 +51,9 @@ impl Dictionary {
                     || offs[len] != bytes.len() as u64
                     || offs.windows(2).any(|w| w[0] > w[1])
                 {
-                    return Err(s.corrupt("string dictionary offsets are out of order or out of range"));
+                    return Err(
+                        s.corrupt("string dictionary offsets are out of order or out of range")
+                    );
                 }
                 for i in 0..len {
                     let b = &bytes[offs[i] as usize..offs[i + 1] as usize];
@@ -102,7 +104,6 @@ impl Dictionary {
         let need = (self.len + 1) * 8;
         (cast(&p[..need]), &p[need..])
     }
-
 
     /// The string with value id `code` (uncounted; panics if out of range).
     fn str_uncounted(&self, code: u32) -> &str {
@@ -251,7 +252,13 @@ mod tests {
     fn table(dir: &std::path::Path) -> Table {
         let schema = Schema::new([("i", ColumnType::Int), ("s", ColumnType::Str)]).unwrap();
         let mut b = TableBuilder::new(schema);
-        for (i, s) in [(30, "pear"), (10, "apple"), (20, "fig"), (10, "kiwi"), (-5, "apple")] {
+        for (i, s) in [
+            (30, "pear"),
+            (10, "apple"),
+            (20, "fig"),
+            (10, "kiwi"),
+            (-5, "apple"),
+        ] {
             b.push_row(&[Value::Int(i), Value::Str(s)]).unwrap();
         }
         b.finish(dir, &WriteOptions::default()).unwrap();

@@ -386,7 +386,14 @@ mod tests {
         let n = file_name(3, StructureKind::DataVector, 17);
         assert_eq!(n, "c0003.dv.g17");
         assert_eq!(parse_file_name(&n), Some(17));
-        for bad in ["MANIFEST", "c.dv.g1", "c1.xx.g1", "c1.dv.1", "c1.dv.g1.tmp", "x1.dv.g1"] {
+        for bad in [
+            "MANIFEST",
+            "c.dv.g1",
+            "c1.xx.g1",
+            "c1.dv.1",
+            "c1.dv.g1.tmp",
+            "x1.dv.g1",
+        ] {
             assert_eq!(parse_file_name(bad), None, "{bad}");
         }
     }

@@ -12,7 +12,9 @@
 #![forbid(unsafe_code)]
 
 #[cfg(target_endian = "big")]
-compile_error!("the pmolap column-store format is little endian; big-endian targets are not supported");
+compile_error!(
+    "the pmolap column-store format is little endian; big-endian targets are not supported"
+);
 
 pub mod bitpack;
 pub mod builder;
@@ -38,5 +40,7 @@ pub use inverted::InvertedIndex;
 pub use placement::{Location, Placement};
 pub use schema::{ColumnDef, ColumnType, Schema, Value};
 pub use structure::StructureInfo;
-pub use table::{read_manifest, Column, ColumnCounts, ColumnInfo, OpenOptions, Table, TableInfo};
+pub use table::{
+    read_manifest, Column, ColumnCounts, ColumnInfo, OpenOptions, StructureDesc, Table, TableInfo,
+};
 pub use tbl::{load_tbl, read_tbl};

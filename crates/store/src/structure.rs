@@ -66,10 +66,9 @@ impl Structure {
         ctx: &OpenCtx<'_>,
     ) -> Result<Structure> {
         let mut file = File::open(path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => Error::corrupt(
-                path,
-                "listed in the manifest but missing (table damaged)",
-            ),
+            std::io::ErrorKind::NotFound => {
+                Error::corrupt(path, "listed in the manifest but missing (table damaged)")
+            }
             _ => Error::io(path, e),
         })?;
         let file_len = file.metadata().map_err(|e| Error::io(path, e))?.len();

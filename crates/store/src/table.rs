@@ -89,8 +89,13 @@ impl Column {
 
     /// As [`Column::rows_between`], as a bitmap (always a data-vector scan).
     pub fn bitmap_between(&self, lo: Value<'_>, hi: Value<'_>) -> Result<Bitmap> {
-        let codes = self.dict.code_range(lo, hi)?;
-        Ok(self.dv.scan_range_bitmap(codes.unwrap_or(1..=0)))
+        Ok(match self.dict.code_range(lo, hi)? {
+            Some(codes) => self.dv.scan_range_bitmap(codes),
+            None => Bitmap {
+                words: vec![0; self.rows().div_ceil(64)],
+                len: self.rows(),
+            },
+        })
     }
 
     /// Counters of each structure.
@@ -132,7 +137,15 @@ pub struct ColumnInfo {
     pub dict_len: u64,
     pub bit_width: u32,
     pub has_index: bool,
-    pub structures: Vec<(StructureKind, StructureInfo)>,
+    pub structures: Vec<StructureDesc>,
+}
+
+/// One structure of [`ColumnInfo`]: which one, and where it lives.
+#[derive(Debug, Clone, Serialize)]
+pub struct StructureDesc {
+    pub kind: StructureKind,
+    #[serde(flatten)]
+    pub info: StructureInfo,
 }
 
 /// A committed table, open.
@@ -261,16 +274,13 @@ impl Table {
                     ),
                 ));
             }
-            if deep && dv.len() > 0 {
+            if deep && !dv.is_empty() {
                 let mut max = 0u32;
                 dv.for_each_block(|_, ids| max = ids.iter().fold(max, |m, &x| m.max(x)));
                 if max as usize >= dict.len() {
                     return Err(Error::corrupt(
                         &dv.info().file,
-                        format!(
-                            "value id {max} past the dictionary's {} values",
-                            dict.len()
-                        ),
+                        format!("value id {max} past the dictionary's {} values", dict.len()),
                     ));
                 }
             }
@@ -388,12 +398,16 @@ impl Table {
                 .iter()
                 .zip(&self.manifest.columns)
                 .map(|(c, m)| {
+                    let d = |kind, info: &StructureInfo| StructureDesc {
+                        kind,
+                        info: info.clone(),
+                    };
                     let mut structures = vec![
-                        (StructureKind::Dictionary, c.dict.info().clone()),
-                        (StructureKind::DataVector, c.dv.info().clone()),
+                        d(StructureKind::Dictionary, c.dict.info()),
+                        d(StructureKind::DataVector, c.dv.info()),
                     ];
                     if let Some(i) = &c.index {
-                        structures.push((StructureKind::InvertedIndex, i.info().clone()));
+                        structures.push(d(StructureKind::InvertedIndex, i.info()));
                     }
                     ColumnInfo {
                         name: c.name.clone(),

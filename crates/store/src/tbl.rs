@@ -31,7 +31,9 @@ pub fn read_tbl(mut r: impl BufRead, path: &Path, b: &mut TableBuilder) -> Resul
     };
     loop {
         line.clear();
-        let got = r.read_until(b'\n', &mut line).map_err(|e| Error::io(path, e))?;
+        let got = r
+            .read_until(b'\n', &mut line)
+            .map_err(|e| Error::io(path, e))?;
         if got == 0 {
             break;
         }
@@ -47,8 +49,7 @@ pub fn read_tbl(mut r: impl BufRead, path: &Path, b: &mut TableBuilder) -> Resul
         if l.is_empty() {
             continue;
         }
-        let text =
-            std::str::from_utf8(l).map_err(|e| err(lineno, format!("not UTF-8: {e}")))?;
+        let text = std::str::from_utf8(l).map_err(|e| err(lineno, format!("not UTF-8: {e}")))?;
         let Some(body) = text.strip_suffix('|') else {
             return Err(err(lineno, "line does not end with `|`".into()));
         };

@@ -28,7 +28,9 @@ fn capacity_check_refuses_before_writing() {
         capacity_limit: Some(50_000),
         ..WriteOptions::default()
     };
-    let e = common::builder(20_000, 2).finish(dir.path(), &opts).unwrap_err();
+    let e = common::builder(20_000, 2)
+        .finish(dir.path(), &opts)
+        .unwrap_err();
     assert!(matches!(e, Error::OutOfSpace { .. }), "{e}");
     let msg = e.to_string();
     assert!(
@@ -69,16 +71,26 @@ fn filesystem_refusal_mid_way_publishes_nothing() {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let Some(line) = stdout.lines().find_map(|l| l.split_once("RESULT: ").map(|x| x.1)) else {
-        panic!("child printed no result: {stdout} {}", String::from_utf8_lossy(&out.stderr));
+    let Some(line) = stdout
+        .lines()
+        .find_map(|l| l.split_once("RESULT: ").map(|x| x.1))
+    else {
+        panic!(
+            "child printed no result: {stdout} {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     };
     assert!(
-        line.contains("building the table failed, nothing was published")
-            && line.contains(".g2"),
+        line.contains("building the table failed, nothing was published") && line.contains(".g2"),
         "{line}"
     );
     only_generation_one(dir.path());
     // With the space back, the same build publishes.
     common::build(dir.path(), 200, 2);
-    assert_eq!(Table::open(dir.path(), &Placement::home()).unwrap().generation(), 2);
+    assert_eq!(
+        Table::open(dir.path(), &Placement::home())
+            .unwrap()
+            .generation(),
+        2
+    );
 }

@@ -65,7 +65,10 @@ fn check_selections(t: &Table, seed: u64) {
     assert!(!want.is_empty());
     assert_eq!(got, want);
     let id = t.column("id").unwrap();
-    assert!(id.rows_between(Value::Int(10), Value::Int(5)).unwrap().is_empty());
+    assert!(id
+        .rows_between(Value::Int(10), Value::Int(5))
+        .unwrap()
+        .is_empty());
     assert!(id.rows_between(Value::Str("x"), Value::Str("y")).is_err());
 }
 
@@ -88,7 +91,7 @@ fn round_trip_on_every_tier_and_placement() {
     let t = open_and_check(home.path(), &Placement::home());
     let info = t.info();
     for c in &info.columns {
-        for (_, s) in &c.structures {
+        for s in c.structures.iter().map(|d| &d.info) {
             assert!(s.zero_copy, "{s:?}");
             assert!(s.tier.starts_with("file:"), "{s:?}");
             assert_eq!(s.durability, "msync");
@@ -102,11 +105,11 @@ fn round_trip_on_every_tier_and_placement() {
             path: home.path().to_path_buf(),
         }),
     );
-    assert!(t.info().columns[0].structures[0].1.zero_copy);
+    assert!(t.info().columns[0].structures[0].info.zero_copy);
 
     let t = open_and_check(home.path(), &Placement::all(TierSpec::Dram { node: None }));
     for c in t.info().columns {
-        for (_, s) in c.structures {
+        for s in c.structures.iter().map(|d| &d.info) {
             assert!(!s.zero_copy);
             assert_eq!(s.tier, "dram");
             assert_eq!(s.durability, "none (volatile)");
@@ -126,17 +129,17 @@ fn round_trip_on_every_tier_and_placement() {
     let t = open_and_check(home.path(), &mixed);
     let info = t.info();
     let id = &info.columns[0];
-    assert_eq!(id.structures[0].1.tier, "dram");
-    assert!(id.structures[1].1.tier.starts_with("file:"));
-    assert!(!id.structures[1].1.zero_copy);
+    assert_eq!(id.structures[0].info.tier, "dram");
+    assert!(id.structures[1].info.tier.starts_with("file:"));
+    assert!(!id.structures[1].info.zero_copy);
     assert!(id.structures[1]
-        .1
+        .info
         .region_path
         .as_ref()
         .unwrap()
         .starts_with(other.path()));
-    assert!(info.columns[3].structures[0].1.zero_copy);
-    assert!(info.columns[1].structures[2].1.zero_copy);
+    assert!(info.columns[3].structures[0].info.zero_copy);
+    assert!(info.columns[1].structures[2].info.zero_copy);
     drop(t);
     assert_eq!(
         std::fs::read_dir(other.path()).unwrap().count(),
@@ -174,7 +177,10 @@ fn rebuilding_replaces_the_generation_and_removes_old_files() {
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
         .collect();
-    assert!(names.iter().all(|n| n == "MANIFEST" || n.ends_with(".g2")), "{names:?}");
+    assert!(
+        names.iter().all(|n| n == "MANIFEST" || n.ends_with(".g2")),
+        "{names:?}"
+    );
     let t = Table::open(dir.path(), &Placement::home()).unwrap();
     check_all_values(&t, 200, 2);
 }
@@ -206,13 +212,21 @@ fn builder_rejects_bad_rows() {
     let e = b.push_row(&[Value::Int(1)]).unwrap_err().to_string();
     assert!(e.contains("1 values"), "{e}");
     let e = b
-        .push_row(&[Value::Int(1), Value::Str("x"), Value::Int(1), Value::Str("x")])
+        .push_row(&[
+            Value::Int(1),
+            Value::Str("x"),
+            Value::Int(1),
+            Value::Str("x"),
+        ])
         .unwrap_err()
         .to_string();
     assert!(e.contains("`small` is int"), "{e}");
     b.extend_ints(0, &[1, 2]).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let e = b.finish(dir.path(), &WriteOptions::default()).unwrap_err().to_string();
+    let e = b
+        .finish(dir.path(), &WriteOptions::default())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("column `small` has 0 values"), "{e}");
 }
 
@@ -224,7 +238,11 @@ fn counters_count_per_batch_and_are_off_by_default() {
     let c = t.column("small").unwrap();
     let mut buf = vec![0u32; 1000];
     c.dv.unpack(0, &mut buf);
-    assert_eq!(c.counts().data_vector, AccessCounts::default(), "off by default");
+    assert_eq!(
+        c.counts().data_vector,
+        AccessCounts::default(),
+        "off by default"
+    );
     t.set_counting(true);
     c.dv.unpack(0, &mut buf);
     c.dv.gather(&[0, 1, 5, 100, 2000, 2001], &mut buf[..6]);

@@ -6,7 +6,12 @@ mod common;
 use pmolap_store::{load_tbl, ColumnType, Placement, Schema, Table, Value, WriteOptions};
 
 fn schema() -> Schema {
-    Schema::new([("k", ColumnType::Int), ("s", ColumnType::Str), ("v", ColumnType::Int)]).unwrap()
+    Schema::new([
+        ("k", ColumnType::Int),
+        ("s", ColumnType::Str),
+        ("v", ColumnType::Int),
+    ])
+    .unwrap()
 }
 
 #[test]
@@ -19,7 +24,10 @@ fn good_file_loads() {
     let out = d.path().join("t");
     b.finish(&out, &WriteOptions::default()).unwrap();
     let t = Table::open(&out, &Placement::home()).unwrap();
-    assert_eq!(t.row(1), vec![Value::Int(2), Value::Str("a b"), Value::Int(7)]);
+    assert_eq!(
+        t.row(1),
+        vec![Value::Int(2), Value::Str("a b"), Value::Int(7)]
+    );
     assert_eq!(t.row(2), vec![Value::Int(3), Value::Str(""), Value::Int(0)]);
 }
 
@@ -28,9 +36,17 @@ fn errors_name_file_and_line() {
     let d = tempfile::tempdir().unwrap();
     let p = d.path().join("bad.tbl");
     for (text, line, needle) in [
-        ("1|a|2|\n2|b|3|\n3|c|\n", 3, "2 fields, the schema has 3 columns"),
+        (
+            "1|a|2|\n2|b|3|\n3|c|\n",
+            3,
+            "2 fields, the schema has 3 columns",
+        ),
         ("1|a|2|\n2|b|3|4|\n", 2, "4 fields"),
-        ("1|a|2|\n2|b|3|\n3|c|4|\n4|d|5|\n5|e|x5|\n", 5, "field 3 (`v`): `x5` is not an integer"),
+        (
+            "1|a|2|\n2|b|3|\n3|c|4|\n4|d|5|\n5|e|x5|\n",
+            5,
+            "field 3 (`v`): `x5` is not an integer",
+        ),
         ("1|a|2\n", 1, "does not end with `|`"),
         ("99999999999999999999|a|2|\n", 1, "is not an integer"),
     ] {

@@ -1,0 +1,112 @@
+//! `pmolap store info DIR [--json]`: a column-store table's schema, row count, and per
+//! column the size, bit width and location (tier, file, durability) of every structure.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use pmolap_store::{OpenOptions, Placement, Table, TableInfo};
+
+/// Opens the table in `dir` in place (checksums verified) and prints what it is.
+pub fn info(dir: &Path, json: bool) -> Result<()> {
+    let table = Table::open_with(dir, &Placement::home(), &OpenOptions::default())
+        .with_context(|| format!("opening the column-store table in {}", dir.display()))?;
+    let info = table.info();
+    let text = if json {
+        let mut s =
+            serde_json::to_string_pretty(&info).context("writing the table info as JSON")?;
+        s.push('\n');
+        s
+    } else {
+        render(&info)
+    };
+    std::io::stdout()
+        .lock()
+        .write_all(text.as_bytes())
+        .context("writing to stdout")
+}
+
+fn human(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+/// The text report.
+fn render(info: &TableInfo) -> String {
+    let mut s = String::new();
+    let total: u64 = info
+        .columns
+        .iter()
+        .flat_map(|c| c.structures.iter().map(|st| st.info.file_bytes))
+        .sum();
+    let _ = writeln!(s, "table      {}", info.dir.display());
+    let _ = writeln!(
+        s,
+        "format     version {}, generation {}",
+        info.format_version, info.generation
+    );
+    let _ = writeln!(s, "rows       {}", info.rows);
+    let _ = writeln!(
+        s,
+        "columns    {} ({} in {} structure files)",
+        info.columns.len(),
+        human(total),
+        info.columns
+            .iter()
+            .map(|c| c.structures.len())
+            .sum::<usize>()
+    );
+    let _ = writeln!(s);
+    let _ = writeln!(
+        s,
+        "{:<20} {:<4} {:>10} {:>5}  {:<15} {:>10}  {:<10} {:<14} file",
+        "column", "type", "distinct", "bits", "structure", "size", "tier", "durability"
+    );
+    for c in &info.columns {
+        for (i, sd) in c.structures.iter().enumerate() {
+            let st = &sd.info;
+            let (name, ty, distinct, bits) = if i == 0 {
+                (
+                    c.name.as_str(),
+                    c.ty.to_string(),
+                    c.dict_len.to_string(),
+                    c.bit_width.to_string(),
+                )
+            } else {
+                ("", String::new(), String::new(), String::new())
+            };
+            let tier = if st.zero_copy {
+                "home".to_string()
+            } else {
+                st.tier.clone()
+            };
+            let file = st
+                .region_path
+                .as_deref()
+                .unwrap_or(st.file.as_path())
+                .file_name()
+                .map(|f| f.to_string_lossy().to_string())
+                .unwrap_or_default();
+            let _ = writeln!(
+                s,
+                "{name:<20} {ty:<4} {distinct:>10} {bits:>5}  {:<15} {:>10}  {tier:<10} {:<14} {file}",
+                sd.kind.to_string(),
+                human(st.file_bytes),
+                st.durability
+            );
+        }
+    }
+    s
+}
