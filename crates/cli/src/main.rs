@@ -90,6 +90,9 @@ enum SsbCommand {
         /// Output directory.
         #[arg(long)]
         out: PathBuf,
+        /// Read dbgen's `<table>.tbl` files from this directory instead of generating.
+        #[arg(long)]
+        tbl: Option<PathBuf>,
         /// No progress bars or per-table lines.
         #[arg(long)]
         quiet: bool,
@@ -127,7 +130,7 @@ fn main() {
             if format == "store" && !tables.is_empty() {
                 Err(anyhow::anyhow!("--tables applies to --format tbl only"))
             } else if format == "store" {
-                ssb_load::load(sf, "home", &out, false)
+                ssb_load::load(sf, "home", &out, None, false)
             } else {
                 ssb_cmd::gen(sf, &out, threads, &tables)
             }
@@ -138,9 +141,10 @@ fn main() {
                     sf,
                     tier,
                     out,
+                    tbl,
                     quiet,
                 },
-        } => ssb_load::load(sf, &tier, &out, quiet),
+        } => ssb_load::load(sf, &tier, &out, tbl.as_deref(), quiet),
         Command::Store {
             command: StoreCommand::Info { dir, json },
         } => store_cmd::info(&dir, json),

@@ -206,9 +206,10 @@ fn build(table: Table, sf: f64, pb: &ProgressBar) -> Result<TableBuilder> {
     Ok(b)
 }
 
-/// Generates, encodes and writes the five SSB tables into `<out>/<table>/`, then reopens
-/// each on `tier` (`home`: where it was written) with checksums verified.
-pub fn load(sf: f64, tier: &str, out: &Path, quiet: bool) -> Result<()> {
+/// Generates (or, with `tbl_dir`, reads dbgen's `<table>.tbl` files), encodes and writes
+/// the five SSB tables into `<out>/<table>/`, then reopens each on `tier` (`home`: where
+/// it was written) with checksums verified.
+pub fn load(sf: f64, tier: &str, out: &Path, tbl_dir: Option<&Path>, quiet: bool) -> Result<()> {
     let placement = if tier == "home" {
         Placement::home()
     } else {
@@ -216,7 +217,10 @@ pub fn load(sf: f64, tier: &str, out: &Path, quiet: bool) -> Result<()> {
     };
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     for table in Table::ALL {
-        let rows = row_count(table, sf).with_context(|| format!("counting {table} rows"))?;
+        let rows = match tbl_dir {
+            Some(_) => 0,
+            None => row_count(table, sf).with_context(|| format!("counting {table} rows"))?,
+        };
         let pb = if quiet {
             ProgressBar::hidden()
         } else {
@@ -228,7 +232,11 @@ pub fn load(sf: f64, tier: &str, out: &Path, quiet: bool) -> Result<()> {
         );
         pb.set_message(table.to_string());
         let t0 = Instant::now();
-        let builder = build(table, sf, &pb)?;
+        let builder = match tbl_dir {
+            Some(d) => pmolap_store::load_tbl(&d.join(table.file_name()), &ssb_schema(table)?)
+                .with_context(|| format!("loading {table} from {}", d.display()))?,
+            None => build(table, sf, &pb)?,
+        };
         let dir = out.join(table.to_string());
         builder
             .finish(&dir, &WriteOptions::default())

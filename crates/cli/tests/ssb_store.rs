@@ -73,6 +73,58 @@ fn sf001_store_equals_dbgen_reference() {
 }
 
 #[test]
+fn tbl_files_load_like_the_generators_and_bad_lines_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let tbl = dir.path().join("tbl");
+    let o = pmolap()
+        .args(["ssb", "gen", "--sf", "0.01", "--out"])
+        .arg(&tbl)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let from_tbl = dir.path().join("a");
+    let o = pmolap()
+        .args(["ssb", "load", "--quiet", "--tbl"])
+        .arg(&tbl)
+        .arg("--out")
+        .arg(&from_tbl)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let from_gen = dir.path().join("b");
+    load("0.01", "home", &from_gen);
+    for table in ["customer", "date", "lineorder", "part", "supplier"] {
+        let a = Table::open(&from_tbl.join(table), &Placement::home()).unwrap();
+        let b = Table::open(&from_gen.join(table), &Placement::home()).unwrap();
+        assert_eq!(a.rows(), b.rows(), "{table}");
+        for r in 0..a.rows() as usize {
+            assert_eq!(
+                line_of(&a, r),
+                line_of(&b, r),
+                "{table}: first differing row is {}",
+                r + 1
+            );
+        }
+    }
+    // A damaged line is named by file and line.
+    let p = tbl.join("supplier.tbl");
+    let mut text = std::fs::read_to_string(&p).unwrap();
+    text = text.replacen("|", "|x|", 1);
+    std::fs::write(&p, text).unwrap();
+    let o = pmolap()
+        .args(["ssb", "load", "--quiet", "--tbl"])
+        .arg(&tbl)
+        .arg("--out")
+        .arg(dir.path().join("c"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("supplier.tbl:1"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
+
+#[test]
 fn sf1_loads_and_reopens_on_dram() {
     let dir = tempfile::tempdir().unwrap();
     load("1", "dram", dir.path());
