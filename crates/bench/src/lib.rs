@@ -9,5 +9,6 @@ pub mod iobench;
 pub mod machine;
 pub mod membench;
 pub mod size;
+pub mod sweep;
 
 pub use error::{Error, Result};

@@ -8,12 +8,14 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 
-use pmolap_bench::iobench::config::{name, parse_name, resolve, Args, Paths};
+use pmolap_bench::iobench::config::{name, resolve, Args, Paths};
 use pmolap_bench::iobench::{
     describe, run_all, validate_all, Config, Params, Results, Run, RunOptions,
 };
-use pmolap_bench::size::{format_size, parse_size, Size};
+use pmolap_bench::size::format_size;
 use pmolap_tier::Topology;
+
+use crate::membench_cmd::{enum_arg, size_arg};
 
 /// Flags of `pmolap iobench`. With `--config`, the file's benchmarks run and only the
 /// directories (`--path`), the limits (`--duration`, `--bytes`, `--reps`) and the
@@ -104,22 +106,6 @@ pub struct IobenchArgs {
     /// Validate and list the parameter sets, create and run nothing.
     #[arg(long)]
     dry_run: bool,
-}
-
-fn enum_arg<T: serde::de::DeserializeOwned>(flag: &str, v: &Option<String>) -> Result<Option<T>> {
-    v.as_deref()
-        .map(|s| parse_name(s).map_err(|e| anyhow::anyhow!("--{flag}: {e}")))
-        .transpose()
-}
-
-fn size_arg(flag: &str, v: &Option<String>) -> Result<Option<Size>> {
-    v.as_deref()
-        .map(|s| {
-            parse_size(s)
-                .map(Size)
-                .map_err(|e| anyhow::anyhow!("--{flag}: {e}"))
-        })
-        .transpose()
 }
 
 impl IobenchArgs {

@@ -99,13 +99,18 @@ pub struct MembenchArgs {
     dry_run: bool,
 }
 
-fn enum_arg<T: serde::de::DeserializeOwned>(flag: &str, v: &Option<String>) -> Result<Option<T>> {
+/// A config enum given as a flag (`--flag value`), parsed by its config name.
+pub(crate) fn enum_arg<T: serde::de::DeserializeOwned>(
+    flag: &str,
+    v: &Option<String>,
+) -> Result<Option<T>> {
     v.as_deref()
         .map(|s| parse_name(s).map_err(|e| anyhow::anyhow!("--{flag}: {e}")))
         .transpose()
 }
 
-fn size_arg(flag: &str, v: &Option<String>) -> Result<Option<Size>> {
+/// A byte size given as a flag.
+pub(crate) fn size_arg(flag: &str, v: &Option<String>) -> Result<Option<Size>> {
     v.as_deref()
         .map(|s| {
             parse_size(s)

@@ -210,65 +210,19 @@ pub struct Config {
     pub benchmarks: Vec<(String, Section)>,
 }
 
-impl<'de> Deserialize<'de> for Config {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = Config;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a mapping of benchmark names to {args, matrix}")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut m: A,
-            ) -> std::result::Result<Config, A::Error> {
-                let mut benchmarks: Vec<(String, Section)> = Vec::new();
-                while let Some(name) = m.next_key::<String>()? {
-                    if benchmarks.iter().any(|(n, _)| *n == name) {
-                        return Err(serde::de::Error::custom(format!(
-                            "benchmark `{name}` is defined twice"
-                        )));
-                    }
-                    let section: Section = m.next_value()?;
-                    benchmarks.push((name, section));
-                }
-                Ok(Config { benchmarks })
-            }
-        }
-        d.deserialize_map(V)
-    }
-}
-
 impl Config {
     /// Parses YAML text; errors name the file and line.
     pub fn parse(text: &str, file: &Path) -> Result<Config> {
-        let cfg: Config = serde_yaml_ng::from_str(text).map_err(|e| {
-            let line = e.location().map(|l| l.line());
-            let msg = e.to_string();
-            let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
-            Error::Config {
-                file: file.to_path_buf(),
-                line,
-                msg,
-            }
-        })?;
-        if cfg.benchmarks.is_empty() {
-            return Err(Error::Config {
-                file: file.to_path_buf(),
-                line: None,
-                msg: "no benchmarks defined".into(),
-            });
-        }
-        Ok(cfg)
+        Ok(Config {
+            benchmarks: crate::sweep::parse(text, file)?,
+        })
     }
 
     /// Reads and parses a YAML config file.
     pub fn load(path: &Path) -> Result<Config> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        Config::parse(&text, path)
+        Ok(Config {
+            benchmarks: crate::sweep::load(path)?,
+        })
     }
 
     /// Expands every benchmark's matrix into concrete parameter sets, in order.
@@ -286,13 +240,7 @@ impl Config {
 }
 
 fn expand_section(s: &Section, overrides: &Args) -> Vec<Params> {
-    let mut combos: Vec<Args> = vec![Args::default()];
-    for axis in s.matrix.axes() {
-        combos = combos
-            .iter()
-            .flat_map(|c| axis.iter().map(move |v| c.merged(v)))
-            .collect();
-    }
+    let combos = crate::sweep::cross(s.matrix.axes(), Args::merged);
     let one = |a: &Args| {
         let mut p = resolve(&a.merged(overrides));
         // A limit given on the command line replaces the file's other kind of limit.
