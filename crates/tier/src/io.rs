@@ -198,6 +198,9 @@ pub struct RingIo {
     first: Vec<Option<std::result::Result<usize, std::io::Error>>>,
     busy_frames: usize,
     queued: usize,
+    /// Created with `IORING_SETUP_R_DISABLED` and not yet enabled: the first submitting
+    /// thread enables it and becomes its single issuer.
+    disabled: bool,
 }
 
 impl std::fmt::Debug for RingIo {
@@ -227,10 +230,29 @@ impl RingIo {
                 "io_uring needs a queue depth, frames and a frame size of at least 1".into(),
             ));
         }
-        let ring = IoUring::new((depth * 2).next_power_of_two()).map_err(|e| Error::Sys {
-            op: "io_uring unavailable: io_uring_setup",
-            source: e,
-        })?;
+        let entries = (depth * 2).next_power_of_two();
+        // As fio sets its rings up (3.33 on kernels ≥ 6.1): one submitting task, task work
+        // run only when it enters the kernel to wait (`SINGLE_ISSUER | DEFER_TASKRUN |
+        // COOP_TASKRUN`), instead of interrupting it for every completion, which costs
+        // much where requests complete on io-wq workers (buffered reads of tmpfs).
+        // Created disabled so the worker thread that first submits becomes the issuer;
+        // kernels without these flags get a plain ring.
+        let (ring, disabled) = match IoUring::builder()
+            .setup_coop_taskrun()
+            .setup_single_issuer()
+            .setup_defer_taskrun()
+            .setup_r_disabled()
+            .build(entries)
+        {
+            Ok(r) => (r, true),
+            Err(_) => (
+                IoUring::new(entries).map_err(|e| Error::Sys {
+                    op: "io_uring unavailable: io_uring_setup",
+                    source: e,
+                })?,
+                false,
+            ),
+        };
         let len = frames.checked_mul(frame_len).ok_or_else(|| {
             Error::Invalid(format!("{frames} frames of {frame_len} bytes overflow"))
         })?;
@@ -243,6 +265,7 @@ impl RingIo {
             first: (0..frames).map(|_| None).collect(),
             busy_frames: 0,
             queued: 0,
+            disabled,
         })
     }
 
@@ -288,7 +311,23 @@ impl RingIo {
             .ok_or_else(|| Error::Invalid(format!("file {file} out of range")))
     }
 
+    /// Enables a ring created disabled, making the calling thread its issuer.
+    fn enable(&mut self) -> Result<()> {
+        if self.disabled {
+            self.ring
+                .submitter()
+                .register_enable_rings()
+                .map_err(|e| Error::Sys {
+                    op: "io_uring_register(ENABLE_RINGS)",
+                    source: e,
+                })?;
+            self.disabled = false;
+        }
+        Ok(())
+    }
+
     fn push(&mut self, entries: &[squeue::Entry]) -> Result<()> {
+        self.enable()?;
         let free = {
             let sq = self.ring.submission();
             sq.capacity() - sq.len()
@@ -362,6 +401,7 @@ impl RingIo {
     /// Submits what is queued and waits until at least `min` requests finished (0: just
     /// submit and reap what is there); appends the finished ones to `out`.
     pub fn wait(&mut self, min: usize, out: &mut Vec<Done>) -> Result<()> {
+        self.enable()?;
         let min = min.min(self.busy_frames);
         let before = out.len();
         loop {
