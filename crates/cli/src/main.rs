@@ -1,6 +1,7 @@
 //! `pmolap`: characterise memory tiers and run OLAP work on them.
 #![forbid(unsafe_code)]
 
+mod elf_cmd;
 mod iobench_cmd;
 mod membench_cmd;
 mod plot;
@@ -47,6 +48,11 @@ enum Command {
     Store {
         #[command(subcommand)]
         command: StoreCommand,
+    },
+    /// The Elf index: build, query through a caching variant, the selective-caching benchmark.
+    Elf {
+        #[command(subcommand)]
+        command: ElfCommand,
     },
     /// Draw PNG and SVG plots from a results JSON file.
     Plot {
@@ -100,6 +106,67 @@ enum SsbCommand {
 }
 
 #[derive(Debug, Subcommand)]
+enum ElfCommand {
+    /// Build an Elf over generated uniform data (the paper's: values 0..=max_value).
+    Build {
+        #[arg(long, default_value_t = 1_000_000)]
+        rows: usize,
+        #[arg(long, default_value_t = 10)]
+        dims: usize,
+        #[arg(long, default_value_t = 100)]
+        max_value: u32,
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+        /// The index file to write (atomically replaced).
+        out: PathBuf,
+    },
+    /// Query an Elf: exact match when only --lo is given, else a window [lo, hi].
+    Query {
+        index: PathBuf,
+        /// Tier to open the index on (a `file:` naming the index itself: in place).
+        #[arg(long, default_value = "dram")]
+        tier: String,
+        /// pm, hybrid, static-K, dynamic-lru-SIZE, dynamic-tinylfu-SIZE, prob-SIZE, static-K+dynamic-POLICY-SIZE
+        #[arg(long, default_value = "pm")]
+        variant: String,
+        #[arg(long, value_delimiter = ',')]
+        lo: Vec<u32>,
+        #[arg(long, value_delimiter = ',')]
+        hi: Vec<u32>,
+    },
+    /// The selective-caching benchmark: q/s per query type and variant, the Fig. 4
+    /// progression, Fig. 5 selectivity, and column-scan / sorted-projection baselines.
+    Bench {
+        #[arg(long, default_value_t = 1_000_000)]
+        rows: usize,
+        #[arg(long, default_value_t = 10)]
+        dims: usize,
+        /// Directory for the index file (its tier is the persistent tier).
+        #[arg(long)]
+        dir: PathBuf,
+        #[arg(long, default_value_t = 500_000)]
+        exact_queries: usize,
+        #[arg(long, default_value_t = 200)]
+        range_queries: usize,
+        #[arg(long, default_value_t = 50_000)]
+        window: usize,
+        #[arg(long, default_value_t = 16 << 20)]
+        cache_bytes: usize,
+        #[arg(long, value_delimiter = ',')]
+        variants: Vec<String>,
+        /// Time limit per measurement, seconds.
+        #[arg(long, default_value_t = 20.0)]
+        max_secs: f64,
+        /// Skip the cold (page cache dropped) run.
+        #[arg(long)]
+        no_cold: bool,
+        /// Results JSON.
+        #[arg(short, long)]
+        out: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
 enum StoreCommand {
     /// Schema, rows, and per column the size, bit width and tier of every structure.
     Info {
@@ -145,6 +212,52 @@ fn main() {
                     quiet,
                 },
         } => ssb_load::load(sf, &tier, &out, tbl.as_deref(), quiet),
+        Command::Elf { command } => match command {
+            ElfCommand::Build {
+                rows,
+                dims,
+                max_value,
+                seed,
+                out,
+            } => elf_cmd::build(rows, dims, max_value, seed, &out),
+            ElfCommand::Query {
+                index,
+                tier,
+                variant,
+                lo,
+                hi,
+            } => {
+                let hi = if hi.is_empty() { lo.clone() } else { hi };
+                elf_cmd::query(&index, &tier, &variant, &lo, &hi).map(|_| ())
+            }
+            ElfCommand::Bench {
+                rows,
+                dims,
+                dir,
+                exact_queries,
+                range_queries,
+                window,
+                cache_bytes,
+                variants,
+                max_secs,
+                no_cold,
+                out,
+            } => elf_cmd::bench(&elf_cmd::BenchParams {
+                rows,
+                dims,
+                dir,
+                exact_queries,
+                range_queries,
+                window,
+                cache_bytes,
+                variants,
+                max_secs,
+                cold: !no_cold,
+                out,
+                ..Default::default()
+            })
+            .map(|_| ()),
+        },
         Command::Store {
             command: StoreCommand::Info { dir, json },
         } => store_cmd::info(&dir, json),

@@ -5,13 +5,13 @@
 //!
 //! What exists: building from rows or from the paper's uniform generator, exact-match,
 //! window (range) and partial-match queries, a crash-safe persistent file format on any
-//! `file:` tier, and opening that file onto any tier (DRAM copy = the paper's "hybrid
-//! Elf").
+//! `file:` tier, opening that file onto any tier (DRAM copy = the paper's "hybrid Elf"),
+//! the selective-caching variants as a query-time layer ([`elf::cache`]: PM-only, hybrid,
+//! static levels, dynamic LRU / TinyLFU, probability-based, static + dynamic), and the
+//! benchmark baselines ([`elf::baseline`]: column scan, sorted projection). The benchmark
+//! itself is `pmolap elf bench` (`crates/cli/src/elf_cmd.rs`).
 //!
-//! Not yet here (later sessions): the selective-caching variants (static caching of the
-//! first levels, dynamic and probability-based caching), the `pmolap elf` CLI, the
-//! benchmark of the paper's §V, baselines (e.g. a column scan), and the persistent hash
-//! index (`hash/` in DESIGN.md).
+//! Not yet here: the persistent hash index (`hash/` in DESIGN.md).
 
 #![forbid(unsafe_code)]
 

@@ -52,11 +52,14 @@
 //! array in place (on the file's tier) or copies it to another tier (e.g. `dram`: the
 //! paper's hybrid Elf). [`Elf::build`] puts an array on a tier without the file format.
 //!
-//! Not here yet: the selective-caching variants, the CLI and the benchmark. An opened file
+//! Selective caching (static, dynamic, probability-based, split) is the [`cache`] layer;
+//! baselines for benchmarks are in [`baseline`]. An opened file
 //! whose checksums match is trusted structurally: a deliberately forged payload can make a
 //! query panic on an out-of-range offset (never undefined behaviour).
 
+pub mod baseline;
 mod build;
+pub mod cache;
 mod file;
 
 use std::path::{Path, PathBuf};
@@ -65,6 +68,7 @@ use pmolap_tier::{Region, RegionOptions, TierSpec};
 use rand::{Rng, SeedableRng};
 
 use crate::error::{Error, Result};
+pub use cache::{CacheStats, CachedElf, Policy, Variant};
 pub use file::WriteOptions;
 
 /// The marker bit: last entry of a DimensionList (in value words), MonoList (in pointer
@@ -135,6 +139,14 @@ impl Elf {
     /// on any other tier it is copied into a new region there.
     pub fn open(path: &Path, tier: &TierSpec) -> Result<Elf> {
         file::open(path, Some(tier), true)
+    }
+
+    /// Maps the Elf index file at `path` in place, verifying magic, version and the header
+    /// checksum but **not** the payload checksum, so nothing of the array but its first
+    /// words is read: for cold-cache measurements after the file's pages were dropped.
+    /// Use [`Elf::open`] for anything else.
+    pub fn open_unverified(path: &Path) -> Result<Elf> {
+        file::open(path, None, false)
     }
 
     /// The number of dimensions.
