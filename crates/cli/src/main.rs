@@ -117,6 +117,12 @@ enum ElfCommand {
         max_value: u32,
         #[arg(long, default_value_t = 42)]
         seed: u64,
+        /// Build over columns of this column-store table instead of generated data.
+        #[arg(long)]
+        table: Option<PathBuf>,
+        /// The table's columns to index, in dimension order (with --table).
+        #[arg(long, value_delimiter = ',')]
+        columns: Vec<String>,
         /// The index file to write (atomically replaced).
         out: PathBuf,
     },
@@ -218,8 +224,13 @@ fn main() {
                 dims,
                 max_value,
                 seed,
+                table,
+                columns,
                 out,
-            } => elf_cmd::build(rows, dims, max_value, seed, &out),
+            } => match table {
+                Some(t) => elf_cmd::build_from_table(&t, &columns, &out),
+                None => elf_cmd::build(rows, dims, max_value, seed, &out),
+            },
             ElfCommand::Query {
                 index,
                 tier,
