@@ -46,7 +46,7 @@ pub fn build_from_table(table: &Path, columns: &[String], out: &Path) -> Result<
     let t = Instant::now();
     let tab = pmolap_store::Table::open(table, &pmolap_store::Placement::home())
         .with_context(|| format!("opening the table in {}", table.display()))?;
-    let rows = tab.rows() as usize;
+    let rows = tab.rows();
     let dims = columns.len();
     let mut flat = vec![0u32; rows * dims];
     let mut ids = vec![0u32; rows];

@@ -40,7 +40,7 @@ fn elf_over_store_columns_matches_a_scan() {
     got.sort_unstable();
     let t = Table::open(&data.join("lineorder"), &Placement::home()).unwrap();
     let c: Vec<_> = cols.iter().map(|n| t.column(n).unwrap()).collect();
-    let want: Vec<u32> = (0..t.rows() as usize)
+    let want: Vec<u32> = (0..t.rows())
         .filter(|&r| (0..3).all(|d| (lo[d]..=hi[d]).contains(&c[d].value_id(r))))
         .map(|r| r as u32)
         .collect();
