@@ -5,6 +5,7 @@ mod elf_cmd;
 mod iobench_cmd;
 mod membench_cmd;
 mod plot;
+mod plot_elf;
 mod plot_io;
 mod ssb_cmd;
 mod ssb_load;

@@ -46,6 +46,9 @@ pub fn run(results: &Path, out_dir: &Path) -> Result<Vec<PathBuf>> {
     let name = results.display();
     let text =
         fs::read_to_string(results).with_context(|| format!("cannot read results file {name}"))?;
+    if serde_json::from_str::<serde_json::Value>(&text).is_ok_and(|v| v["kind"] == "elfbench") {
+        return crate::plot_elf::run(results, out_dir);
+    }
     if serde_json::from_str::<serde_json::Value>(&text)
         .ok()
         .and_then(|v| {
