@@ -15,7 +15,7 @@ use pmolap_bench::iobench::{
 use pmolap_bench::size::format_size;
 use pmolap_tier::Topology;
 
-use crate::membench_cmd::{enum_arg, size_arg};
+use crate::membench_cmd::{check_only, enum_arg, size_arg, write_json};
 
 /// Flags of `pmolap iobench`. With `--config`, the file's benchmarks run and only the
 /// directories (`--path`), the limits (`--duration`, `--bytes`, `--reps`) and the
@@ -150,16 +150,7 @@ impl IobenchArgs {
             ..Args::default()
         };
         let cfg = Config::load(path)?;
-        for only in &self.only {
-            if !cfg.benchmarks.iter().any(|(n, _)| n == only) {
-                let names: Vec<&str> = cfg.benchmarks.iter().map(|(n, _)| n.as_str()).collect();
-                anyhow::bail!(
-                    "{}: no benchmark `{only}` (has: {})",
-                    path.display(),
-                    names.join(", ")
-                );
-            }
-        }
+        check_only(&cfg.benchmarks, &self.only, path)?;
         Ok(cfg
             .expand(&limits)
             .into_iter()
@@ -217,12 +208,6 @@ fn create_parent(path: &Path) -> Result<()> {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
     Ok(())
-}
-
-fn write_json(r: &Results, path: &Path) -> Result<()> {
-    create_parent(path)?;
-    let text = serde_json::to_string_pretty(r).context("serialising results")?;
-    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
 }
 
 /// One line per repetition: the parameters and the figures.

@@ -166,16 +166,7 @@ impl MembenchArgs {
             ..Args::default()
         };
         let cfg = Config::load(path)?;
-        for only in &self.only {
-            if !cfg.benchmarks.iter().any(|(n, _)| n == only) {
-                let names: Vec<&str> = cfg.benchmarks.iter().map(|(n, _)| n.as_str()).collect();
-                anyhow::bail!(
-                    "{}: no benchmark `{only}` (has: {})",
-                    path.display(),
-                    names.join(", ")
-                );
-            }
-        }
+        check_only(&cfg.benchmarks, &self.only, path)?;
         Ok(cfg
             .expand(&limits)
             .into_iter()
@@ -223,7 +214,27 @@ fn default_json_path(r: &Results) -> PathBuf {
     PathBuf::from("results").join(format!("membench-{}.json", r.started_unix))
 }
 
-fn write_json(r: &Results, path: &Path) -> Result<()> {
+/// Errors unless every `--only` name is a benchmark of the config at `path`.
+pub(crate) fn check_only<S>(
+    benchmarks: &[(String, S)],
+    only: &[String],
+    path: &Path,
+) -> Result<()> {
+    for o in only {
+        if !benchmarks.iter().any(|(n, _)| n == o) {
+            let names: Vec<&str> = benchmarks.iter().map(|(n, _)| n.as_str()).collect();
+            anyhow::bail!(
+                "{}: no benchmark `{o}` (has: {})",
+                path.display(),
+                names.join(", ")
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Writes `r` as pretty JSON to `path`, creating its directory.
+pub(crate) fn write_json<T: serde::Serialize>(r: &T, path: &Path) -> Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
