@@ -9,6 +9,7 @@ mod plot_elf;
 mod plot_io;
 mod ssb_cmd;
 mod ssb_load;
+mod ssb_run;
 mod store_cmd;
 mod topology_cmd;
 
@@ -38,7 +39,7 @@ enum Command {
     },
     /// Measure bandwidth and latency of a memory tier (SIGMOD'21 §3–§5, PerMA-Bench).
     Membench(Box<membench_cmd::MembenchArgs>),
-    /// Star Schema Benchmark data.
+    /// Star Schema Benchmark: data, the 13 queries on any tier, the Table 1 ladder, Fig. 14.
     Ssb {
         #[command(subcommand)]
         command: SsbCommand,
@@ -104,6 +105,26 @@ enum SsbCommand {
         #[arg(long)]
         quiet: bool,
     },
+    /// Run SSB queries: median ms, rows and GB/s of fact data per query.
+    Run {
+        /// Queries: all, or a list such as 1.1,2.3.
+        #[arg(long, default_value = "all")]
+        queries: String,
+        #[command(flatten)]
+        args: Box<ssb_run::RunArgs>,
+    },
+    /// Run star-join queries described in a YAML or JSON file (one query or a list).
+    Query {
+        /// The query file (the shape of crates/engine/queries/ssb.yaml).
+        file: PathBuf,
+        #[command(flatten)]
+        args: Box<ssb_run::RunArgs>,
+    },
+    /// The SIGMOD'21 Table 1 ladder for one query on every tier: 1 thread, all threads,
+    /// pinning, striping + replication.
+    Breakdown(Box<ssb_run::BreakdownArgs>),
+    /// The 13 queries on every tier of this machine and the slowdown vs DRAM (Fig. 14).
+    Tiers(Box<ssb_run::TiersArgs>),
 }
 
 #[derive(Debug, Subcommand)]
@@ -219,6 +240,18 @@ fn main() {
                     quiet,
                 },
         } => ssb_load::load(sf, &tier, &out, tbl.as_deref(), quiet),
+        Command::Ssb {
+            command: SsbCommand::Run { queries, args },
+        } => ssb_run::ssb_list(&queries).and_then(|q| ssb_run::run(&args, q)),
+        Command::Ssb {
+            command: SsbCommand::Query { file, args },
+        } => ssb_run::load_query_file(&file).and_then(|q| ssb_run::run(&args, q)),
+        Command::Ssb {
+            command: SsbCommand::Breakdown(args),
+        } => ssb_run::breakdown(&args),
+        Command::Ssb {
+            command: SsbCommand::Tiers(args),
+        } => ssb_run::tiers(&args),
         Command::Elf { command } => match command {
             ElfCommand::Build {
                 rows,

@@ -13,87 +13,13 @@ use pmolap_ssb::{
     SupplierGenerator, Table,
 };
 use pmolap_store::{
-    ColumnType, OpenOptions, Placement, Schema, Table as StoreTable, TableBuilder, Value,
-    WriteOptions,
+    OpenOptions, Placement, Schema, Table as StoreTable, TableBuilder, Value, WriteOptions,
 };
 use pmolap_tier::TierSpec;
 
-use ColumnType::{Int, Str};
-
 /// The SSB schema of `table`, with the column names of the SSB paper.
 pub fn ssb_schema(table: Table) -> Result<Schema> {
-    let cols: &[(&str, ColumnType)] = match table {
-        Table::LineOrder => &[
-            ("lo_orderkey", Int),
-            ("lo_linenumber", Int),
-            ("lo_custkey", Int),
-            ("lo_partkey", Int),
-            ("lo_suppkey", Int),
-            ("lo_orderdate", Int),
-            ("lo_orderpriority", Str),
-            ("lo_shippriority", Int),
-            ("lo_quantity", Int),
-            ("lo_extendedprice", Int),
-            ("lo_ordtotalprice", Int),
-            ("lo_discount", Int),
-            ("lo_revenue", Int),
-            ("lo_supplycost", Int),
-            ("lo_tax", Int),
-            ("lo_commitdate", Int),
-            ("lo_shipmode", Str),
-        ],
-        Table::Part => &[
-            ("p_partkey", Int),
-            ("p_name", Str),
-            ("p_mfgr", Str),
-            ("p_category", Str),
-            ("p_brand1", Str),
-            ("p_color", Str),
-            ("p_type", Str),
-            ("p_size", Int),
-            ("p_container", Str),
-        ],
-        Table::Supplier => &[
-            ("s_suppkey", Int),
-            ("s_name", Str),
-            ("s_address", Str),
-            ("s_city", Str),
-            ("s_nation", Str),
-            ("s_region", Str),
-            ("s_phone", Str),
-        ],
-        Table::Customer => &[
-            ("c_custkey", Int),
-            ("c_name", Str),
-            ("c_address", Str),
-            ("c_city", Str),
-            ("c_nation", Str),
-            ("c_region", Str),
-            ("c_phone", Str),
-            ("c_mktsegment", Str),
-        ],
-        Table::Date => &[
-            ("d_datekey", Int),
-            ("d_date", Str),
-            ("d_dayofweek", Str),
-            ("d_month", Str),
-            ("d_year", Int),
-            ("d_yearmonthnum", Int),
-            ("d_yearmonth", Str),
-            ("d_daynuminweek", Int),
-            ("d_daynuminmonth", Int),
-            ("d_daynuminyear", Int),
-            ("d_monthnuminyear", Int),
-            ("d_weeknuminyear", Int),
-            ("d_sellingseason", Str),
-            ("d_lastdayinweekfl", Int),
-            ("d_lastdayinmonthfl", Int),
-            ("d_holidayfl", Int),
-            ("d_weekdayfl", Int),
-        ],
-    };
-    Schema::new(cols.iter().map(|(n, t)| (n.to_string(), *t)))
-        .with_context(|| format!("the SSB schema of {table}"))
+    Ok(pmolap_engine::ssb::schema(&table.to_string())?)
 }
 
 /// Pushes every row of `table` at `sf` into a builder, ticking `pb` per 64 Ki rows.

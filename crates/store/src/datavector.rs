@@ -94,8 +94,10 @@ impl DataVector {
         &self.s.info
     }
 
+    /// The packed value ids ([`crate::bitpack`] layout, padding word included): raw,
+    /// uncounted access for engines that run their own scan and gather kernels.
     #[inline]
-    fn words(&self) -> &[u64] {
+    pub fn words(&self) -> &[u64] {
         cast(self.s.payload())
     }
 

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs the 13 Star Schema Benchmark queries in DuckDB and in `pmolap ssb run` on the same
+# data (generated once by `pmolap ssb gen`, loaded into both), with the same threads,
+# checks that both return exactly the same rows, and prints a Markdown table (median ms,
+# speedup DuckDB / pmolap, geometric mean) and writes a JSON file. See README.md.
+#
+#   bench/ssb-vs-duckdb/run.sh                            # SF 10, nproc threads, 5 reps
+#   bench/ssb-vs-duckdb/run.sh --sf 1 --threads 2 --queries 1.1,2.3
+#   bench/ssb-vs-duckdb/run.sh --sf 1 --duckdb-only \
+#       --check-reference ../shared/ssb-reference/answers-sf1.json
+#
+# Arguments are passed to ssb_vs_duckdb.py (--help lists them). Environment: WORK (the
+# data directory and the venv, default /tmp/ssb-vs-duckdb; also passed as --work unless
+# the arguments name one), PYTHON (the interpreter the venv is made with, default python3).
+# The venv (WORK/venv) is made once and gets requirements.txt (DuckDB, pinned).
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+
+WORK="${WORK:-/tmp/ssb-vs-duckdb}"
+PYTHON="${PYTHON:-python3}"
+venv="$WORK/venv"
+
+if [[ ! -x "$venv/bin/python" ]]; then
+    echo "making $venv" >&2
+    mkdir -p "$WORK"
+    "$PYTHON" -m venv "$venv"
+fi
+# Quick when already satisfied; brings an existing venv to the pinned version.
+"$venv/bin/pip" install --quiet --disable-pip-version-check -r "$here/requirements.txt" >&2
+
+(cd "$root" && cargo build --release -q -p pmolap) >&2
+
+args=("$@")
+have_work=0
+for a in "$@"; do
+    [[ "$a" == --work || "$a" == --work=* ]] && have_work=1
+done
+((have_work)) || args+=(--work "$WORK")
+
+cd "$root"
+exec "$venv/bin/python" "$here/ssb_vs_duckdb.py" "${args[@]}"

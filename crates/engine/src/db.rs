@@ -1,0 +1,124 @@
+//! `Database`: the column-store tables of one directory (`<dir>/<table>/MANIFEST`, as
+//! `pmolap ssb load` writes them), opened on the tiers a placement names, with the join
+//! indexes built on first use and kept.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use pmolap_store::table::OpenOptions;
+use pmolap_store::{Placement, Table};
+
+use crate::error::{Error, Result};
+use crate::joinindex::JoinIndex;
+use crate::query::IndexChoice;
+
+type IndexKey = (String, String, IndexChoice);
+
+/// Open tables by name.
+#[derive(Debug)]
+pub struct Database {
+    dir: PathBuf,
+    tables: BTreeMap<String, Table>,
+    indexes: Mutex<HashMap<IndexKey, Arc<JoinIndex>>>,
+}
+
+impl Database {
+    /// Opens every table under `dir` on the tiers `placement` names.
+    pub fn open(dir: &Path, placement: &Placement, opts: &OpenOptions) -> Result<Database> {
+        let rd = std::fs::read_dir(dir).map_err(|e| {
+            Error::Database(format!(
+                "{}: cannot read the database directory: {e}",
+                dir.display()
+            ))
+        })?;
+        let mut names: Vec<String> = Vec::new();
+        for entry in rd {
+            let entry = entry.map_err(|e| Error::Database(format!("{}: {e}", dir.display())))?;
+            let path = entry.path();
+            if path.join(pmolap_store::format::MANIFEST).is_file() {
+                names.push(entry.file_name().to_string_lossy().into_owned());
+            }
+        }
+        if names.is_empty() {
+            return Err(Error::Database(format!(
+                "{}: no tables here (expected <table>/MANIFEST directories, as `pmolap ssb load` writes)",
+                dir.display()
+            )));
+        }
+        names.sort();
+        let mut tables = BTreeMap::new();
+        for n in names {
+            let t = Table::open_with(&dir.join(&n), placement, opts)?;
+            tables.insert(n, t);
+        }
+        Ok(Database {
+            dir: dir.to_path_buf(),
+            tables,
+            indexes: Mutex::new(HashMap::new()),
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The table `name`.
+    pub fn table(&self, name: &str) -> Result<&Table> {
+        self.tables.get(name).ok_or_else(|| {
+            Error::Query(format!(
+                "no table `{name}` in {} (have: {})",
+                self.dir.display(),
+                self.tables.keys().cloned().collect::<Vec<_>>().join(", ")
+            ))
+        })
+    }
+
+    pub fn tables(&self) -> impl Iterator<Item = (&str, &Table)> {
+        self.tables.iter().map(|(n, t)| (n.as_str(), t))
+    }
+
+    /// Every file of every table (for page-cache control).
+    pub fn files(&self) -> Vec<PathBuf> {
+        self.tables
+            .values()
+            .flat_map(|t| {
+                t.manifest()
+                    .file_names()
+                    .map(|f| t.dir().join(f))
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    /// The join index of `table.key` (built now when absent; the second value says so,
+    /// with the build time in ms).
+    pub fn join_index(
+        &self,
+        table: &str,
+        key: &str,
+        choice: IndexChoice,
+    ) -> Result<(Arc<JoinIndex>, Option<f64>)> {
+        let k = (table.to_string(), key.to_string(), choice);
+        if let Some(ix) = self.lock().get(&k) {
+            return Ok((ix.clone(), None));
+        }
+        let t0 = Instant::now();
+        let col = self.table(table)?.column(key)?;
+        let ix = Arc::new(JoinIndex::build(table, col, choice)?);
+        let ms = t0.elapsed().as_secs_f64() * 1e3;
+        self.lock().insert(k, ix.clone());
+        Ok((ix, Some(ms)))
+    }
+
+    /// Drops the cached join indexes (the next query builds them again).
+    pub fn clear_join_indexes(&self) {
+        self.lock().clear();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<IndexKey, Arc<JoinIndex>>> {
+        // A panic while holding the lock leaves only a cache behind: keep using it.
+        self.indexes.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}

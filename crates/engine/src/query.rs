@@ -1,0 +1,442 @@
+//! Star-join queries as data: fact-table predicates, joined dimensions with their
+//! predicates and carried (group-by) attributes, aggregates (sums of fact-column
+//! expressions), the select list, order by and limit. Read from YAML or JSON; checked for
+//! shape here and against a database's schemas when planned.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::error::{Error, Result};
+
+/// A literal in a predicate: an integer or a string.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Literal {
+    Int(i64),
+    Str(String),
+}
+
+impl fmt::Display for Literal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Literal::Int(v) => write!(f, "{v}"),
+            Literal::Str(s) => write!(f, "'{s}'"),
+        }
+    }
+}
+
+/// A predicate on one column; every bound given must hold (a conjunction), so
+/// `{ge: 1992, le: 1997}` is a range and `{in: [a, b]}` a set.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Predicate {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eq: Option<Literal>,
+    #[serde(default, rename = "in", skip_serializing_if = "Option::is_none")]
+    pub one_of: Option<Vec<Literal>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub between: Option<(Literal, Literal)>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lt: Option<Literal>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub le: Option<Literal>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gt: Option<Literal>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ge: Option<Literal>,
+}
+
+impl Predicate {
+    /// Every literal of the predicate.
+    pub fn literals(&self) -> Vec<&Literal> {
+        let mut v: Vec<&Literal> = Vec::new();
+        v.extend(&self.eq);
+        if let Some(l) = &self.one_of {
+            v.extend(l);
+        }
+        if let Some((a, b)) = &self.between {
+            v.push(a);
+            v.push(b);
+        }
+        v.extend(&self.lt);
+        v.extend(&self.le);
+        v.extend(&self.gt);
+        v.extend(&self.ge);
+        v
+    }
+
+    fn is_empty(&self) -> bool {
+        self.literals().is_empty() && self.one_of.is_none()
+    }
+}
+
+/// One joined dimension.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Join {
+    /// The dimension table.
+    pub dim: String,
+    /// `[fact foreign-key column, dimension key column]`.
+    pub on: (String, String),
+    /// Predicates on dimension columns.
+    #[serde(default, rename = "where")]
+    pub filters: BTreeMap<String, Predicate>,
+    /// Dimension columns the query groups by.
+    #[serde(default)]
+    pub carry: Vec<String>,
+    /// Join index to use: `auto` (dense array when the keys are dense, else hash), `dense`
+    /// or `hash`.
+    #[serde(default)]
+    pub index: IndexChoice,
+}
+
+/// Which join index a dimension uses.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IndexChoice {
+    #[default]
+    Auto,
+    Dense,
+    Hash,
+}
+
+impl std::str::FromStr for IndexChoice {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "auto" => Ok(IndexChoice::Auto),
+            "dense" => Ok(IndexChoice::Dense),
+            "hash" => Ok(IndexChoice::Hash),
+            _ => Err(Error::Query(format!(
+                "unknown join index `{s}`; use auto, dense or hash"
+            ))),
+        }
+    }
+}
+
+/// An arithmetic operator of an aggregate expression.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Op {
+    Add,
+    Sub,
+    Mul,
+}
+
+/// A fact-column expression: a column, or two columns joined by `+`, `-` or `*`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum Expr {
+    Col(String),
+    Bin(String, Op, String),
+}
+
+impl Expr {
+    pub fn columns(&self) -> Vec<&str> {
+        match self {
+            Expr::Col(c) => vec![c],
+            Expr::Bin(a, _, b) => vec![a, b],
+        }
+    }
+}
+
+impl fmt::Display for Expr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Expr::Col(c) => f.write_str(c),
+            Expr::Bin(a, op, b) => {
+                let o = match op {
+                    Op::Add => '+',
+                    Op::Sub => '-',
+                    Op::Mul => '*',
+                };
+                write!(f, "{a} {o} {b}")
+            }
+        }
+    }
+}
+
+impl std::str::FromStr for Expr {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        let ident = |t: &str| -> Result<String> {
+            let t = t.trim();
+            if !t.is_empty() && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                Ok(t.to_string())
+            } else {
+                Err(Error::Query(format!(
+                    "expression `{s}`: `{t}` is not a column name (use `col`, `a * b`, `a - b` or `a + b`)"
+                )))
+            }
+        };
+        match s.find(['*', '-', '+']) {
+            None => Ok(Expr::Col(ident(s)?)),
+            Some(i) => {
+                let op = match &s[i..=i] {
+                    "*" => Op::Mul,
+                    "-" => Op::Sub,
+                    _ => Op::Add,
+                };
+                Ok(Expr::Bin(ident(&s[..i])?, op, ident(&s[i + 1..])?))
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Expr {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// `name = sum(expr)`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Aggregate {
+    pub name: String,
+    pub sum: Expr,
+}
+
+/// One ORDER BY key: a select-list name, ascending unless `desc`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OrderKey {
+    pub name: String,
+    pub desc: bool,
+}
+
+impl<'de> Deserialize<'de> for OrderKey {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        let mut parts = s.split_whitespace();
+        let name = parts.next().unwrap_or_default().to_string();
+        let desc = match parts.next().map(str::to_ascii_lowercase).as_deref() {
+            None | Some("asc") => false,
+            Some("desc") => true,
+            Some(x) => {
+                return Err(serde::de::Error::custom(format!(
+                    "order key `{s}`: `{x}` is neither asc nor desc"
+                )))
+            }
+        };
+        if name.is_empty() || parts.next().is_some() {
+            return Err(serde::de::Error::custom(format!(
+                "order key `{s}`: write `name` or `name desc`"
+            )));
+        }
+        Ok(OrderKey { name, desc })
+    }
+}
+
+fn default_fact() -> String {
+    "lineorder".into()
+}
+
+/// A star-join query.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Query {
+    /// A name for reports (`1.1`, …).
+    #[serde(default)]
+    pub id: String,
+    /// The fact table.
+    #[serde(default = "default_fact")]
+    pub fact: String,
+    /// Predicates on fact columns.
+    #[serde(default, rename = "where")]
+    pub filters: BTreeMap<String, Predicate>,
+    #[serde(default)]
+    pub joins: Vec<Join>,
+    /// Fact columns the query groups by (besides the joins' carried columns).
+    #[serde(default)]
+    pub carry: Vec<String>,
+    pub aggregates: Vec<Aggregate>,
+    /// Output columns, in order: aggregate names and carried columns.
+    pub select: Vec<String>,
+    #[serde(default)]
+    pub order_by: Vec<OrderKey>,
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+impl Query {
+    /// Checks what can be checked without a database: names unique and known, no empty
+    /// predicate.
+    pub fn validate(&self) -> Result<()> {
+        let q = |m: String| Error::Query(format!("query {}: {m}", self.label()));
+        if self.aggregates.is_empty() {
+            return Err(q("needs at least one aggregate".into()));
+        }
+        let mut names: Vec<&str> = self.aggregates.iter().map(|a| a.name.as_str()).collect();
+        names.extend(self.carry.iter().map(String::as_str));
+        for j in &self.joins {
+            names.extend(j.carry.iter().map(String::as_str));
+        }
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+            return Err(q(format!("`{}` is named twice", w[0])));
+        }
+        for s in &self.select {
+            if !names.contains(&s.as_str()) {
+                return Err(q(format!(
+                    "select `{s}` is neither an aggregate nor a carried column (have: {})",
+                    names.join(", ")
+                )));
+            }
+        }
+        for k in &self.order_by {
+            if !self.select.contains(&k.name) {
+                return Err(q(format!(
+                    "order by `{}` is not in the select list",
+                    k.name
+                )));
+            }
+        }
+        let mut dims: Vec<&str> = self.joins.iter().map(|j| j.dim.as_str()).collect();
+        dims.sort_unstable();
+        if let Some(w) = dims.windows(2).find(|w| w[0] == w[1]) {
+            return Err(q(format!("dimension `{}` is joined twice", w[0])));
+        }
+        let all_preds = self
+            .filters
+            .iter()
+            .chain(self.joins.iter().flat_map(|j| j.filters.iter()));
+        for (col, p) in all_preds {
+            if p.is_empty() {
+                return Err(q(format!(
+                    "the predicate on `{col}` is empty (use eq, in, between, lt, le, gt or ge)"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// `Q<id>` or `the query` when it has no id.
+    pub fn label(&self) -> String {
+        if self.id.is_empty() {
+            "(unnamed)".into()
+        } else {
+            self.id.clone()
+        }
+    }
+}
+
+/// Parses one query or a list of queries from YAML (JSON is YAML too).
+pub fn parse_queries(text: &str, origin: &str) -> Result<Vec<Query>> {
+    // Not an untagged enum: that would hide the real error. Look at the shape first and
+    // report the error of the shape the text has.
+    let value: serde_yaml_ng::Value = serde_yaml_ng::from_str(text)
+        .map_err(|e| Error::Query(format!("{origin}: not YAML: {e}")))?;
+    let queries = if value.is_sequence() {
+        serde_yaml_ng::from_value::<Vec<Query>>(value)
+    } else {
+        serde_yaml_ng::from_value::<Query>(value).map(|q| vec![q])
+    }
+    .map_err(|e| Error::Query(format!("{origin}: {e}")))?;
+    for q in &queries {
+        q.validate()
+            .map_err(|e| Error::Query(format!("{origin}: {e}")))?;
+    }
+    Ok(queries)
+}
+
+/// The 13 SSB queries, as data (`queries/ssb.yaml`).
+pub fn ssb_queries() -> Vec<Query> {
+    parse_queries(include_str!("../queries/ssb.yaml"), "queries/ssb.yaml")
+        .expect("the embedded SSB queries parse (checked by a unit test)")
+}
+
+/// The SSB queries whose ids are listed (`all` or `1.1,2.3`), in the order given.
+pub fn select_ssb(list: &str) -> Result<Vec<Query>> {
+    let all = ssb_queries();
+    if list.trim() == "all" {
+        return Ok(all);
+    }
+    list.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|id| {
+            let id = id.trim_start_matches(['q', 'Q']);
+            all.iter().find(|q| q.id == id).cloned().ok_or_else(|| {
+                Error::Query(format!(
+                    "no SSB query `{id}`; the queries are {}",
+                    all.iter()
+                        .map(|q| q.id.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ssb_queries_parse() {
+        let q = ssb_queries();
+        assert_eq!(q.len(), 13);
+        assert_eq!(q[0].id, "1.1");
+        assert_eq!(
+            q[0].aggregates[0].sum,
+            Expr::Bin("lo_extendedprice".into(), Op::Mul, "lo_discount".into())
+        );
+        assert_eq!(
+            q[6].order_by[1],
+            OrderKey {
+                name: "revenue".into(),
+                desc: true
+            }
+        );
+    }
+
+    #[test]
+    fn selects_by_id() {
+        let q = select_ssb("q2.1, 4.3").unwrap();
+        assert_eq!(
+            q.iter().map(|q| q.id.as_str()).collect::<Vec<_>>(),
+            ["2.1", "4.3"]
+        );
+        let e = select_ssb("5.1").unwrap_err().to_string();
+        assert!(e.contains("no SSB query `5.1`"), "{e}");
+    }
+
+    #[test]
+    fn bad_queries_are_named() {
+        let bad = [
+            ("aggregates: []\nselect: []", "at least one aggregate"),
+            (
+                "aggregates: [{name: r, sum: a}]\nselect: [x]",
+                "select `x` is neither",
+            ),
+            (
+                "aggregates: [{name: r, sum: a / b}]\nselect: [r]",
+                "not a column name",
+            ),
+            (
+                "aggregates: [{name: r, sum: a}]\nselect: [r]\norder_by: [r sideways]",
+                "neither asc nor desc",
+            ),
+            (
+                "aggregates: [{name: r, sum: a}]\nselect: [r]\nwhere: {a: {}}",
+                "is empty",
+            ),
+            (
+                "aggregates: [{name: r, sum: a}]\nselect: [r]\nwhere: {a: {like: x}}",
+                "unknown field `like`",
+            ),
+            (
+                "aggregates: [{name: r, sum: a}]\nselect: [r]\nfoo: 1",
+                "unknown field `foo`",
+            ),
+        ];
+        for (text, want) in bad {
+            let e = parse_queries(text, "t.yaml").unwrap_err().to_string();
+            assert!(e.contains(want), "{text}: {e}");
+            assert!(e.starts_with("t.yaml"), "{e}");
+        }
+    }
+}
