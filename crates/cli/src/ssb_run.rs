@@ -61,7 +61,7 @@ impl DataArgs {
             stripe: !self.no_stripe,
             replicate_dims: !self.no_replicate_dims,
             morsel_rows: self.morsel,
-            nodes_override: None,
+            ..ExecOptions::default()
         }
     }
 

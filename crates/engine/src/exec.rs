@@ -34,6 +34,9 @@ pub struct ExecOptions {
     pub replicate_dims: bool,
     /// Rows per morsel (a multiple of 64).
     pub morsel_rows: usize,
+    /// Largest group domain aggregated in dense per-thread arrays; larger ones use hash
+    /// tables.
+    pub dense_groups_max: u64,
     /// Test hook: treat these nodes as the machine's CPU nodes (repeats allowed), so the
     /// striped and replicated paths run on a one-node machine. `None`: the topology's.
     pub nodes_override: Option<Vec<u32>>,
@@ -47,6 +50,7 @@ impl Default for ExecOptions {
             stripe: true,
             replicate_dims: true,
             morsel_rows: 16 * 1024,
+            dense_groups_max: DENSE_GROUPS_MAX,
             nodes_override: None,
         }
     }
@@ -281,8 +285,8 @@ enum Acc {
 }
 
 impl Acc {
-    fn new(domain: u64, naggs: usize) -> Acc {
-        if domain <= DENSE_GROUPS_MAX {
+    fn new(domain: u64, naggs: usize, dense_max: u64) -> Acc {
+        if domain <= dense_max {
             Acc::Dense {
                 sums: vec![0; domain as usize * naggs],
                 counts: vec![0; domain as usize],
@@ -438,7 +442,7 @@ fn run_morsel(
             k = first_step(&buf[..n], st.test, st.stride, sel, gid);
         }
     }
-    for st in &steps[1..] {
+    for st in steps.iter().skip(1) {
         if k == 0 {
             return 0;
         }
@@ -544,13 +548,19 @@ pub fn execute(
     plan: &Plan<'_>,
     layout: &Layout,
     striped: &StripedFact,
-    morsel_rows: usize,
+    opts: &ExecOptions,
     region: &RegionOptions,
 ) -> Result<(Vec<Vec<OutValue>>, ExecStats)> {
     let t0 = Instant::now();
     let naggs = plan.aggs.len();
     let rows = plan.fact_rows;
-    let m = morsel_rows;
+    let m = opts.morsel_rows;
+    if m == 0 || !m.is_multiple_of(64) {
+        return Err(Error::Options(format!(
+            "morsel size {m} rows is not a positive multiple of 64"
+        )));
+    }
+    let dense_max = opts.dense_groups_max;
 
     // Node-local copies of the join filters (replication), made per run: they are the
     // query's own derived structures.
@@ -632,7 +642,7 @@ pub fn execute(
                 let range = range.clone();
                 handles.push(scope.spawn(move || -> Result<(Acc, u64, usize)> {
                     pin::pin_current_thread(cpus)?;
-                    let mut acc = Acc::new(plan.group_domain, naggs);
+                    let mut acc = Acc::new(plan.group_domain, naggs, dense_max);
                     let mut s = Scratch::new(m);
                     let (mut qualifying, mut morsels) = (0u64, 0usize);
                     if plan.never {

@@ -64,7 +64,7 @@ pub fn run_query(
 ) -> Result<QueryRun> {
     let t0 = std::time::Instant::now();
     let p = plan(db, query)?;
-    let (rows, exec) = execute(&p, layout, striped, opts.morsel_rows, region)?;
+    let (rows, exec) = execute(&p, layout, striped, opts, region)?;
     let steps = p
         .steps
         .iter()

@@ -408,25 +408,48 @@ pub fn plan<'db>(db: &'db Database, query: &Query) -> Result<Plan<'db>> {
         // Group codes: carried tuples numbered densely among the passing rows.
         let carried: Vec<&Column> = j.carry.iter().map(|c| dim_col(c)).collect::<Result<_>>()?;
         let carried_ids: Vec<Vec<u32>> = carried.iter().map(|c| all_ids(c)).collect();
-        let mut tuple_of: HashMap<Vec<u32>, u32> = HashMap::new();
+        // A tuple's key: its value ids in mixed radix (dictionary sizes), which fits a u64
+        // for any realistic carry; the map is skipped when nothing is carried.
+        let radix: Vec<u64> = carried.iter().map(|c| c.dict.len().max(1) as u64).collect();
+        if radix
+            .iter()
+            .try_fold(1u64, |acc, &r| acc.checked_mul(r))
+            .is_none()
+        {
+            return Err(qerr(
+                query,
+                format!(
+                    "join {}: the carried columns have too many value combinations",
+                    j.dim
+                ),
+            ));
+        }
+        let mut tuple_of: HashMap<u64, u32> = HashMap::new();
         let mut tuples: Vec<Vec<OutValue>> = Vec::new();
         let mut code = vec![MISS; m];
         for r in 0..m {
             if !pass[r] {
                 continue;
             }
-            let key: Vec<u32> = carried_ids.iter().map(|ids| ids[r]).collect();
+            if carried.is_empty() {
+                code[r] = 0;
+                continue;
+            }
+            let key = carried_ids
+                .iter()
+                .zip(&radix)
+                .fold(0u64, |k, (ids, &rad)| k * rad + ids[r] as u64);
             let next = tuples.len() as u32;
-            let t = *tuple_of.entry(key).or_insert_with_key(|k| {
+            code[r] = *tuple_of.entry(key).or_insert_with(|| {
                 tuples.push(
-                    k.iter()
+                    carried_ids
+                        .iter()
                         .zip(&carried)
-                        .map(|(&id, c)| OutValue::from(c.dict.get(id)))
+                        .map(|(ids, c)| OutValue::from(c.dict.get(ids[r])))
                         .collect(),
                 );
                 next
             });
-            code[r] = t;
         }
         let dim_rows_passing = pass.iter().filter(|&&p| p).count();
         // The join filter, by value id of the fact foreign key.

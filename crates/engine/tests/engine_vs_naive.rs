@@ -1,0 +1,515 @@
+//! Guards the engine's answers: random star-join queries over a small random star schema
+//! (dense and sparse dimension keys, int and string columns, every predicate form) must
+//! equal a naive row-at-a-time evaluation, under every execution variant (threads, morsel
+//! sizes, dense or hash join indexes and aggregation, a striped + replicated layout).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use pmolap_engine::query::{Aggregate, Expr, IndexChoice, Join, Literal, Op, OrderKey, Predicate};
+use pmolap_engine::{run_query, Database, ExecOptions, Layout, OutValue, Query, StripedFact};
+use pmolap_store::table::OpenOptions;
+use pmolap_store::{ColumnType, Placement, Schema, TableBuilder, Value, WriteOptions};
+use pmolap_tier::{Pinning, RegionOptions, Topology};
+
+/// A tiny deterministic generator (xorshift).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+#[derive(Clone, Debug)]
+enum V {
+    I(i64),
+    S(String),
+}
+
+impl V {
+    fn out(&self) -> OutValue {
+        match self {
+            V::I(i) => OutValue::Int(*i),
+            V::S(s) => OutValue::Str(s.clone()),
+        }
+    }
+}
+
+/// Column-major data of one table, with its schema.
+struct Data {
+    cols: Vec<(String, Vec<V>)>,
+}
+
+impl Data {
+    fn col(&self, name: &str) -> &[V] {
+        &self.cols.iter().find(|(n, _)| n == name).unwrap().1
+    }
+    fn rows(&self) -> usize {
+        self.cols[0].1.len()
+    }
+    fn write(&self, dir: &Path) {
+        let schema = Schema::new(self.cols.iter().map(|(n, v)| {
+            (
+                n.clone(),
+                match v[0] {
+                    V::I(_) => ColumnType::Int,
+                    V::S(_) => ColumnType::Str,
+                },
+            )
+        }))
+        .unwrap();
+        let mut b = TableBuilder::new(schema);
+        for r in 0..self.rows() {
+            let row: Vec<Value<'_>> = self
+                .cols
+                .iter()
+                .map(|(_, v)| match &v[r] {
+                    V::I(i) => Value::Int(*i),
+                    V::S(s) => Value::Str(s),
+                })
+                .collect();
+            b.push_row(&row).unwrap();
+        }
+        b.finish(dir, &WriteOptions::default()).unwrap();
+    }
+}
+
+const NAMES: [&str; 6] = ["ANT", "BEE", "CAT", "DOG", "EEL", "FOX"];
+
+fn star(rng: &mut Rng, dir: &Path, fact_rows: usize) -> BTreeMap<String, Data> {
+    let mut db = BTreeMap::new();
+    // dim a: dense keys 1..=300, a string and an int attribute.
+    let n_a = 300;
+    db.insert(
+        "a".to_string(),
+        Data {
+            cols: vec![
+                ("a_key".into(), (1..=n_a).map(V::I).collect()),
+                (
+                    "a_name".into(),
+                    (0..n_a)
+                        .map(|_| V::S(NAMES[rng.below(6) as usize].into()))
+                        .collect(),
+                ),
+                (
+                    "a_grp".into(),
+                    (0..n_a).map(|_| V::I(rng.below(9) as i64 + 1990)).collect(),
+                ),
+            ],
+        },
+    );
+    // dim b: sparse keys (a hash join index under auto), one string attribute.
+    let n_b = 150;
+    db.insert(
+        "b".to_string(),
+        Data {
+            cols: vec![
+                (
+                    "b_key".into(),
+                    (0..n_b).map(|i| V::I(i * 1_000_003 + 7)).collect(),
+                ),
+                (
+                    "b_city".into(),
+                    (0..n_b)
+                        .map(|_| V::S(format!("C{}", rng.below(12))))
+                        .collect(),
+                ),
+            ],
+        },
+    );
+    let a_keys: Vec<i64> = (1..=n_a).collect();
+    let b_keys: Vec<i64> = (0..n_b).map(|i| i * 1_000_003 + 7).collect();
+    db.insert(
+        "fact".to_string(),
+        Data {
+            cols: vec![
+                (
+                    "f_a".into(),
+                    // Some keys miss the dimension (inner-join semantics drop the row).
+                    (0..fact_rows)
+                        .map(|_| {
+                            if rng.below(50) == 0 {
+                                V::I(10_000)
+                            } else {
+                                V::I(a_keys[rng.below(a_keys.len() as u64) as usize])
+                            }
+                        })
+                        .collect(),
+                ),
+                (
+                    "f_b".into(),
+                    (0..fact_rows)
+                        .map(|_| V::I(b_keys[rng.below(b_keys.len() as u64) as usize]))
+                        .collect(),
+                ),
+                (
+                    "f_x".into(),
+                    (0..fact_rows)
+                        .map(|_| V::I(rng.below(100) as i64 - 20))
+                        .collect(),
+                ),
+                (
+                    "f_y".into(),
+                    (0..fact_rows)
+                        .map(|_| V::I(rng.below(1000) as i64))
+                        .collect(),
+                ),
+                (
+                    "f_mode".into(),
+                    (0..fact_rows)
+                        .map(|_| V::S(["AIR", "RAIL", "SHIP"][rng.below(3) as usize].into()))
+                        .collect(),
+                ),
+            ],
+        },
+    );
+    for (name, d) in &db {
+        d.write(&dir.join(name));
+    }
+    db
+}
+
+fn lit(v: &V) -> Literal {
+    match v {
+        V::I(i) => Literal::Int(*i),
+        V::S(s) => Literal::Str(s.clone()),
+    }
+}
+
+fn random_pred(rng: &mut Rng, values: &[V]) -> Predicate {
+    let pick = |rng: &mut Rng| values[rng.below(values.len() as u64) as usize].clone();
+    let mut p = Predicate::default();
+    match rng.below(7) {
+        0 => p.eq = Some(lit(&pick(rng))),
+        1 => p.one_of = Some((0..1 + rng.below(3)).map(|_| lit(&pick(rng))).collect()),
+        2 => {
+            let (x, y) = (lit(&pick(rng)), lit(&pick(rng)));
+            p.between = Some((x, y));
+        }
+        3 => p.lt = Some(lit(&pick(rng))),
+        4 => p.le = Some(lit(&pick(rng))),
+        5 => p.gt = Some(lit(&pick(rng))),
+        _ => {
+            p.ge = Some(lit(&pick(rng)));
+            p.le = Some(lit(&pick(rng)));
+        }
+    }
+    p
+}
+
+fn cmp_v(a: &V, b: &Literal) -> std::cmp::Ordering {
+    match (a, b) {
+        (V::I(x), Literal::Int(y)) => x.cmp(y),
+        (V::S(x), Literal::Str(y)) => x.as_str().cmp(y.as_str()),
+        _ => panic!("type mismatch in test"),
+    }
+}
+
+fn holds(p: &Predicate, v: &V) -> bool {
+    use std::cmp::Ordering::*;
+    p.eq.as_ref().is_none_or(|x| cmp_v(v, x) == Equal)
+        && p.one_of
+            .as_ref()
+            .is_none_or(|l| l.iter().any(|x| cmp_v(v, x) == Equal))
+        && p.between
+            .as_ref()
+            .is_none_or(|(a, b)| cmp_v(v, a) != Less && cmp_v(v, b) != Greater)
+        && p.lt.as_ref().is_none_or(|x| cmp_v(v, x) == Less)
+        && p.le.as_ref().is_none_or(|x| cmp_v(v, x) != Greater)
+        && p.gt.as_ref().is_none_or(|x| cmp_v(v, x) == Greater)
+        && p.ge.as_ref().is_none_or(|x| cmp_v(v, x) != Less)
+}
+
+fn random_query(rng: &mut Rng, db: &BTreeMap<String, Data>, i: usize) -> Query {
+    let fact = &db["fact"];
+    let mut filters = BTreeMap::new();
+    for c in ["f_x", "f_mode"] {
+        if rng.below(2) == 0 {
+            filters.insert(c.to_string(), random_pred(rng, fact.col(c)));
+        }
+    }
+    let mut joins = Vec::new();
+    let mut select = Vec::new();
+    let mut carry_fact = Vec::new();
+    if rng.below(3) == 0 {
+        carry_fact.push("f_mode".to_string());
+        filters.remove("f_mode");
+        select.push("f_mode".to_string());
+    }
+    for (dim, fk, key, attrs) in [
+        ("a", "f_a", "a_key", vec!["a_name", "a_grp"]),
+        ("b", "f_b", "b_key", vec!["b_city"]),
+    ] {
+        if rng.below(4) == 0 {
+            continue;
+        }
+        let mut jf = BTreeMap::new();
+        let mut carry = Vec::new();
+        for at in attrs {
+            match rng.below(3) {
+                0 => {
+                    jf.insert(at.to_string(), random_pred(rng, db[dim].col(at)));
+                }
+                1 => carry.push(at.to_string()),
+                _ => {}
+            }
+        }
+        select.extend(carry.iter().cloned());
+        joins.push(Join {
+            dim: dim.into(),
+            on: (fk.into(), key.into()),
+            filters: jf,
+            carry,
+            index: [IndexChoice::Auto, IndexChoice::Dense, IndexChoice::Hash]
+                [rng.below(3) as usize],
+        });
+    }
+    let ops = [Op::Add, Op::Sub, Op::Mul];
+    let aggregates = vec![
+        Aggregate {
+            name: "s1".into(),
+            sum: Expr::Col("f_x".into()),
+        },
+        Aggregate {
+            name: "s2".into(),
+            sum: Expr::Bin("f_x".into(), ops[rng.below(3) as usize], "f_y".into()),
+        },
+    ];
+    select.push("s1".into());
+    select.push("s2".into());
+    let order_by = select
+        .iter()
+        .map(|s| OrderKey {
+            name: s.clone(),
+            desc: rng.below(2) == 0,
+        })
+        .collect();
+    Query {
+        id: format!("r{i}"),
+        fact: "fact".into(),
+        filters,
+        joins,
+        carry: carry_fact,
+        aggregates,
+        select,
+        order_by,
+        limit: if rng.below(4) == 0 { Some(3) } else { None },
+    }
+}
+
+/// Row-at-a-time evaluation of `q` over the raw data.
+fn naive(db: &BTreeMap<String, Data>, q: &Query) -> Vec<Vec<OutValue>> {
+    let fact = &db["fact"];
+    let mut groups: BTreeMap<Vec<OutValue>, (i64, i64)> = BTreeMap::new();
+    let mut any = false;
+    'rows: for r in 0..fact.rows() {
+        for (c, p) in &q.filters {
+            if !holds(p, &fact.col(c)[r]) {
+                continue 'rows;
+            }
+        }
+        let mut key: BTreeMap<String, OutValue> = BTreeMap::new();
+        for c in &q.carry {
+            key.insert(c.clone(), fact.col(c)[r].out());
+        }
+        for j in &q.joins {
+            let d = &db[&j.dim];
+            let fkv = match &fact.col(&j.on.0)[r] {
+                V::I(i) => *i,
+                V::S(_) => unreachable!(),
+            };
+            let Some(dr) = d
+                .col(&j.on.1)
+                .iter()
+                .position(|v| matches!(v, V::I(k) if *k == fkv))
+            else {
+                continue 'rows;
+            };
+            for (c, p) in &j.filters {
+                if !holds(p, &d.col(c)[dr]) {
+                    continue 'rows;
+                }
+            }
+            for c in &j.carry {
+                key.insert(c.clone(), d.col(c)[dr].out());
+            }
+        }
+        let val = |e: &Expr| -> i64 {
+            let g = |c: &str| match &fact.col(c)[r] {
+                V::I(i) => *i,
+                V::S(_) => unreachable!(),
+            };
+            match e {
+                Expr::Col(c) => g(c),
+                Expr::Bin(a, Op::Add, b) => g(a) + g(b),
+                Expr::Bin(a, Op::Sub, b) => g(a) - g(b),
+                Expr::Bin(a, Op::Mul, b) => g(a) * g(b),
+            }
+        };
+        let k: Vec<OutValue> = q
+            .select
+            .iter()
+            .filter_map(|s| key.get(s).cloned())
+            .collect();
+        let e = groups.entry(k).or_insert((0, 0));
+        e.0 += val(&q.aggregates[0].sum);
+        e.1 += val(&q.aggregates[1].sum);
+        any = true;
+    }
+    let carried_any = !q.carry.is_empty() || q.joins.iter().any(|j| !j.carry.is_empty());
+    let mut rows: Vec<Vec<OutValue>> = groups
+        .into_iter()
+        .map(|(k, (s1, s2))| {
+            let mut ki = k.into_iter();
+            q.select
+                .iter()
+                .map(|s| match s.as_str() {
+                    "s1" => OutValue::Int(s1),
+                    "s2" => OutValue::Int(s2),
+                    _ => ki.next().unwrap(),
+                })
+                .collect()
+        })
+        .collect();
+    if !carried_any && !any {
+        rows = vec![vec![OutValue::Null, OutValue::Null]];
+    }
+    let idx: Vec<(usize, bool)> = q
+        .order_by
+        .iter()
+        .map(|k| (q.select.iter().position(|s| s == &k.name).unwrap(), k.desc))
+        .collect();
+    rows.sort_by(|a, b| {
+        for &(i, d) in &idx {
+            let o = a[i].cmp(&b[i]);
+            if o.is_ne() {
+                return if d { o.reverse() } else { o };
+            }
+        }
+        a.cmp(b)
+    });
+    if let Some(l) = q.limit {
+        rows.truncate(l);
+    }
+    rows
+}
+
+fn variants() -> Vec<(&'static str, ExecOptions)> {
+    let base = ExecOptions {
+        pin: Pinning::None,
+        ..ExecOptions::default()
+    };
+    vec![
+        (
+            "1 thread, big morsels",
+            ExecOptions {
+                threads: 1,
+                ..base.clone()
+            },
+        ),
+        (
+            "3 threads, 64-row morsels",
+            ExecOptions {
+                threads: 3,
+                morsel_rows: 64,
+                ..base.clone()
+            },
+        ),
+        (
+            "hash aggregation",
+            ExecOptions {
+                threads: 2,
+                morsel_rows: 192,
+                dense_groups_max: 0,
+                ..base.clone()
+            },
+        ),
+        (
+            "striped + replicated over two partitions of node 0",
+            ExecOptions {
+                threads: 3,
+                morsel_rows: 128,
+                stripe: true,
+                replicate_dims: true,
+                nodes_override: Some(vec![0, 0]),
+                ..base.clone()
+            },
+        ),
+    ]
+}
+
+#[test]
+fn random_queries_match_naive_evaluation() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(0x5eed_1234_abcd);
+    // Not a multiple of 64: the tail morsel and the striping boundary are exercised.
+    let data = star(&mut rng, dir.path(), 5_003);
+    let db = Database::open(dir.path(), &Placement::home(), &OpenOptions::default()).unwrap();
+    let topo = Topology::detect().unwrap();
+    let region = RegionOptions::default();
+    let queries: Vec<Query> = (0..60).map(|i| random_query(&mut rng, &data, i)).collect();
+    for (name, opts) in variants() {
+        let layout = Layout::new(&topo, &opts, 5_003).unwrap();
+        let fact = db.table("fact").unwrap();
+        let striped = StripedFact::new(
+            fact,
+            &["f_a", "f_b", "f_x", "f_y", "f_mode"],
+            &layout,
+            &region,
+        )
+        .unwrap();
+        for q in &queries {
+            let want = naive(&data, q);
+            let got = run_query(&db, q, &layout, &striped, &opts, &region)
+                .unwrap_or_else(|e| panic!("{name}: query {} failed: {e}\n{q:#?}", q.id))
+                .rows;
+            if got != want {
+                let i = got
+                    .iter()
+                    .zip(&want)
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(got.len().min(want.len()));
+                panic!(
+                    "{name}: query {} differs at row {i}: got {:?}, want {:?} ({} vs {} rows)\n{q:#?}",
+                    q.id,
+                    got.get(i),
+                    want.get(i),
+                    got.len(),
+                    want.len()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn striped_layout_partitions_on_group_boundaries() {
+    let topo = Topology::detect().unwrap();
+    let opts = ExecOptions {
+        threads: 5,
+        pin: Pinning::None,
+        nodes_override: Some(vec![0, 0]),
+        ..ExecOptions::default()
+    };
+    let l = Layout::new(&topo, &opts, 100_000).unwrap();
+    assert!(l.striped && l.replicated);
+    assert_eq!(l.groups.len(), 2);
+    assert_eq!(l.groups[0].cpus.len() + l.groups[1].cpus.len(), 5);
+    let r0 = l.groups[0].rows.clone().unwrap();
+    let r1 = l.groups[1].rows.clone().unwrap();
+    assert_eq!(
+        (r0.start, r0.end, r1.start, r1.end),
+        (0, r0.end, r0.end, 100_000)
+    );
+    assert_eq!(r0.end % 64, 0);
+    // 3 of 5 threads on the first node: about 3/5 of the rows.
+    assert!((59_000..=60_000).contains(&r0.end), "{r0:?}");
+    // Without pinning asked for, the node's threads are kept on its CPUs.
+    assert_eq!(l.pin, Pinning::Numa);
+}
