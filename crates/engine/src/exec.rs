@@ -322,23 +322,31 @@ impl Scratch {
     }
 }
 
+/// The first step of a morsel: tests every id, writes the selection vector, and (for a
+/// group-code lookup) the rows' group ids. Returns the count and whether ids were written.
 #[inline(always)]
-fn first_step(ids: &[u32], t: TestRef<'_>, stride: u32, sel: &mut [u32], gid: &mut [u32]) -> usize {
+fn first_step(
+    ids: &[u32],
+    t: TestRef<'_>,
+    stride: u32,
+    sel: &mut [u32],
+    gid: &mut [u32],
+) -> (usize, bool) {
     let mut k = 0;
     match t {
         TestRef::Range { lo, span } => {
             for (i, &id) in ids.iter().enumerate() {
                 sel[k] = i as u32;
-                gid[k] = 0;
                 k += usize::from(id.wrapping_sub(lo) <= span);
             }
+            (k, false)
         }
         TestRef::Bits(b) => {
             for (i, &id) in ids.iter().enumerate() {
                 sel[k] = i as u32;
-                gid[k] = 0;
                 k += (b[id as usize >> 6] >> (id & 63) & 1) as usize;
             }
+            (k, false)
         }
         TestRef::Lookup(l) => {
             for (i, &id) in ids.iter().enumerate() {
@@ -347,13 +355,15 @@ fn first_step(ids: &[u32], t: TestRef<'_>, stride: u32, sel: &mut [u32], gid: &m
                 gid[k] = g.wrapping_mul(stride);
                 k += usize::from(g != MISS);
             }
+            (k, true)
         }
     }
-    k
 }
 
+/// A later step over the `k` selected rows, compacting the selection (and the group ids
+/// when `G`: they exist). A lookup starts the group ids when `!G`.
 #[inline(always)]
-fn next_step(
+fn next_step<const G: bool>(
     k: usize,
     fetch: impl Fn(u32) -> u32,
     t: TestRef<'_>,
@@ -368,7 +378,9 @@ fn next_step(
                 let r = sel[j];
                 let id = fetch(r);
                 sel[m] = r;
-                gid[m] = gid[j];
+                if G {
+                    gid[m] = gid[j];
+                }
                 m += usize::from(id.wrapping_sub(lo) <= span);
             }
         }
@@ -377,7 +389,9 @@ fn next_step(
                 let r = sel[j];
                 let id = fetch(r);
                 sel[m] = r;
-                gid[m] = gid[j];
+                if G {
+                    gid[m] = gid[j];
+                }
                 m += (b[id as usize >> 6] >> (id & 63) & 1) as usize;
             }
         }
@@ -386,12 +400,44 @@ fn next_step(
                 let r = sel[j];
                 let g = l[fetch(r) as usize];
                 sel[m] = r;
-                gid[m] = gid[j].wrapping_add(g.wrapping_mul(stride));
+                let base = if G { gid[j] } else { 0 };
+                gid[m] = base.wrapping_add(g.wrapping_mul(stride));
                 m += usize::from(g != MISS);
             }
         }
     }
     m
+}
+
+/// Runs one step over the selection, reading the column by unpacking the morsel when
+/// many rows are left and by random gets when few are.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn step<const G: bool>(
+    c: ColRef<'_>,
+    st: &StepRef<'_>,
+    start: usize,
+    n: usize,
+    k: usize,
+    buf: &mut [u32],
+    sel: &mut [u32],
+    gid: &mut [u32],
+) -> usize {
+    let local = start - c.base;
+    if k * 8 >= n {
+        bitpack::unpack(c.words, c.width, local, &mut buf[..n]);
+        let b = &buf[..n];
+        next_step::<G>(k, |r| b[r as usize], st.test, st.stride, sel, gid)
+    } else {
+        next_step::<G>(
+            k,
+            |r| bitpack::get(c.words, c.width, local + r as usize),
+            st.test,
+            st.stride,
+            sel,
+            gid,
+        )
+    }
 }
 
 /// Fetches the ids of the `k` selected rows of morsel `[start, start+n)` into `out`:
@@ -427,44 +473,36 @@ fn run_morsel(
         ids,
         vals,
     } = s;
-    let mut k;
-    match steps.first() {
+    let (mut k, mut has_gid) = match steps.first() {
         None => {
-            for (i, (x, g)) in sel[..n].iter_mut().zip(gid[..n].iter_mut()).enumerate() {
+            for (i, x) in sel[..n].iter_mut().enumerate() {
                 *x = i as u32;
-                *g = 0;
             }
-            k = n;
+            (n, false)
         }
         Some(st) => {
             let c = cols[st.col];
             bitpack::unpack(c.words, c.width, start - c.base, &mut buf[..n]);
-            k = first_step(&buf[..n], st.test, st.stride, sel, gid);
+            first_step(&buf[..n], st.test, st.stride, sel, gid)
         }
-    }
+    };
     for st in steps.iter().skip(1) {
         if k == 0 {
             return 0;
         }
         let c = cols[st.col];
-        let local = start - c.base;
-        if k * 8 >= n {
-            bitpack::unpack(c.words, c.width, local, &mut buf[..n]);
-            let b = &buf[..n];
-            k = next_step(k, |r| b[r as usize], st.test, st.stride, sel, gid);
+        k = if has_gid {
+            step::<true>(c, st, start, n, k, buf, sel, gid)
         } else {
-            k = next_step(
-                k,
-                |r| bitpack::get(c.words, c.width, local + r as usize),
-                st.test,
-                st.stride,
-                sel,
-                gid,
-            );
-        }
+            step::<false>(c, st, start, n, k, buf, sel, gid)
+        };
+        has_gid |= matches!(st.test, TestRef::Lookup(_));
     }
     if k == 0 {
         return 0;
+    }
+    if !has_gid {
+        gid[..k].fill(0);
     }
     let naggs = plan.aggs.len();
     ids.resize(k, 0);

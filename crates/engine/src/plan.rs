@@ -103,7 +103,8 @@ pub struct JoinReport {
     pub dim_rows: usize,
     pub dim_rows_passing: usize,
     pub groups: usize,
-    /// `lookup` (array by value id), `range` (contiguous value ids), or `eliminated`
+    /// `lookup` (group code by value id), `bitmap` (a bit per value id: nothing carried),
+    /// `range` (contiguous value ids), or `eliminated`
     /// (every fact key passes and nothing is carried).
     pub filter: &'static str,
     pub filter_bytes: usize,
@@ -424,6 +425,13 @@ pub fn plan<'db>(db: &'db Database, query: &Query) -> Result<Plan<'db>> {
                 ),
             ));
         }
+        let combos: u64 = radix.iter().product();
+        // Tuple key → code: a dense array when the key space is small, else a hash map.
+        let mut dense_of: Vec<u32> = if combos <= 1 << 20 {
+            vec![MISS; combos as usize]
+        } else {
+            Vec::new()
+        };
         let mut tuple_of: HashMap<u64, u32> = HashMap::new();
         let mut tuples: Vec<Vec<OutValue>> = Vec::new();
         let mut code = vec![MISS; m];
@@ -439,17 +447,30 @@ pub fn plan<'db>(db: &'db Database, query: &Query) -> Result<Plan<'db>> {
                 .iter()
                 .zip(&radix)
                 .fold(0u64, |k, (ids, &rad)| k * rad + ids[r] as u64);
-            let next = tuples.len() as u32;
-            code[r] = *tuple_of.entry(key).or_insert_with(|| {
-                tuples.push(
-                    carried_ids
-                        .iter()
-                        .zip(&carried)
-                        .map(|(ids, c)| OutValue::from(c.dict.get(ids[r])))
-                        .collect(),
-                );
-                next
-            });
+            let known = if dense_of.is_empty() {
+                tuple_of.get(&key).copied()
+            } else {
+                Some(dense_of[key as usize]).filter(|&c| c != MISS)
+            };
+            code[r] = match known {
+                Some(c) => c,
+                None => {
+                    let next = tuples.len() as u32;
+                    tuples.push(
+                        carried_ids
+                            .iter()
+                            .zip(&carried)
+                            .map(|(ids, c)| OutValue::from(c.dict.get(ids[r])))
+                            .collect(),
+                    );
+                    if dense_of.is_empty() {
+                        tuple_of.insert(key, next);
+                    } else {
+                        dense_of[key as usize] = next;
+                    }
+                    next
+                }
+            };
         }
         let dim_rows_passing = pass.iter().filter(|&&p| p).count();
         // The join filter, by value id of the fact foreign key.
@@ -481,12 +502,21 @@ pub fn plan<'db>(db: &'db Database, query: &Query) -> Result<Plan<'db>> {
         } else if j.carry.is_empty() && contiguous {
             let (lo, hi) = (hits[0], hits[hits.len() - 1]);
             (Some(Test::Range { lo, span: hi - lo }), "range")
+        } else if j.carry.is_empty() {
+            // Nothing carried: one bit per value id instead of a 32-bit code (a 32x
+            // smaller structure to probe at random).
+            let mut bits = vec![0u64; lut.len().div_ceil(64) + 1];
+            for &c in &hits {
+                bits[c as usize >> 6] |= 1 << (c & 63);
+            }
+            (Some(Test::Bits(bits)), "bitmap")
         } else {
             (Some(Test::Lookup(lut)), "lookup")
         };
         never |= hits.is_empty();
         let filter_bytes = match &test {
             Some(Test::Lookup(l)) => l.len() * 4,
+            Some(Test::Bits(b)) => b.len() * 8,
             _ => 0,
         };
         joins.push(JoinReport {
