@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The project's test command (README): formatting, lints, all tests, and a smoke run
-# of the README's main command on a CI-sized sweep.
+# of the README's main commands, CI-sized.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo fmt --all -- --check
@@ -9,3 +9,5 @@ cargo test --workspace --locked
 cargo run --release --locked -q -- topology >/dev/null
 cargo run --release --locked -q -- membench --config workloads/quick.yaml --quiet --duration 0.05 --reps 1 --json target/ci-quick.json
 cargo run --release --locked -q -- plot target/ci-quick.json -o target/ci-plots >/dev/null
+# The README's main command, CI-sized (SF 0.1 is generated into data/ssb/ once).
+cargo run --release --locked -q -- ssb tiers --sf 0.1 --reps 1 --quiet --json target/ci-tiers.json

@@ -394,7 +394,7 @@ pub fn load_query_file(path: &Path) -> Result<Vec<Query>> {
 
 /// The SSB queries a `--queries` list names.
 pub fn ssb_list(list: &str) -> Result<Vec<Query>> {
-    Ok(select_ssb(list).context("--queries")?)
+    select_ssb(list).context("--queries")
 }
 
 /// A tier a run can use: a name, the placement spec, and whether the page cache is

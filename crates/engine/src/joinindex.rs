@@ -1,6 +1,6 @@
 //! Join indexes: a dimension's key → its row. A dense array indexed by `key - min` when
-//! the keys are dense (SSB's surrogate keys and yyyymmdd dates both are, the latter with
-//! gaps), else an open-addressing hash table with linear probing.
+//! the keys are dense (SSB's surrogate keys are), else an open-addressing hash table with
+//! linear probing (SSB's yyyymmdd date keys: 2,556 days over a span of ~70,000).
 
 use pmolap_store::table::Column;
 use pmolap_store::ColumnType;

@@ -75,6 +75,8 @@ pub struct Step {
     pub stride: u32,
     /// Estimated fraction of fact rows passing (from a sample of the column).
     pub selectivity: f64,
+    /// Only fetches group codes (of rows every filter step has passed): runs last.
+    pub group_only: bool,
 }
 
 /// `sum(a)` or `sum(a op b)` over fact columns ([`Plan::cols`] indexes).
@@ -103,8 +105,9 @@ pub struct JoinReport {
     pub dim_rows: usize,
     pub dim_rows_passing: usize,
     pub groups: usize,
-    /// `lookup` (group code by value id), `bitmap` (a bit per value id: nothing carried),
-    /// `range` (contiguous value ids), or `eliminated`
+    /// The filter — `bitmap` (a bit per fact value id), `range` (contiguous value ids) or
+    /// none (every key passes) — and `lookup` when group codes are carried; `eliminated`
+    /// when the join neither filters nor carries
     /// (every fact key passes and nothing is carried).
     pub filter: &'static str,
     pub filter_bytes: usize,
@@ -168,7 +171,7 @@ fn bound(dict: &Dictionary, x: &Literal, strict: bool, what: &str) -> Result<u32
         }
         (ty, lit) => {
             return Err(Error::Query(format!(
-                "{what} is a {ty} column; {lit} is not a {ty}"
+                "{what} holds {ty} values; {lit} is not one"
             )))
         }
     };
@@ -348,6 +351,7 @@ pub fn plan<'db>(db: &'db Database, query: &Query) -> Result<Plan<'db>> {
             test: set.test(col.dict.len()),
             stride: 0,
             selectivity: 0.0,
+            group_only: false,
         });
     }
 
@@ -362,6 +366,7 @@ pub fn plan<'db>(db: &'db Database, query: &Query) -> Result<Plan<'db>> {
             test: Test::Lookup((0..n as u32).collect()),
             stride: 0,
             selectivity: 0.0,
+            group_only: true,
         });
         let tuples = (0..n as u32)
             .map(|c| vec![OutValue::from(col.dict.get(c))])
@@ -497,28 +502,35 @@ pub fn plan<'db>(db: &'db Database, query: &Query) -> Result<Plan<'db>> {
             .first()
             .zip(hits.last())
             .is_some_and(|(a, z)| (z - a) as usize + 1 == hits.len());
-        let (test, filter) = if j.carry.is_empty() && hits.len() == lut.len() {
-            (None, "eliminated")
-        } else if j.carry.is_empty() && contiguous {
+        // A join becomes a filter step (unless every fact key passes) and, when it carries
+        // attributes, a group-code lookup that runs after every filter, on the few rows
+        // left: the filter probes a bit per value id (or a range), not a 32-bit code.
+        let all_pass = hits.len() == lut.len();
+        let filter_test = if all_pass {
+            None
+        } else if contiguous {
             let (lo, hi) = (hits[0], hits[hits.len() - 1]);
-            (Some(Test::Range { lo, span: hi - lo }), "range")
-        } else if j.carry.is_empty() {
-            // Nothing carried: one bit per value id instead of a 32-bit code (a 32x
-            // smaller structure to probe at random).
+            Some(Test::Range { lo, span: hi - lo })
+        } else {
             let mut bits = vec![0u64; lut.len().div_ceil(64) + 1];
             for &c in &hits {
                 bits[c as usize >> 6] |= 1 << (c & 63);
             }
-            (Some(Test::Bits(bits)), "bitmap")
-        } else {
-            (Some(Test::Lookup(lut)), "lookup")
+            Some(Test::Bits(bits))
+        };
+        let filter = match (&filter_test, j.carry.is_empty()) {
+            (None, true) => "eliminated",
+            (None, false) => "lookup",
+            (Some(Test::Range { .. }), true) => "range",
+            (Some(Test::Range { .. }), false) => "range + lookup",
+            (Some(_), true) => "bitmap",
+            (Some(_), false) => "bitmap + lookup",
         };
         never |= hits.is_empty();
-        let filter_bytes = match &test {
-            Some(Test::Lookup(l)) => l.len() * 4,
+        let filter_bytes = match &filter_test {
             Some(Test::Bits(b)) => b.len() * 8,
             _ => 0,
-        };
+        } + if j.carry.is_empty() { 0 } else { lut.len() * 4 };
         joins.push(JoinReport {
             dim: j.dim.clone(),
             index: index.info(),
@@ -529,24 +541,33 @@ pub fn plan<'db>(db: &'db Database, query: &Query) -> Result<Plan<'db>> {
             filter,
             filter_bytes,
         });
-        if let Some(test) = test {
+        if let Some(test) = filter_test {
             steps.push(Step {
                 what: format!("join {}", j.dim),
                 col: fk,
                 test,
                 stride: 0,
                 selectivity: 0.0,
+                group_only: false,
             });
-            if !j.carry.is_empty() {
-                sources.push((
-                    GroupSource {
-                        columns: j.carry.clone(),
-                        tuples,
-                        stride: 0,
-                    },
-                    steps.len() as u64 - 1,
-                ));
-            }
+        }
+        if !j.carry.is_empty() {
+            steps.push(Step {
+                what: format!("groups of {}", j.dim),
+                col: fk,
+                test: Test::Lookup(lut),
+                stride: 0,
+                selectivity: 0.0,
+                group_only: true,
+            });
+            sources.push((
+                GroupSource {
+                    columns: j.carry.clone(),
+                    tuples,
+                    stride: 0,
+                },
+                steps.len() as u64 - 1,
+            ));
         }
     }
 
@@ -591,11 +612,15 @@ pub fn plan<'db>(db: &'db Database, query: &Query) -> Result<Plan<'db>> {
         aggs.push(plan);
     }
 
-    // Order: most selective first; pure group-code lookups last.
+    // Order: filters most selective first, then the group-code lookups.
     for s in &mut steps {
         s.selectivity = sample_selectivity(&b.cols[s.col], fact_rows, &s.test);
     }
-    steps.sort_by(|x, y| x.selectivity.total_cmp(&y.selectivity));
+    steps.sort_by(|x, y| {
+        (x.group_only, x.selectivity)
+            .partial_cmp(&(y.group_only, y.selectivity))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
 
     Ok(Plan {
         query: query.clone(),

@@ -1,0 +1,300 @@
+//! Guards `pmolap ssb run | query | tiers | breakdown`: the 13 SSB answers equal the
+//! reference (DuckDB's) exactly at SF 1 and SF 0.01, custom query files run, the tier
+//! table and the Table 1 ladder run end to end, and bad input gives one-line errors.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn pmolap() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_pmolap"))
+}
+
+fn reference_dir() -> PathBuf {
+    std::env::var_os("SSB_REFERENCE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/ssb-reference")
+        })
+}
+
+fn ok(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn fails(o: &Output) -> String {
+    assert!(!o.status.success(), "expected failure");
+    let e = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(!e.contains("panicked"), "{e}");
+    e
+}
+
+fn load(sf: &str, out: &Path) {
+    ok(&pmolap()
+        .args(["ssb", "load", "--quiet", "--sf", sf, "--out"])
+        .arg(out)
+        .output()
+        .unwrap());
+}
+
+/// The reference writes SQL NULL as the string "None".
+fn normalise(v: &Value) -> Value {
+    match v {
+        Value::String(s) if s == "None" => Value::Null,
+        Value::Array(a) => Value::Array(a.iter().map(normalise).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Compares every query's rows with the reference; a failure names the query and its
+/// first differing row.
+fn check_answers(got: &Path, want: &Path) {
+    let got: Value = serde_json::from_str(&std::fs::read_to_string(got).unwrap()).unwrap();
+    let want: Value = serde_json::from_str(&std::fs::read_to_string(want).unwrap()).unwrap();
+    let want = want.as_object().unwrap();
+    assert_eq!(want.len(), 13);
+    for (q, rows) in want {
+        let rows = normalise(rows);
+        let rows = rows.as_array().unwrap();
+        let g = got[q]
+            .as_array()
+            .unwrap_or_else(|| panic!("no answer for Q{q}"));
+        for (i, (a, b)) in g.iter().zip(rows).enumerate() {
+            assert_eq!(a, b, "Q{q}: first bad row {i}: got {a}, want {b}");
+        }
+        assert_eq!(
+            g.len(),
+            rows.len(),
+            "Q{q}: {} rows, want {}",
+            g.len(),
+            rows.len()
+        );
+    }
+}
+
+fn reference_or_skip(name: &str) -> Option<PathBuf> {
+    let p = reference_dir().join(name);
+    if p.exists() {
+        return Some(p);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{} not found",
+        p.display()
+    );
+    eprintln!("skipping: {} not found", p.display());
+    None
+}
+
+#[test]
+fn sf1_answers_equal_reference() {
+    let Some(reference) = reference_or_skip("answers-sf1.json") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("sf1");
+    load("1", &data);
+    let answers = dir.path().join("answers.json");
+    let json = dir.path().join("run.json");
+    let out = ok(&pmolap()
+        .args([
+            "ssb",
+            "run",
+            "--quiet",
+            "--threads",
+            "2",
+            "--reps",
+            "1",
+            "--data",
+        ])
+        .arg(&data)
+        .arg("--answers")
+        .arg(&answers)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap());
+    check_answers(&answers, &reference);
+    assert!(out.contains("median ms"), "{out}");
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(r["queries"].as_array().unwrap().len(), 13);
+    assert!(r["machine"]["cpu_model"].is_string());
+    assert_eq!(r["config"]["reps"], 1);
+    let q21 = &r["queries"][3];
+    assert_eq!(q21["id"], "2.1");
+    assert_eq!(q21["rows"], 280);
+    assert!(q21["gbps"].as_f64().unwrap() > 0.0);
+    // Surrogate keys are dense; yyyymmdd dates (2,556 days over a span of ~70,000) are not.
+    assert_eq!(q21["last"]["joins"][0]["dim"], "date");
+    assert_eq!(q21["last"]["joins"][0]["index"]["kind"], "hash");
+    assert_eq!(q21["last"]["joins"][1]["dim"], "part");
+    assert_eq!(q21["last"]["joins"][1]["index"]["kind"], "dense");
+}
+
+#[test]
+fn sf001_answers_equal_reference_nulls_included() {
+    let Some(reference) = reference_or_skip("answers-sf0.01.json") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    load("0.01", dir.path());
+    let answers = dir.path().join("answers.json");
+    for index in ["auto", "hash"] {
+        ok(&pmolap()
+            .args(["ssb", "run", "--quiet", "--threads", "2", "--reps", "1"])
+            .args(["--join-index", index, "--morsel", "128", "--data"])
+            .arg(dir.path())
+            .arg("--answers")
+            .arg(&answers)
+            .output()
+            .unwrap());
+        check_answers(&answers, &reference);
+    }
+}
+
+#[test]
+fn query_files_tiers_and_breakdown_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("db");
+    load("0.05", &data);
+
+    // A custom query of the same shape: revenue by ship mode and customer region.
+    let qfile = dir.path().join("q.yaml");
+    std::fs::write(
+        &qfile,
+        "id: by-mode\n\
+         where: { lo_quantity: { le: 10 } }\n\
+         carry: [lo_shipmode]\n\
+         joins:\n  - { dim: customer, on: [lo_custkey, c_custkey], carry: [c_region] }\n\
+         aggregates: [{ name: revenue, sum: lo_revenue }]\n\
+         select: [lo_shipmode, c_region, revenue]\n\
+         order_by: [revenue desc]\n\
+         limit: 5\n",
+    )
+    .unwrap();
+    let answers = dir.path().join("a.json");
+    let out = ok(&pmolap()
+        .args(["ssb", "query", "--quiet", "--reps", "1", "--data"])
+        .arg(&data)
+        .arg(&qfile)
+        .arg("--answers")
+        .arg(&answers)
+        .output()
+        .unwrap());
+    assert!(out.contains("by-mode"), "{out}");
+    let a: Value = serde_json::from_str(&std::fs::read_to_string(&answers).unwrap()).unwrap();
+    let rows = a["by-mode"].as_array().unwrap();
+    assert_eq!(rows.len(), 5);
+    let rev: Vec<i64> = rows.iter().map(|r| r[2].as_i64().unwrap()).collect();
+    assert!(rev.windows(2).all(|w| w[0] >= w[1]), "{rev:?}");
+
+    let json = dir.path().join("tiers.json");
+    let out = ok(&pmolap()
+        .args([
+            "ssb",
+            "tiers",
+            "--quiet",
+            "--reps",
+            "1",
+            "--queries",
+            "1.1,3.1",
+        ])
+        .args(["--only", "dram,file:/dev/shm", "--data"])
+        .arg(&data)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap());
+    assert!(out.contains("slowdown"), "{out}");
+    let t: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let tiers = t["tiers"].as_array().unwrap();
+    assert!(!tiers.is_empty());
+    assert_eq!(tiers[0]["tier"]["spec"], "dram");
+
+    let out = ok(&pmolap()
+        .args([
+            "ssb",
+            "breakdown",
+            "--query",
+            "2.1",
+            "--reps",
+            "1",
+            "--only",
+            "dram",
+        ])
+        .arg("--data")
+        .arg(&data)
+        .output()
+        .unwrap());
+    for step in ["1 thread", "all threads", "+ pinning", "+ stripe"] {
+        assert!(out.contains(step), "{out}");
+    }
+}
+
+#[test]
+fn bad_input_is_one_line_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = fails(
+        &pmolap()
+            .args(["ssb", "run", "--data"])
+            .arg(dir.path().join("nope"))
+            .output()
+            .unwrap(),
+    );
+    assert!(e.contains("nope"), "{e}");
+    let e = fails(
+        &pmolap()
+            .args(["ssb", "run", "--queries", "9.9", "--data"])
+            .arg(dir.path())
+            .output()
+            .unwrap(),
+    );
+    assert!(e.contains("no SSB query `9.9`"), "{e}");
+
+    let data = dir.path().join("db");
+    load("0.01", &data);
+    let cases = [
+        ("aggregates: [{name: r, sum: lo_nothing}]\nselect: [r]\n", "no column `lo_nothing`"),
+        (
+            "joins: [{dim: planet, on: [lo_custkey, c_custkey]}]\naggregates: [{name: r, sum: lo_revenue}]\nselect: [r]\n",
+            "no table `planet`",
+        ),
+        (
+            "where: {lo_quantity: {eq: ten}}\naggregates: [{name: r, sum: lo_revenue}]\nselect: [r]\n",
+            "holds int values",
+        ),
+        ("aggregates: [{name: r, sum: lo_revenue}\n", "not YAML"),
+        (
+            "aggregates: [{name: r, sum: lo_shipmode}]\nselect: [r]\n",
+            "sums the string column",
+        ),
+    ];
+    for (i, (text, want)) in cases.iter().enumerate() {
+        let f = dir.path().join(format!("bad{i}.yaml"));
+        std::fs::write(&f, text).unwrap();
+        let e = fails(
+            &pmolap()
+                .args(["ssb", "query", "--quiet", "--reps", "1", "--data"])
+                .arg(&data)
+                .arg(&f)
+                .output()
+                .unwrap(),
+        );
+        assert!(e.contains(want), "{text}: {e}");
+    }
+    let e = fails(
+        &pmolap()
+            .args(["ssb", "run", "--morsel", "100", "--data"])
+            .arg(&data)
+            .output()
+            .unwrap(),
+    );
+    assert!(e.contains("multiple of 64"), "{e}");
+}
