@@ -102,11 +102,13 @@ fn placement(tier: &str) -> Result<Placement> {
     })
 }
 
-fn open(dir: &Path, tier: &str, verify: bool) -> Result<Database> {
+/// Opens `dir` on `tier`; `warm`: verify checksums and prefault every page (a cold open
+/// does neither, so the query itself faults its data in from the device).
+fn open(dir: &Path, tier: &str, warm: bool) -> Result<Database> {
     let opts = OpenOptions {
-        verify_checksums: verify,
+        verify_checksums: warm,
         region: RegionOptions {
-            prefault: true,
+            prefault: warm,
             ..RegionOptions::default()
         },
     };
@@ -446,14 +448,14 @@ pub fn machine_tiers(topo: &Topology, dir: &Path) -> (Vec<TierChoice>, Vec<Strin
         });
     }
     if !on_tmpfs {
-        let fs = data_fs.map_or("?".to_string(), |m| format!("{} {}", m.fs_type, m.device));
+        let fs = data_fs.map_or("?".to_string(), |m| format!("{}:{}", m.fs_type, m.device));
         t.push(TierChoice {
-            name: format!("disk ({fs}), page cache warm"),
+            name: format!("disk {fs} warm"),
             spec: "home".into(),
             cold: false,
         });
         t.push(TierChoice {
-            name: format!("disk ({fs}), cold"),
+            name: format!("disk {fs} cold"),
             spec: "home".into(),
             cold: true,
         });
@@ -477,6 +479,15 @@ pub fn machine_tiers(topo: &Topology, dir: &Path) -> (Vec<TierChoice>, Vec<Strin
         ));
     }
     (t, notes)
+}
+
+/// `--only` matching: the spec, the whole name, or one word of the name.
+fn tier_matches(c: &TierChoice, o: &str) -> bool {
+    o == c.spec
+        || o == c.name
+        || c.name
+            .split_whitespace()
+            .any(|w| w == o || w.trim_start_matches("/dev/") == o)
 }
 
 fn dir_canon(dir: &Path) -> PathBuf {
@@ -538,7 +549,8 @@ pub struct TiersArgs {
     /// Timed repetitions per query and tier.
     #[arg(long, default_value_t = 3)]
     pub reps: usize,
-    /// Only these tiers (names as printed, or specs such as dram, file:/dev/shm, home).
+    /// Only these tiers: a spec (dram, file:/dev/shm, home) or a word of the printed name
+    /// (cold, warm, shm, node).
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
     #[arg(long)]
@@ -561,7 +573,7 @@ pub fn tiers(a: &TiersArgs) -> Result<()> {
     let dir = a.data.dir()?;
     let (mut choices, notes) = machine_tiers(&topo, &dir);
     if !a.only.is_empty() {
-        choices.retain(|c| a.only.iter().any(|o| o == &c.name || o == &c.spec));
+        choices.retain(|c| a.only.iter().any(|o| tier_matches(c, o)));
         if choices.is_empty() {
             bail!("--only {}: no such tier on this machine", a.only.join(","));
         }
@@ -668,7 +680,7 @@ pub struct BreakdownArgs {
     pub query: String,
     #[arg(long, default_value_t = 3)]
     pub reps: usize,
-    /// Only these tiers (names or specs, as in `ssb tiers`).
+    /// Only these tiers (specs or name words, as in `ssb tiers`).
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
     #[arg(long)]
@@ -703,7 +715,7 @@ pub fn breakdown(a: &BreakdownArgs) -> Result<()> {
     let (mut choices, notes) = machine_tiers(&topo, &dir);
     choices.retain(|c| !c.cold);
     if !a.only.is_empty() {
-        choices.retain(|c| a.only.iter().any(|o| o == &c.name || o == &c.spec));
+        choices.retain(|c| a.only.iter().any(|o| tier_matches(c, o)));
         if choices.is_empty() {
             bail!("--only {}: no such tier on this machine", a.only.join(","));
         }
