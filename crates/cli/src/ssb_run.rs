@@ -481,6 +481,28 @@ pub fn machine_tiers(topo: &Topology, dir: &Path) -> (Vec<TierChoice>, Vec<Strin
     (t, notes)
 }
 
+/// The machine's tiers that `--only` names (all when empty; cold ones only with
+/// `with_cold`), with the notes printed.
+fn chosen_tiers(
+    topo: &Topology,
+    dir: &Path,
+    only: &[String],
+    with_cold: bool,
+) -> Result<(Vec<TierChoice>, Vec<String>)> {
+    let (mut choices, notes) = machine_tiers(topo, dir);
+    choices.retain(|c| with_cold || !c.cold);
+    if !only.is_empty() {
+        choices.retain(|c| only.iter().any(|o| tier_matches(c, o)));
+        if choices.is_empty() {
+            bail!("--only {}: no such tier on this machine", only.join(","));
+        }
+    }
+    for n in &notes {
+        eprintln!("note: {n}");
+    }
+    Ok((choices, notes))
+}
+
 /// `--only` matching: the spec, the whole name, or one word of the name.
 fn tier_matches(c: &TierChoice, o: &str) -> bool {
     o == c.spec
@@ -571,16 +593,7 @@ pub fn tiers(a: &TiersArgs) -> Result<()> {
         .collect();
     let topo = Topology::detect().context("detecting the machine topology")?;
     let dir = a.data.dir()?;
-    let (mut choices, notes) = machine_tiers(&topo, &dir);
-    if !a.only.is_empty() {
-        choices.retain(|c| a.only.iter().any(|o| tier_matches(c, o)));
-        if choices.is_empty() {
-            bail!("--only {}: no such tier on this machine", a.only.join(","));
-        }
-    }
-    for n in &notes {
-        eprintln!("note: {n}");
-    }
+    let (choices, notes) = chosen_tiers(&topo, &dir, &a.only, true)?;
     let mut results = Vec::new();
     for c in &choices {
         let pb = bar((queries.len() * a.reps) as u64, a.quiet);
@@ -712,17 +725,7 @@ pub fn breakdown(a: &BreakdownArgs) -> Result<()> {
     );
     let topo = Topology::detect().context("detecting the machine topology")?;
     let dir = a.data.dir()?;
-    let (mut choices, notes) = machine_tiers(&topo, &dir);
-    choices.retain(|c| !c.cold);
-    if !a.only.is_empty() {
-        choices.retain(|c| a.only.iter().any(|o| tier_matches(c, o)));
-        if choices.is_empty() {
-            bail!("--only {}: no such tier on this machine", a.only.join(","));
-        }
-    }
-    for n in &notes {
-        eprintln!("note: {n}");
-    }
+    let (choices, _) = chosen_tiers(&topo, &dir, &a.only, false)?;
     let all = if a.data.threads == 0 {
         topo.cpus.len().max(1)
     } else {
