@@ -193,33 +193,33 @@ fn median(v: &[f64]) -> f64 {
     }
 }
 
-/// Runs each query once to warm up (join indexes, caches), then `reps` times.
+/// What the queries run on: a prepared database (each query warmed up once, then timed),
+/// or a cold disk (reopened cold before every timed run).
+enum Source<'a> {
+    Warm(&'a Prepared),
+    Cold(&'a ColdTier, &'a ExecOptions),
+}
+
+/// Runs each query `reps` times (after one warm-up run on a warm source).
 fn run_queries(
-    p: &Prepared,
+    src: Source<'_>,
     queries: &[Query],
     reps: usize,
-    cold: Option<&ColdTier>,
     pb: &ProgressBar,
 ) -> Result<Vec<QueryFigures>> {
     let mut out = Vec::new();
     for q in queries {
         pb.set_message(format!("Q{}", q.label()));
         let mut runs = Vec::new();
-        match cold {
-            None => {
-                p.run(q)?;
-                for _ in 0..reps {
-                    runs.push(p.run(q)?);
-                    pb.inc(1);
-                }
-            }
-            Some(c) => {
-                for _ in 0..reps {
-                    let fresh = c.cold_open(&p.exec)?;
-                    runs.push(fresh.run(q)?);
-                    pb.inc(1);
-                }
-            }
+        if let Source::Warm(p) = src {
+            p.run(q)?;
+        }
+        for _ in 0..reps {
+            runs.push(match src {
+                Source::Warm(p) => p.run(q)?,
+                Source::Cold(c, exec) => c.cold_open(exec)?.run(q)?,
+            });
+            pb.inc(1);
         }
         let times: Vec<f64> = runs.iter().map(|r| r.total_ms).collect();
         let med = median(&times);
@@ -320,7 +320,7 @@ pub fn run(a: &RunArgs, queries: Vec<Query>) -> Result<()> {
         eprintln!("note: {n}");
     }
     let pb = bar((queries.len() * a.reps) as u64, a.quiet);
-    let figs = run_queries(&p, &queries, a.reps, None, &pb)?;
+    let figs = run_queries(Source::Warm(&p), &queries, a.reps, &pb)?;
     pb.finish_and_clear();
     println!(
         "{} on {} — {} threads, pin {}, {}",
@@ -598,17 +598,17 @@ pub fn tiers(a: &TiersArgs) -> Result<()> {
     for c in &choices {
         let pb = bar((queries.len() * a.reps) as u64, a.quiet);
         pb.set_prefix(c.name.clone());
+        let exec = a.data.exec();
         let figs = if c.cold {
             let cold = ColdTier {
                 dir: dir.clone(),
                 topo: topo.clone(),
             };
-            let p = cold.cold_open(&a.data.exec())?;
-            run_queries(&p, &queries, a.reps, Some(&cold), &pb)?
+            run_queries(Source::Cold(&cold, &exec), &queries, a.reps, &pb)?
         } else {
-            let p = prepare(open(&dir, &c.spec, true)?, &topo, a.data.exec())
+            let p = prepare(open(&dir, &c.spec, true)?, &topo, exec)
                 .with_context(|| format!("tier {}", c.name))?;
-            run_queries(&p, &queries, a.reps, None, &pb)?
+            run_queries(Source::Warm(&p), &queries, a.reps, &pb)?
         };
         pb.finish_and_clear();
         eprintln!("{}: done", c.name);
@@ -780,16 +780,15 @@ pub fn breakdown(a: &BreakdownArgs) -> Result<()> {
     let mut out = Vec::new();
     println!("Q{} — the Table 1 ladder ({} reps, median)", q.id, a.reps);
     for c in &choices {
-        let db = open(&dir, &c.spec, true)?;
-        let mut p = prepare(db, &topo, ladder[0].1.clone())?;
+        // One open per tier; each rung only re-lays out threads and partitions.
+        let mut db = Some(open(&dir, &c.spec, true)?);
         let mut first = f64::NAN;
         for (name, opts) in &ladder {
-            p = prepare(p.db, &topo, opts.clone())?;
+            let p = prepare(db.take().context("database")?, &topo, opts.clone())?;
             let figs = run_queries(
-                &p,
+                Source::Warm(&p),
                 std::slice::from_ref(&q),
                 a.reps.max(1),
-                None,
                 &ProgressBar::hidden(),
             )?;
             let ms = figs[0].median_ms;
@@ -820,6 +819,7 @@ pub fn breakdown(a: &BreakdownArgs) -> Result<()> {
                 }
             );
             out.push(step);
+            db = Some(p.db);
         }
     }
     if let Some(path) = &a.json {

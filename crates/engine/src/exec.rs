@@ -553,20 +553,17 @@ fn run_morsel(
                         keys.len() - 1
                     });
                     sums[i * naggs + ai] += v;
+                    // Counted on the first aggregate's pass: one hash lookup per row.
+                    if ai == 0 {
+                        counts[i] += 1;
+                    }
                 }
             }
         }
     }
-    match acc {
-        Acc::Dense { counts, .. } => {
-            for &g in &gid[..k] {
-                counts[g as usize] += 1;
-            }
-        }
-        Acc::Hash { slot, counts, .. } => {
-            for &g in &gid[..k] {
-                counts[slot[&g]] += 1;
-            }
+    if let Acc::Dense { counts, .. } = acc {
+        for &g in &gid[..k] {
+            counts[g as usize] += 1;
         }
     }
     k as u64

@@ -589,24 +589,23 @@ pub fn plan<'db>(db: &'db Database, query: &Query) -> Result<Plan<'db>> {
     // Aggregates.
     let mut aggs = Vec::new();
     for a in &query.aggregates {
-        for c in a.sum.columns() {
-            let ci = b.col(query, c)?;
-            if fact.column(c)?.ty() != ColumnType::Int {
+        let mut int_col = |c: &str| -> Result<usize> {
+            if fact.column(c).is_ok_and(|col| col.ty() != ColumnType::Int) {
                 return Err(qerr(
                     query,
                     format!("aggregate `{}` sums the string column `{c}`", a.name),
                 ));
             }
-            let _ = ci;
-        }
+            b.col(query, c)
+        };
         let plan = match &a.sum {
             Expr::Col(c) => AggPlan {
-                a: b.col(query, c)?,
+                a: int_col(c)?,
                 op: None,
             },
             Expr::Bin(x, op, y) => AggPlan {
-                a: b.col(query, x)?,
-                op: Some((*op, b.col(query, y)?)),
+                a: int_col(x)?,
+                op: Some((*op, int_col(y)?)),
             },
         };
         aggs.push(plan);
