@@ -172,6 +172,43 @@ fn striping_spreads_pages_over_directories() {
     assert_eq!(seen, vec![2, 2]);
 }
 
+#[test]
+fn reused_files_are_named_stably_kept_and_not_rewritten() {
+    use std::os::unix::fs::FileExt;
+    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let p = small(Workload::TableScan, IoPath::Pread, d.path());
+    let opts = RunOptions {
+        reuse_files: true,
+        ..RunOptions::default()
+    };
+    run_all(&[("r".into(), p.clone())], &topo(), None, &opts, |_| {}).unwrap();
+    let t0 = d.path().join("pmolap-iobench-data-t0-s0.dat");
+    let t1 = d.path().join("pmolap-iobench-data-t1-s0.dat");
+    let mut names: Vec<_> = entries(d.path());
+    names.sort();
+    assert_eq!(names, vec![t0.clone(), t1.clone()], "stable names, kept");
+    // A marker in thread 0's file survives the next run (reused as it is); thread 1's
+    // file, cut short, is prepared again at the right size.
+    let f = std::fs::OpenOptions::new().write(true).open(&t0).unwrap();
+    f.write_all_at(b"pmolap-marker", 4096).unwrap();
+    drop(f);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&t1)
+        .unwrap()
+        .set_len(4096)
+        .unwrap();
+    let r = run_all(&[("r".into(), p)], &topo(), None, &opts, |_| {}).unwrap();
+    assert!(r.runs[0].summary.bandwidth_gib_s_median > 0.0);
+    let mut buf = [0u8; 13];
+    std::fs::File::open(&t0)
+        .unwrap()
+        .read_exact_at(&mut buf, 4096)
+        .unwrap();
+    assert_eq!(&buf, b"pmolap-marker");
+    assert_eq!(std::fs::metadata(&t1).unwrap().len(), 2 << 20);
+}
+
 fn refusal(p: Params) -> String {
     let dirs: Vec<PathBuf> = p.paths.clone();
     let before: Vec<usize> = dirs

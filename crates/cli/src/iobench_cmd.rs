@@ -103,6 +103,11 @@ pub struct IobenchArgs {
     /// Leave the files the run created in place.
     #[arg(long)]
     keep_files: bool,
+    /// Name the files pmolap-iobench-data-t<T>-s<S>.dat (no process id), use any already
+    /// there with the right size as they are (not rewritten), and keep them at the end:
+    /// prepare once, run many times, or point fio at the same files.
+    #[arg(long)]
+    reuse_files: bool,
     /// Validate and list the parameter sets, create and run nothing.
     #[arg(long)]
     dry_run: bool,
@@ -179,6 +184,7 @@ pub fn run(a: &IobenchArgs) -> Result<()> {
     let opts = RunOptions {
         progress: !quiet,
         keep_files: a.keep_files,
+        reuse_files: a.reuse_files,
     };
     let results = run_all(&runs, &topo, config_file, &opts, |run| {
         if !quiet {

@@ -150,7 +150,8 @@ pub fn validate_fs(bench: &str, p: &Params, topo: &Topology) -> Result<Vec<Strin
     Ok(notes)
 }
 
-/// The files a run needs, by role.
+/// The files a run needs, by role. `shared` files are named without the process id, so
+/// later runs (or another tool, such as fio in `bench/iobench-vs-fio`) can use them.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum FileKey {
     /// Thread `t`'s stripe `s` of data, `size` bytes.
@@ -159,11 +160,22 @@ pub enum FileKey {
         t: usize,
         s: usize,
         size: u64,
+        shared: bool,
     },
     /// Thread `t`'s recycled log, `size` bytes.
-    Log { dir: PathBuf, t: usize, size: u64 },
+    Log {
+        dir: PathBuf,
+        t: usize,
+        size: u64,
+        shared: bool,
+    },
     /// Thread `t`'s new log (recreated per repetition), growing to `size` bytes.
-    NewLog { dir: PathBuf, t: usize, size: u64 },
+    NewLog {
+        dir: PathBuf,
+        t: usize,
+        size: u64,
+        shared: bool,
+    },
 }
 
 impl FileKey {
@@ -183,23 +195,34 @@ impl FileKey {
         }
     }
 
-    /// The file's name: one per role, thread and stripe, so runs can share files.
-    pub fn path(&self) -> PathBuf {
-        let pid = std::process::id();
+    /// Whether the file is named without the process id (`--reuse-files`).
+    pub fn shared(&self) -> bool {
         match self {
-            FileKey::Data { dir, t, s, .. } => {
-                dir.join(format!("pmolap-iobench-{pid}-data-t{t}-s{s}.dat"))
-            }
-            FileKey::Log { dir, t, .. } => dir.join(format!("pmolap-iobench-{pid}-log-t{t}.log")),
-            FileKey::NewLog { dir, t, .. } => {
-                dir.join(format!("pmolap-iobench-{pid}-newlog-t{t}.log"))
-            }
+            FileKey::Data { shared, .. }
+            | FileKey::Log { shared, .. }
+            | FileKey::NewLog { shared, .. } => *shared,
+        }
+    }
+
+    /// The file's name: one per role, thread and stripe, so runs can share files;
+    /// `pmolap-iobench-<pid>-…` unless shared, then `pmolap-iobench-…`.
+    pub fn path(&self) -> PathBuf {
+        let stem = if self.shared() {
+            "pmolap-iobench".to_string()
+        } else {
+            format!("pmolap-iobench-{}", std::process::id())
+        };
+        match self {
+            FileKey::Data { dir, t, s, .. } => dir.join(format!("{stem}-data-t{t}-s{s}.dat")),
+            FileKey::Log { dir, t, .. } => dir.join(format!("{stem}-log-t{t}.log")),
+            FileKey::NewLog { dir, t, .. } => dir.join(format!("{stem}-newlog-t{t}.log")),
         }
     }
 }
 
-/// The files of run `p`, per thread in stripe order.
-pub fn files_of(p: &Params) -> Vec<Vec<FileKey>> {
+/// The files of run `p`, per thread in stripe order; `shared`: named without the
+/// process id.
+pub fn files_of(p: &Params, shared: bool) -> Vec<Vec<FileKey>> {
     let n = p.paths.len();
     (0..p.threads)
         .map(|t| match p.workload {
@@ -210,11 +233,13 @@ pub fn files_of(p: &Params) -> Vec<Vec<FileKey>> {
                         dir,
                         t,
                         size: p.log_size,
+                        shared,
                     },
                     LogFile::New => FileKey::NewLog {
                         dir,
                         t,
                         size: p.bytes_per_thread(),
+                        shared,
                     },
                 }]
             }
@@ -224,6 +249,7 @@ pub fn files_of(p: &Params) -> Vec<Vec<FileKey>> {
                     t,
                     s,
                     size: p.file_size / n as u64,
+                    shared,
                 })
                 .collect(),
         })
@@ -236,7 +262,7 @@ pub fn check_space(runs: &[(String, Params)]) -> Result<()> {
     let mut need: BTreeMap<PathBuf, (u64, String)> = BTreeMap::new();
     for (bench, p) in runs {
         let mut per_dir: BTreeMap<PathBuf, u64> = BTreeMap::new();
-        for k in files_of(p).into_iter().flatten() {
+        for k in files_of(p, false).into_iter().flatten() {
             *per_dir.entry(k.dir().to_path_buf()).or_default() += k.size();
         }
         for (dir, bytes) in per_dir {
@@ -270,6 +296,9 @@ pub struct FileSet {
     /// Path → size it was prepared with.
     made: BTreeMap<PathBuf, u64>,
     pub keep: bool,
+    /// Use a data file or recycled log that is already there with the right size as it
+    /// is (not rewritten); such runs keep their files.
+    pub reuse: bool,
 }
 
 fn io_err(path: &Path, source: std::io::Error) -> Error {
@@ -280,9 +309,20 @@ fn io_err(path: &Path, source: std::io::Error) -> Error {
 }
 
 impl FileSet {
-    /// Creates (or reuses, if prepared with the same size) the files of `keys`, filling
-    /// data and recycled logs with random bytes; new logs are only recorded.
+    /// Creates (or reuses, if prepared with the same size — by this invocation, or by
+    /// anyone when `reuse`) the files of `keys`, filling data and recycled logs with
+    /// random bytes; new logs are only recorded.
     pub fn prepare(&mut self, keys: &[FileKey], seed: u64, progress: bool) -> Result<()> {
+        if self.reuse {
+            for k in keys {
+                let path = k.path();
+                let there =
+                    std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() == k.size());
+                if there && !matches!(k, FileKey::NewLog { .. }) {
+                    self.made.insert(path, k.size());
+                }
+            }
+        }
         let todo: Vec<&FileKey> = keys
             .iter()
             .filter(|k| self.made.get(&k.path()) != Some(&k.size()))
@@ -331,7 +371,7 @@ impl FileSet {
     /// Removes every file made so far (unless kept); returns the kept paths.
     pub fn finish(&mut self) -> Vec<PathBuf> {
         let paths: Vec<PathBuf> = std::mem::take(&mut self.made).into_keys().collect();
-        if self.keep {
+        if self.keep || self.reuse {
             return paths.into_iter().filter(|p| p.exists()).collect();
         }
         for p in &paths {

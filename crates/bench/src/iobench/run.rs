@@ -36,6 +36,9 @@ pub struct RunOptions {
     pub progress: bool,
     /// Leave the files in place at the end.
     pub keep_files: bool,
+    /// Name the files without the process id, use those already there with the right
+    /// size as they are, and keep them at the end (so runs, or fio, can share them).
+    pub reuse_files: bool,
 }
 
 /// A one-line description of a parameter set.
@@ -81,7 +84,7 @@ pub fn validate_all(runs: &[(String, Params)], topo: &Topology) -> Result<Vec<Ve
 }
 
 /// Runs every parameter set, calling `on_run` after each; files are removed at the end
-/// (also on error) unless `opts.keep_files`.
+/// (also on error) unless `opts.keep_files` or `opts.reuse_files`.
 pub fn run_all(
     runs: &[(String, Params)],
     topo: &Topology,
@@ -103,6 +106,7 @@ pub fn run_all(
     let devices = dirs.iter().map(|d| describe_device(d, topo)).collect();
     let mut files = FileSet::default();
     files.keep = opts.keep_files;
+    files.reuse = opts.reuse_files;
     let mut out = Vec::new();
     for ((bench, p), notes) in runs.iter().zip(notes) {
         let run = run_one(bench, p, notes, &mut files, opts)?;
@@ -129,7 +133,7 @@ pub fn run_one(
     files: &mut FileSet,
     opts: &RunOptions,
 ) -> Result<Run> {
-    let keys = files_of(p);
+    let keys = files_of(p, opts.reuse_files);
     let flat: Vec<FileKey> = keys.iter().flatten().cloned().collect();
     files.prepare(&flat, p.seed, opts.progress)?;
     let mut reps = Vec::new();
