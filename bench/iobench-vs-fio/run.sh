@@ -15,35 +15,29 @@
 # (random read on the disk, default 64M), WRITE_BYTES (buffered random write on the disk,
 # default 512M), SYNC_BYTES (random write + fdatasync, default 32M), SHM_RAND_BYTES
 # (random read and write on /dev/shm, default 1G), THREADS (default "1 2"), PAIRS
-# (default 7), QD (io_uring queue depth, default 16), JOBS (a grep -E pattern on the job
+# (default 7), QD (io_uring queue depth, default 16), FIO_LAT (reduced|full), FIO_URING
+# (batch|single), JOBS (a grep -E pattern on the job
 # name: run only those), PMOLAP (the binary; default: built with cargo build --release),
 # OUT (the JSON, default results/iobench-vs-fio-<time>.json), KEEP (a directory to keep
 # the raw fio and pmolap outputs in). The defaults make each run take about a second on
 # a 2-vCPU VM with a virtio disk; on a faster device, raise the bytes.
 #
-# Method. pmolap prepares each thread's data file once per directory (`--reuse-files`:
-# random bytes, written in full, named pmolap-iobench-data-t<T>-s0.dat) and fio reads
-# and writes those very files (`--filename_format`), so both sides see the same extents
-# on the same device. Each pair is one fio run and one pmolap run (one repetition)
-# straight after each other, the order alternating; the table gives each side's median
-# and the median of the pairs' ratios with their range. A warm-up pair before each job
-# is not counted (on a VM, a file read right after it was written can be several times
-# slower while the host writes it back). Each run is sized in bytes (never wraps over its
-# file) so every buffered read comes from the device, not from the previous pass.
-# Equivalences:
-# - page cache: pmolap fdatasyncs and drops each file (FADV_DONTNEED) before a run; fio's
-#   `--invalidate=1` only drops, which cannot drop dirty pages, so the script `sync`s the
-#   files (untimed) before every fio run;
-# - readahead: fio `--fadvise_hint=0` = pmolap `readahead: normal` (no hint either side);
-# - random pages: fio `--norandommap --randrepeat=0` = pmolap's uniform pages with
-#   replacement; random write = pmolap's buffer manager at write ratio 1 (no page-ins),
-#   `--no-sync`, or with fdatasync after each write = fio `--fdatasync=1`;
-# - io_uring: pmolap submits everything queued in one io_uring_enter and reaps every
-#   completion there is (adjacent O_DIRECT reads get merged by the block layer). fio's
-#   default submits and reaps one request per call; the equivalent fio job is
-#   `--iodepth_batch_submit=QD --iodepth_batch_complete_min=1
-#   --iodepth_batch_complete_max=QD`, used by default. FIO_URING=single runs fio's
-#   default job instead (not pmolap's equivalent; for comparison only).
+# Method (bench/iobench-vs-fio/README.md has the why of each point). pmolap prepares
+# each thread's data file once per directory (`--reuse-files`: random bytes, written in
+# full, named pmolap-iobench-data-t<T>-s0.dat) and fio reads and writes those very files
+# (`--filename_format`). Each pair is one fio run and one pmolap run (one repetition)
+# straight after each other, the order alternating; a warm-up pair per job is not
+# counted. The table gives each side's median, the median of the pairs' ratios with
+# their range, and the ratio of the best runs. Each run is sized in bytes and never
+# wraps over its file. Before every run, on both sides and outside both timings, each
+# file is fdatasynced and dropped (POSIX_FADV_DONTNEED; fio runs with --invalidate=0).
+# pmolap's buffer-manager equivalents use a one-page pool, as fio has one buffer at
+# iodepth 1. FIO_LAT=reduced (default) runs fio with --gtod_reduce=1 (no per-I/O clock
+# reads; pmolap keeps its two per operation), FIO_LAT=full with fio's default accounting.
+# io_uring: pmolap submits everything queued in one io_uring_enter and reaps every
+# completion there is; the equivalent fio job is `--iodepth_batch_submit=QD
+# --iodepth_batch_complete_min=1 --iodepth_batch_complete_max=QD` (default);
+# FIO_URING=single runs fio's default one-at-a-time job instead (for comparison only).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
