@@ -209,6 +209,27 @@ fn reused_files_are_named_stably_kept_and_not_rewritten() {
     assert_eq!(std::fs::metadata(&t1).unwrap().len(), 2 << 20);
 }
 
+#[test]
+fn reused_files_need_no_free_space() {
+    // A 1 TiB file per thread, larger than this filesystem's free space, already there
+    // (sparse): a reusing run counts it as present, any other run as too big.
+    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let mut p = small(Workload::TableScan, IoPath::Pread, d.path());
+    p.file_size = 1 << 40;
+    let runs = [("big".to_string(), p)];
+    let e = validate_all(&runs, &topo(), true).unwrap_err().to_string();
+    assert!(e.contains("free"), "{e}");
+    for t in 0..2 {
+        std::fs::File::create(d.path().join(format!("pmolap-iobench-data-t{t}-s0.dat")))
+            .unwrap()
+            .set_len(1 << 40)
+            .unwrap();
+    }
+    validate_all(&runs, &topo(), true).unwrap();
+    let e = validate_all(&runs, &topo(), false).unwrap_err().to_string();
+    assert!(e.contains("free"), "{e}");
+}
+
 fn refusal(p: Params) -> String {
     let dirs: Vec<PathBuf> = p.paths.clone();
     let before: Vec<usize> = dirs
@@ -279,6 +300,7 @@ fn impossible_combinations_and_bad_input_are_refused_before_any_file() {
     validate_all(
         &[("ok".into(), small(Workload::TableScan, IoPath::Pread, disk))],
         &t,
+        false,
     )
     .unwrap();
     assert!(entries(disk).is_empty());

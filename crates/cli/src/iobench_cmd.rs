@@ -169,7 +169,7 @@ pub fn run(a: &IobenchArgs) -> Result<()> {
     let runs = a.runs()?;
     let topo = Topology::detect().context("detecting the machine's topology")?;
     if a.dry_run {
-        validate_all(&runs, &topo)?;
+        validate_all(&runs, &topo, a.reuse_files)?;
         for (n, p) in &runs {
             println!("{n}: {}", describe(p));
         }

@@ -256,13 +256,24 @@ pub fn files_of(p: &Params, shared: bool) -> Vec<Vec<FileKey>> {
         .collect()
 }
 
+/// Whether `k` is a data file or recycled log already there with its size, which a
+/// `reuse` run uses as it is.
+fn reusable(k: &FileKey) -> bool {
+    !matches!(k, FileKey::NewLog { .. })
+        && std::fs::metadata(k.path()).is_ok_and(|m| m.is_file() && m.len() == k.size())
+}
+
 /// Checks that every directory has room for the largest set of files any run needs at
-/// once (files shared between runs counted once), before any is created.
-pub fn check_space(runs: &[(String, Params)]) -> Result<()> {
+/// once (files shared between runs counted once), before any is created; with `reuse`,
+/// files already there with their size need no room.
+pub fn check_space(runs: &[(String, Params)], reuse: bool) -> Result<()> {
     let mut need: BTreeMap<PathBuf, (u64, String)> = BTreeMap::new();
     for (bench, p) in runs {
         let mut per_dir: BTreeMap<PathBuf, u64> = BTreeMap::new();
-        for k in files_of(p, false).into_iter().flatten() {
+        for k in files_of(p, reuse).into_iter().flatten() {
+            if reuse && reusable(&k) {
+                continue;
+            }
             *per_dir.entry(k.dir().to_path_buf()).or_default() += k.size();
         }
         for (dir, bytes) in per_dir {
@@ -314,13 +325,8 @@ impl FileSet {
     /// random bytes; new logs are only recorded.
     pub fn prepare(&mut self, keys: &[FileKey], seed: u64, progress: bool) -> Result<()> {
         if self.reuse {
-            for k in keys {
-                let path = k.path();
-                let there =
-                    std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() == k.size());
-                if there && !matches!(k, FileKey::NewLog { .. }) {
-                    self.made.insert(path, k.size());
-                }
+            for k in keys.iter().filter(|k| reusable(k)) {
+                self.made.insert(k.path(), k.size());
             }
         }
         let todo: Vec<&FileKey> = keys

@@ -72,14 +72,19 @@ pub fn describe(p: &Params) -> String {
     )
 }
 
-/// Checks every run (shape, filesystem, space) before anything is created.
-pub fn validate_all(runs: &[(String, Params)], topo: &Topology) -> Result<Vec<Vec<String>>> {
+/// Checks every run (shape, filesystem, space) before anything is created;
+/// `reuse_files` as in [`RunOptions`] (files already there need no room).
+pub fn validate_all(
+    runs: &[(String, Params)],
+    topo: &Topology,
+    reuse_files: bool,
+) -> Result<Vec<Vec<String>>> {
     let mut notes = Vec::new();
     for (n, p) in runs {
         p.validate_shape(n)?;
         notes.push(validate_fs(n, p, topo)?);
     }
-    check_space(runs)?;
+    check_space(runs, reuse_files)?;
     Ok(notes)
 }
 
@@ -92,7 +97,7 @@ pub fn run_all(
     opts: &RunOptions,
     mut on_run: impl FnMut(&Run),
 ) -> Result<Results> {
-    let notes = validate_all(runs, topo)?;
+    let notes = validate_all(runs, topo, opts.reuse_files)?;
     let started_unix = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
