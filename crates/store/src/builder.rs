@@ -659,6 +659,7 @@ fn write_structure(
         .push(path.to_path_buf());
     let opts = RegionOptions {
         keep_file: true,
+        existing: pmolap_tier::ExistingFile::Use,
         ..region_opts.clone()
     };
     let mut region = Region::new(

@@ -108,7 +108,10 @@ impl Structure {
                         path: path.to_path_buf(),
                     },
                     len,
-                    ctx.region,
+                    &pmolap_tier::RegionOptions {
+                        existing: pmolap_tier::ExistingFile::Use,
+                        ..ctx.region.clone()
+                    },
                 )?,
                 true,
             ),

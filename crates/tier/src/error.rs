@@ -68,6 +68,26 @@ pub enum Error {
         size: usize,
     },
 
+    /// A structure is locked by another process (the message names the holder).
+    #[error("{0}")]
+    Locked(String),
+
+    /// A `file:` tier names an existing file that the command was not asked to overwrite.
+    #[error("{}: already exists and is not scratch space; name a directory (pmolap makes its own temporary file there) or a new file, or pass --overwrite if this file may be destroyed", .0.display())]
+    Exists(PathBuf),
+
+    /// Out of room: a full filesystem, a quota, or the file-size limit (`ulimit -f`).
+    #[error("{}: {source} (out of room: free space, quota or `ulimit -f`)", path.display())]
+    NoRoom {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// SIGINT/SIGTERM arrived; the run stopped at a safe point.
+    #[error("interrupted")]
+    Interrupted,
+
     /// Any other invalid argument, described in one line.
     #[error("{0}")]
     Invalid(String),
@@ -87,6 +107,7 @@ impl Error {
                 path,
                 hint: "check the file mode and group, or run as root".into(),
             },
+            _ if crate::signal::is_out_of_room(&source) => Error::NoRoom { path, source },
             _ => Error::Io { path, source },
         }
     }

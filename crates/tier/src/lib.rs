@@ -8,19 +8,23 @@
 //! block with a `// SAFETY:` line.
 
 pub mod cpu;
+pub mod durable;
 pub mod error;
 pub mod io;
 pub mod kernel;
+pub mod lock;
 pub mod persist;
 pub mod pin;
 pub mod region;
+pub mod signal;
 pub mod spec;
 pub mod topology;
 
 pub use cpu::CpuFeatures;
 pub use error::{Error, Result};
+pub use lock::{FileLock, LockMode};
 pub use persist::{Durability, PersistMode};
 pub use pin::Pinning;
-pub use region::{MemView, Region, RegionOptions};
+pub use region::{ExistingFile, MemView, Region, RegionOptions};
 pub use spec::TierSpec;
 pub use topology::Topology;

@@ -72,8 +72,24 @@ pub struct RegionOptions {
     pub huge_pages: HugePages,
     /// Touch every page before returning, so later accesses take no page faults.
     pub prefault: bool,
-    /// Keep a temporary file created in a `file:DIR` tier instead of removing it on drop.
+    /// Keep the file a `file:` tier creates (a temporary file in `file:DIR`, or a new
+    /// file at `file:PATH`). Otherwise a file pmolap created is unlinked as soon as it is
+    /// mapped, so nothing is left behind on any exit path (Ctrl-C, kill -9, panic).
     pub keep_file: bool,
+    /// What to do when `file:PATH` names a file that already exists.
+    pub existing: ExistingFile,
+}
+
+/// What a `file:PATH` tier may do with a file that is already there.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ExistingFile {
+    /// Refuse with a one-line error: a user's file is not scratch space (the default).
+    #[default]
+    Refuse,
+    /// Map it, content kept: the command's purpose is that file (a store structure file,
+    /// an Elf index, a prepared iobench file, or the user passed `--overwrite`).
+    Use,
 }
 
 /// Where the pages of a region were found, from a `move_pages` query over sampled pages.
@@ -131,7 +147,6 @@ pub struct Region {
     flush: PersistMode,
     /// Kept open for the lifetime of the mapping (msync, metadata).
     _file: Option<File>,
-    remove_on_drop: Option<PathBuf>,
 }
 
 // SAFETY: a Region owns its mapping exclusively; the raw pointer is only dereferenced
@@ -313,18 +328,24 @@ impl Region {
         }
         let features = CpuFeatures::detect();
         let mut warnings = Vec::new();
-        let (ptr, map_len, file, path, remove_on_drop, durability, map_sync) = match spec {
+        let (ptr, map_len, file, path, durability, map_sync) = match spec {
             TierSpec::Dram { .. } => {
                 let (ptr, map_len) = map_anonymous(len, opts.huge_pages)?;
-                (ptr, map_len, None, None, None, Durability::Volatile, false)
+                (ptr, map_len, None, None, Durability::Volatile, false)
             }
             TierSpec::File { path } => {
-                let (file, path, temp) = open_file(path, len, opts.keep_file)?;
+                let (file, path, temp) = open_file(path, len, opts)?;
                 let dax = Topology::detect()
                     .ok()
                     .and_then(|t| t.dax_mount_for(&path).cloned());
                 let map_len = round_up(len, PAGE);
-                let ptr = map_file(&file, &path, map_len, dax.is_some())?;
+                let mapped = map_file(&file, &path, map_len, dax.is_some());
+                if let Some(t) = &temp {
+                    // Mapped (or failed): the name is no longer needed; the mapping and
+                    // the open descriptor keep the pages until the region is dropped.
+                    let _ = std::fs::remove_file(t);
+                }
+                let ptr = mapped?;
                 let durability = if dax.is_some() {
                     Durability::CacheFlush
                 } else {
@@ -338,7 +359,6 @@ impl Region {
                     map_len,
                     Some(file),
                     Some(path),
-                    temp,
                     durability,
                     dax.is_some(),
                 )
@@ -359,7 +379,6 @@ impl Region {
                     map_len,
                     Some(file),
                     Some(path.clone()),
-                    None,
                     Durability::CacheFlush,
                     false,
                 )
@@ -385,7 +404,6 @@ impl Region {
             features,
             flush: PersistMode::best_flush(&features),
             _file: file,
-            remove_on_drop,
         };
         if let Some(node) = spec.node() {
             region.bind(node)?;
@@ -672,9 +690,6 @@ impl Drop for Region {
     fn drop(&mut self) {
         // SAFETY: `ptr..ptr+map_len` is the mapping this Region created and still owns.
         unsafe { libc::munmap(self.ptr.as_ptr().cast(), self.map_len) };
-        if let Some(p) = &self.remove_on_drop {
-            let _ = std::fs::remove_file(p);
-        }
     }
 }
 
@@ -737,22 +752,32 @@ fn map_anonymous(len: usize, huge: HugePages) -> Result<(NonNull<u8>, usize)> {
 }
 
 /// Opens (or creates) the file behind a `file:` tier and makes it at least `len` bytes.
-/// A directory gets a fresh temporary file, removed on drop unless `keep`.
-fn open_file(path: &Path, len: usize, keep: bool) -> Result<(File, PathBuf, Option<PathBuf>)> {
-    let (path, temp) = if path.is_dir() {
+/// A directory gets a fresh file of its own. Returns the file, its path, and the path to
+/// unlink once mapped (a file this call created, unless `opts.keep_file`). An existing
+/// file at a named path is refused unless `opts.existing` is [`ExistingFile::Use`].
+fn open_file(
+    path: &Path,
+    len: usize,
+    opts: &RegionOptions,
+) -> Result<(File, PathBuf, Option<PathBuf>)> {
+    let (path, fresh) = if path.is_dir() {
         let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
         let p = path.join(format!("pmolap-{}-{n}.region", std::process::id()));
-        (p.clone(), (!keep).then_some(p))
+        (p, true)
     } else {
-        (path.to_path_buf(), None)
+        (path.to_path_buf(), false)
     };
-    let file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&path)
-        .map_err(|e| Error::io(&path, e))?;
+    let exists = path.symlink_metadata().is_ok();
+    if exists && !fresh && opts.existing == ExistingFile::Refuse {
+        return Err(Error::Exists(path));
+    }
+    let mut oo = OpenOptions::new();
+    oo.read(true).write(true);
+    if !exists {
+        oo.create_new(true);
+    }
+    let file = oo.open(&path).map_err(|e| Error::io(&path, e))?;
+    let temp = (!exists && !opts.keep_file).then(|| path.clone());
     let current = file.metadata().map_err(|e| Error::io(&path, e))?.len();
     if current < len as u64 {
         // SAFETY: a valid open fd; posix_fallocate only reads its integer arguments.
@@ -768,7 +793,12 @@ fn open_file(path: &Path, len: usize, keep: bool) -> Result<(File, PathBuf, Opti
             });
         }
         if rc != 0 {
-            file.set_len(len as u64).map_err(|e| Error::io(&path, e))?;
+            if let Err(e) = file.set_len(len as u64) {
+                if let Some(t) = &temp {
+                    let _ = std::fs::remove_file(t);
+                }
+                return Err(Error::io(&path, e));
+            }
         }
     }
     Ok((file, path, temp))
@@ -982,27 +1012,57 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("data");
         let spec = TierSpec::File { path: path.clone() };
+        let keep = RegionOptions {
+            keep_file: true,
+            ..opts()
+        };
         {
-            let mut r = Region::new(&spec, 10_000, &opts()).unwrap();
+            let mut r = Region::new(&spec, 10_000, &keep).unwrap();
             assert_eq!(r.durability(), Durability::PageCache);
             r.view().copy_from(9000, b"hello").unwrap();
             r.persist(9000, 5).unwrap();
         }
         let bytes = std::fs::read(&path).unwrap();
         assert_eq!(&bytes[9000..9005], b"hello");
-        let r = Region::new(&spec, 10_000, &opts()).unwrap();
+        let e = Region::new(&spec, 10_000, &opts()).unwrap_err();
+        assert!(
+            matches!(e, Error::Exists(_)),
+            "an existing file is refused: {e}"
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), bytes, "and left untouched");
+        let use_it = RegionOptions {
+            existing: ExistingFile::Use,
+            ..opts()
+        };
+        let r = Region::new(&spec, 10_000, &use_it).unwrap();
         assert_eq!(
             &r.as_slice()[9000..9005],
             b"hello",
             "reopening keeps the content"
         );
+        drop(r);
+        assert!(path.exists(), "a file that was there is never removed");
+    }
+
+    #[test]
+    fn new_named_file_is_scratch_unless_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("scratch");
+        let r = Region::new(&TierSpec::File { path: path.clone() }, 8192, &opts()).unwrap();
+        assert!(!path.exists(), "unlinked as soon as mapped");
+        drop(r);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 
     #[test]
     fn durable_writes_reach_the_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("d");
-        let mut r = Region::new(&TierSpec::File { path: path.clone() }, 8192, &opts()).unwrap();
+        let keep = RegionOptions {
+            keep_file: true,
+            ..opts()
+        };
+        let mut r = Region::new(&TierSpec::File { path: path.clone() }, 8192, &keep).unwrap();
         r.write_durable(4000, b"durable bytes").unwrap();
         assert!(r.write_durable(8190, b"xyz").is_err());
         assert_eq!(&std::fs::read(&path).unwrap()[4000..4013], b"durable bytes");
@@ -1019,9 +1079,13 @@ mod tests {
         };
         let r = Region::new(&spec, 8192, &opts()).unwrap();
         let p = r.info().path.clone().unwrap();
-        assert!(p.exists());
+        assert!(p.starts_with(dir.path()));
+        assert!(
+            !p.exists(),
+            "unlinked once mapped: nothing left on any exit path"
+        );
         drop(r);
-        assert!(!p.exists());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 
     #[test]

@@ -232,6 +232,8 @@ fn open_backend(p: &Params, keys: &[FileKey]) -> Result<Backend> {
                 &RegionOptions {
                     prefault: false,
                     keep_file: true,
+                    // iobench's own prepared files: mapping them is the point.
+                    existing: pmolap_tier::ExistingFile::Use,
                     ..RegionOptions::default()
                 },
             )?;

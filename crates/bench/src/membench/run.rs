@@ -554,6 +554,7 @@ fn region_options(p: &Params) -> RegionOptions {
         huge_pages: p.huge_pages,
         prefault: p.prefault,
         keep_file: false,
+        existing: pmolap_tier::ExistingFile::Refuse,
     }
 }
 

@@ -115,7 +115,12 @@ pub(crate) fn write(
     let len = HEADER_LEN + payload.len();
     {
         let spec = TierSpec::File { path: new.clone() };
-        let mut region = Region::new(&spec, len, &RegionOptions::default())?;
+        let staged = RegionOptions {
+            keep_file: true,
+            existing: pmolap_tier::ExistingFile::Use,
+            ..RegionOptions::default()
+        };
+        let mut region = Region::new(&spec, len, &staged)?;
         steps.step();
         for (i, chunk) in payload.chunks(opts.persist_chunk.max(1)).enumerate() {
             region.write_durable(HEADER_LEN + i * opts.persist_chunk.max(1), chunk)?;
@@ -227,7 +232,11 @@ pub(crate) fn open(path: &Path, tier: Option<&TierSpec>, verify_payload: bool) -
     let spec = TierSpec::File {
         path: path.to_path_buf(),
     };
-    let mapped = Region::new(&spec, expected as usize, &RegionOptions::default())?;
+    let in_file = RegionOptions {
+        existing: pmolap_tier::ExistingFile::Use,
+        ..RegionOptions::default()
+    };
+    let mapped = Region::new(&spec, expected as usize, &in_file)?;
     let payload = &mapped.as_slice()[HEADER_LEN..expected as usize];
     if verify_payload && crc32fast::hash(payload) != u32_at(&h, OFF_PAYLOAD_CRC) {
         return Err(Error::Checksum {
