@@ -208,6 +208,10 @@ enum StoreCommand {
 
 fn main() {
     let cli = Cli::parse();
+    if let Err(e) = pmolap_tier::signal::install() {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
     let r: Result<()> = match cli.command {
         Command::Topology { json } => topology_cmd::run(json),
         Command::Membench(args) => membench_cmd::run(&args),
@@ -313,9 +317,43 @@ fn main() {
         }),
     };
     if let Err(e) = r {
-        // One line: the chain of contexts, outermost first.
-        let msg: Vec<String> = e.chain().map(|c| c.to_string()).collect();
-        eprintln!("error: {}", msg.join(": "));
+        if pmolap_tier::signal::interrupted() {
+            // What finished was written (marked partial) on the way out.
+            eprintln!("pmolap: interrupted");
+            std::process::exit(pmolap_tier::signal::EXIT_INTERRUPTED);
+        }
+        eprintln!("error: {}", one_line(&e));
         std::process::exit(1);
     }
+    if pmolap_tier::signal::interrupted() {
+        std::process::exit(pmolap_tier::signal::EXIT_INTERRUPTED);
+    }
+}
+
+/// The chain of contexts, outermost first, on one line: a cause whose text the previous
+/// message already ends with is not repeated, newlines become spaces, and the whole is
+/// cut to a readable length (an error never echoes a big input back).
+fn one_line(e: &anyhow::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for c in e.chain() {
+        let s = c.to_string().replace(['\n', '\r'], " ");
+        if parts
+            .last()
+            .is_some_and(|p| p.ends_with(&s) || p.contains(&s))
+        {
+            continue;
+        }
+        parts.push(s);
+    }
+    let mut msg = parts.join(": ");
+    const MAX: usize = 400;
+    if msg.len() > MAX {
+        let mut cut = MAX;
+        while !msg.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        msg.truncate(cut);
+        msg.push_str(" …");
+    }
+    msg
 }
