@@ -13,7 +13,8 @@ use pmolap_ssb::{
     SupplierGenerator, Table,
 };
 use pmolap_store::{
-    OpenOptions, Placement, Schema, Table as StoreTable, TableBuilder, Value, WriteOptions,
+    DatabaseWriter, DbWriteOptions, OpenOptions, Placement, Schema, Table as StoreTable,
+    TableBuilder, Value, WriteOptions,
 };
 use pmolap_tier::TierSpec;
 
@@ -26,11 +27,13 @@ pub fn ssb_schema(table: Table) -> Result<Schema> {
 fn build(table: Table, sf: f64, pb: &ProgressBar) -> Result<TableBuilder> {
     let mut b = TableBuilder::new(ssb_schema(table)?);
     let mut n = 0u64;
-    let tick = |n: &mut u64| {
+    let tick = |n: &mut u64| -> Result<()> {
         *n += 1;
         if n.is_multiple_of(65_536) {
             pb.inc(65_536);
+            pmolap_tier::signal::check()?;
         }
+        Ok(())
     };
     let ctx = || format!("generating {table} at SF {sf}");
     match table {
@@ -55,7 +58,7 @@ fn build(table: Table, sf: f64, pb: &ProgressBar) -> Result<TableBuilder> {
                     Value::Int(r.commitdate.into()),
                     Value::Str(r.shipmode),
                 ])?;
-                tick(&mut n);
+                tick(&mut n)?;
             }
         }
         Table::Part => {
@@ -71,7 +74,7 @@ fn build(table: Table, sf: f64, pb: &ProgressBar) -> Result<TableBuilder> {
                     Value::Int(r.size.into()),
                     Value::Str(r.container),
                 ])?;
-                tick(&mut n);
+                tick(&mut n)?;
             }
         }
         Table::Supplier => {
@@ -85,7 +88,7 @@ fn build(table: Table, sf: f64, pb: &ProgressBar) -> Result<TableBuilder> {
                     Value::Str(r.region),
                     Value::Str(&r.phone),
                 ])?;
-                tick(&mut n);
+                tick(&mut n)?;
             }
         }
         Table::Customer => {
@@ -100,7 +103,7 @@ fn build(table: Table, sf: f64, pb: &ProgressBar) -> Result<TableBuilder> {
                     Value::Str(&r.phone),
                     Value::Str(r.mktsegment),
                 ])?;
-                tick(&mut n);
+                tick(&mut n)?;
             }
         }
         Table::Date => {
@@ -124,7 +127,7 @@ fn build(table: Table, sf: f64, pb: &ProgressBar) -> Result<TableBuilder> {
                     Value::Int(r.holiday_fl.into()),
                     Value::Int(r.weekday_fl.into()),
                 ])?;
-                tick(&mut n);
+                tick(&mut n)?;
             }
         }
     }
@@ -133,16 +136,50 @@ fn build(table: Table, sf: f64, pb: &ProgressBar) -> Result<TableBuilder> {
 }
 
 /// Generates (or, with `tbl_dir`, reads dbgen's `<table>.tbl` files), encodes and writes
-/// the five SSB tables into `<out>/<table>/`, then reopens each on `tier` (`home`: where
-/// it was written) with checksums verified.
+/// the five SSB tables as one new database generation in `out`, publishes them together
+/// (a failure, a missing file or Ctrl-C at any point leaves the old database as it was),
+/// then reopens each on `tier` (`home`: where it was written) with checksums verified.
 pub fn load(sf: f64, tier: &str, out: &Path, tbl_dir: Option<&Path>, quiet: bool) -> Result<()> {
     let placement = if tier == "home" {
         Placement::home()
     } else {
         Placement::all(tier.parse::<TierSpec>().context("--tier")?)
     };
-    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    if !(sf > 0.0 && sf.is_finite()) {
+        anyhow::bail!("--sf {sf}: the scale factor must be a positive number");
+    }
+    if let Some(d) = tbl_dir {
+        // Every input first: a missing file fails before anything is written.
+        for table in Table::ALL {
+            let f = d.join(table.file_name());
+            if !f.is_file() {
+                anyhow::bail!(
+                    "{}: missing (--tbl needs all five SSB tables); nothing was written",
+                    f.display()
+                );
+            }
+        }
+    }
+    let mut meta = std::collections::BTreeMap::new();
+    meta.insert("workload".to_string(), serde_json::json!("ssb"));
+    match tbl_dir {
+        Some(d) => meta.insert(
+            "source".into(),
+            serde_json::json!(format!("tbl:{}", d.display())),
+        ),
+        None => meta.insert("sf".into(), serde_json::json!(sf)),
+    };
+    let mut writer = DatabaseWriter::begin(
+        out,
+        &DbWriteOptions {
+            meta,
+            ..Default::default()
+        },
+    )
+    .with_context(|| format!("loading into {}", out.display()))?;
+    let mut lines = Vec::new();
     for table in Table::ALL {
+        pmolap_tier::signal::check()?;
         let rows = match tbl_dir {
             Some(_) => 0,
             None => row_count(table, sf).with_context(|| format!("counting {table} rows"))?,
@@ -163,12 +200,26 @@ pub fn load(sf: f64, tier: &str, out: &Path, tbl_dir: Option<&Path>, quiet: bool
                 .with_context(|| format!("loading {table} from {}", d.display()))?,
             None => build(table, sf, &pb)?,
         };
-        let dir = out.join(table.to_string());
-        builder
-            .finish(&dir, &WriteOptions::default())
-            .with_context(|| format!("writing the {table} table to {}", dir.display()))?;
+        pmolap_tier::signal::check()?;
+        let name = table.to_string();
+        writer
+            .add_table(&name, builder, &WriteOptions::default())
+            .with_context(|| format!("writing the {table} table into {}", out.display()))?;
         pb.finish_and_clear();
-        let written = t0.elapsed().as_secs_f64();
+        lines.push((table, t0.elapsed().as_secs_f64()));
+    }
+    pmolap_tier::signal::check()?;
+    writer
+        .commit()
+        .with_context(|| format!("publishing the database {}", out.display()))?;
+    let snapshot = pmolap_store::DatabaseSnapshot::open(out)?;
+    for (table, written) in lines {
+        let dir = snapshot
+            .tables()
+            .iter()
+            .find(|(n, _)| *n == table.to_string())
+            .map(|(_, d)| d.clone())
+            .context("a table just published is listed")?;
         let t1 = Instant::now();
         let opened = StoreTable::open_with(&dir, &placement, &OpenOptions::default())
             .with_context(|| format!("reopening {} on {tier}", dir.display()))?;
@@ -177,7 +228,7 @@ pub fn load(sf: f64, tier: &str, out: &Path, tbl_dir: Option<&Path>, quiet: bool
                 "{table:>10}: {} rows written in {written:.2} s, reopened on {tier} with checksums verified in {:.2} s -> {}",
                 opened.rows(),
                 t1.elapsed().as_secs_f64(),
-                dir.display()
+                out.join(table.to_string()).display()
             );
         }
     }

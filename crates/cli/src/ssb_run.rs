@@ -75,9 +75,17 @@ impl DataArgs {
                     bail!("--sf {sf}: the scale factor must be positive");
                 }
                 let dir = PathBuf::from(format!("data/ssb/sf{sf}"));
-                let complete = pmolap_engine::ssb::TABLES
-                    .iter()
-                    .all(|t| dir.join(t).join("MANIFEST").is_file());
+                // Reused only when its database file says it holds all SSB tables at
+                // exactly this scale factor (anything else is regenerated, whole).
+                let complete = pmolap_store::database::read_database(&dir)
+                    .ok()
+                    .flatten()
+                    .is_some_and(|m| {
+                        m.meta.get("sf").and_then(|v| v.as_f64()) == Some(sf)
+                            && pmolap_engine::ssb::TABLES
+                                .iter()
+                                .all(|t| m.table(t).is_some())
+                    });
                 if !complete {
                     eprintln!(
                         "generating SSB SF {sf} into {} (once; reused later)",

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use pmolap_store::table::OpenOptions;
-use pmolap_store::{Placement, Table};
+use pmolap_store::{DatabaseSnapshot, Placement, Table};
 
 use crate::error::{Error, Result};
 use crate::joinindex::JoinIndex;
@@ -22,42 +22,33 @@ pub struct Database {
     dir: PathBuf,
     tables: BTreeMap<String, Table>,
     indexes: Mutex<HashMap<IndexKey, Arc<JoinIndex>>>,
+    snapshot: DatabaseSnapshot,
 }
 
 impl Database {
-    /// Opens every table under `dir` on the tiers `placement` names.
+    /// Opens every table of the database `dir` on the tiers `placement` names, holding
+    /// the database's shared lock while the `Database` lives (no writer replaces it
+    /// underneath).
     pub fn open(dir: &Path, placement: &Placement, opts: &OpenOptions) -> Result<Database> {
-        let rd = std::fs::read_dir(dir).map_err(|e| {
-            Error::Database(format!(
-                "{}: cannot read the database directory: {e}",
-                dir.display()
-            ))
-        })?;
-        let mut names: Vec<String> = Vec::new();
-        for entry in rd {
-            let entry = entry.map_err(|e| Error::Database(format!("{}: {e}", dir.display())))?;
-            let path = entry.path();
-            if path.join(pmolap_store::format::MANIFEST).is_file() {
-                names.push(entry.file_name().to_string_lossy().into_owned());
-            }
-        }
-        if names.is_empty() {
-            return Err(Error::Database(format!(
-                "{}: no tables here (expected <table>/MANIFEST directories, as `pmolap ssb load` writes)",
-                dir.display()
-            )));
-        }
-        names.sort();
+        let snapshot = DatabaseSnapshot::open(dir)?;
         let mut tables = BTreeMap::new();
-        for n in names {
-            let t = Table::open_with(&dir.join(&n), placement, opts)?;
-            tables.insert(n, t);
+        for (name, path) in snapshot.tables() {
+            let t = Table::open_with(path, placement, opts)?;
+            snapshot.check_table(name, t.manifest())?;
+            tables.insert(name.clone(), t);
         }
         Ok(Database {
             dir: dir.to_path_buf(),
             tables,
             indexes: Mutex::new(HashMap::new()),
+            snapshot,
         })
+    }
+
+    /// What the database's writer recorded about the data (`DATABASE`'s `meta`), if the
+    /// directory has a database file.
+    pub fn meta(&self, key: &str) -> Option<&serde_json::Value> {
+        self.snapshot.manifest().and_then(|m| m.meta.get(key))
     }
 
     pub fn dir(&self) -> &Path {

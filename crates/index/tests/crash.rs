@@ -3,8 +3,8 @@
 //! file opens — checksums verified — as exactly the old index or exactly the new one
 //! (or no index, on a first build), and a later write cleans up and succeeds.
 
+use pmolap_tier::durable::crash;
 use std::path::Path;
-use std::process::Command;
 
 use pmolap_index::elf;
 use pmolap_index::{Elf, WriteOptions};
@@ -40,16 +40,16 @@ fn crash_child() {
     .unwrap();
 }
 
+/// Runs the child on `path` with crash point `step` (the workspace's one crash harness);
+/// true if it crashed.
 fn run_child(path: &Path, step: u64) -> bool {
-    let status = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "crash_child", "--nocapture", "--test-threads=1"])
-        .env(ENV_PATH, path)
-        .env(ENV_STEP, step.to_string())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .unwrap();
-    !status.success()
+    crash::run_child(
+        "crash_child",
+        &[
+            (ENV_PATH.to_string(), path.display().to_string()),
+            (ENV_STEP.to_string(), step.to_string()),
+        ],
+    )
 }
 
 /// Which seed's index `path` holds (the whole array compared), or None for no file.
@@ -89,11 +89,12 @@ fn crash_at_every_step_leaves_old_or_new_index() {
         if step % 4 == 0 {
             Elf::write(&path, 5, &data(2), &opts(None)).unwrap();
             assert_eq!(which(&path), Some(2));
-            assert_eq!(
-                std::fs::read_dir(dir.path()).unwrap().count(),
-                1,
-                "leftovers"
-            );
+            let mut names: Vec<String> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            names.sort();
+            assert_eq!(names, ["i.elf", "i.elf.lock"], "leftovers");
         }
     }
     panic!("the write never ran to completion");

@@ -61,14 +61,24 @@ fn write_then_open_in_place_and_on_other_tiers() {
     // The file layout: header page + 4 bytes a word, nothing else left behind.
     let len = std::fs::metadata(&path).unwrap().len();
     assert_eq!(len, 4096 + 4 * built.words().len() as u64);
-    drop(on_dir); // its temporary region file in `dir` goes with it
-    assert_eq!(
-        std::fs::read_dir(dir.path()).unwrap().count(),
-        1,
-        "no leftovers"
-    );
-    // Rewriting replaces the index.
+    drop(on_dir); // its temporary region file in `dir` was unlinked once mapped
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["a.elf", "a.elf.lock"], "no leftovers");
+    // A writer cannot replace the index under a reader that maps it in place.
     let flat2 = elf::uniform_rows(10, 4, 3, 12);
+    let e = Elf::write(&path, 4, &flat2, &WriteOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("open for reading"), "{e}");
+    assert_eq!(
+        in_place.words(),
+        built.words(),
+        "the reader's index is intact"
+    );
+    // Rewriting replaces the index once the reader is gone.
+    drop(in_place);
     Elf::write(&path, 4, &flat2, &WriteOptions::default()).unwrap();
     assert_eq!(Elf::open(&path, &dram()).unwrap().rows(), 10);
 }

@@ -4,12 +4,11 @@
 //! manifest staged, fsynced, renamed → directory fsynced → old generation deleted).
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
+use pmolap_tier::durable::{fsync_file, publish_via, Steps};
 use pmolap_tier::{Region, RegionOptions, TierSpec};
 
 use crate::bitpack;
@@ -219,6 +218,17 @@ impl TableBuilder {
     /// new generation; the previous one stays readable until the new manifest is in place
     /// and is deleted after. Returns the manifest written.
     pub fn finish(self, dir: &Path, opts: &WriteOptions) -> Result<Manifest> {
+        self.finish_stepped(dir, opts, &Steps::new(opts.crash_after_step))
+    }
+
+    /// [`finish`](Self::finish) counting its write/persist steps on `steps` (a database
+    /// writer counts every table's steps and its own commit on one counter).
+    pub(crate) fn finish_stepped(
+        self,
+        dir: &Path,
+        opts: &WriteOptions,
+        steps: &Steps,
+    ) -> Result<Manifest> {
         let rows = self.rows();
         for (c, d) in self.schema.columns.iter().zip(&self.columns) {
             if d.len() != rows {
@@ -289,10 +299,6 @@ impl TableBuilder {
         }
 
         // 3. Write and persist every structure file of the new generation.
-        let steps = Steps {
-            n: AtomicU64::new(0),
-            crash_at: opts.crash_after_step,
-        };
         let written: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
         let results = par_map(plan, threads, |(ci, kind, len)| {
             let name = file_name(ci, kind, generation);
@@ -302,7 +308,7 @@ impl TableBuilder {
                 &path,
                 len,
                 &opts.region,
-                &steps,
+                steps,
                 &written,
                 |payload| encoded[ci].write_payload(kind, rows, payload),
                 |crc| Header {
@@ -376,7 +382,9 @@ impl TableBuilder {
                 })
                 .collect(),
         };
-        if let Err(e) = commit_manifest(dir, &manifest, &steps) {
+        let staged = dir.join(MANIFEST_TMP);
+        if let Err(e) = publish_via(&dir.join(MANIFEST), &staged, &manifest.encode()?, steps) {
+            let e = Error::from(e);
             let _ = std::fs::remove_file(dir.join(MANIFEST_TMP));
             if read_manifest(dir).is_ok_and(|m| m.generation == generation) {
                 // The rename happened: the new table is published; keep its files.
@@ -386,23 +394,8 @@ impl TableBuilder {
         }
 
         // 5. Only now: the previous generation's files go.
-        remove_unlisted_stepped(dir, &manifest, &steps)?;
+        remove_unlisted_stepped(dir, &manifest, steps)?;
         Ok(manifest)
-    }
-}
-
-/// Counts write/persist steps; aborts the process at the configured one (crash tests).
-struct Steps {
-    n: AtomicU64,
-    crash_at: Option<u64>,
-}
-
-impl Steps {
-    fn step(&self) {
-        let k = self.n.fetch_add(1, Ordering::SeqCst) + 1;
-        if self.crash_at == Some(k) {
-            std::process::abort();
-        }
     }
 }
 
@@ -677,29 +670,7 @@ fn write_structure(
     bytes[..HEADER_USED].copy_from_slice(&header(crc).encode());
     steps.step();
     region.persist(0, len)?;
-    File::open(path)
-        .and_then(|f| f.sync_all())
-        .map_err(|e| Error::io(path, e))?;
+    fsync_file(path)?;
     steps.step();
     Ok(crc)
-}
-
-fn commit_manifest(dir: &Path, m: &Manifest, steps: &Steps) -> Result<()> {
-    use std::io::Write;
-    let tmp = dir.join(MANIFEST_TMP);
-    let fin = dir.join(MANIFEST);
-    let bytes = m.encode()?;
-    let mut f = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
-    f.write_all(&bytes).map_err(|e| Error::io(&tmp, e))?;
-    steps.step();
-    f.sync_all().map_err(|e| Error::io(&tmp, e))?;
-    drop(f);
-    steps.step();
-    std::fs::rename(&tmp, &fin).map_err(|e| Error::io(&fin, e))?;
-    steps.step();
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| Error::io(dir, e))?;
-    steps.step();
-    Ok(())
 }

@@ -46,6 +46,10 @@ pub enum Error {
         problem: String,
     },
 
+    /// A database directory that cannot be used as asked, described in one line.
+    #[error("{0}")]
+    Database(String),
+
     /// A value, column or schema that does not fit what was asked.
     #[error("{0}")]
     Schema(String),

@@ -19,6 +19,7 @@ compile_error!(
 pub mod bitpack;
 pub mod builder;
 pub mod counters;
+pub mod database;
 pub mod datavector;
 pub mod dictionary;
 pub mod error;
@@ -32,6 +33,9 @@ pub mod tbl;
 
 pub use builder::{TableBuilder, WriteOptions};
 pub use counters::{AccessCounts, Counters};
+pub use database::{
+    resolve_table, DatabaseManifest, DatabaseSnapshot, DatabaseWriter, DbWriteOptions, TableRef,
+};
 pub use datavector::{Bitmap, DataVector};
 pub use dictionary::Dictionary;
 pub use error::{Error, Result};

@@ -5,8 +5,8 @@
 
 mod common;
 
+use pmolap_tier::durable::crash;
 use std::path::Path;
-use std::process::Command;
 
 use pmolap_store::{Error, Placement, Table, Value, WriteOptions};
 
@@ -31,17 +31,16 @@ fn crash_child() {
         .unwrap();
 }
 
-/// Runs the child on `dir` with crash point `step`; true if it crashed.
+/// Runs the child on `dir` with crash point `step` (the workspace's one crash harness);
+/// true if it crashed.
 fn run_child(dir: &Path, step: u64) -> bool {
-    let status = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "crash_child", "--nocapture", "--test-threads=1"])
-        .env(ENV_DIR, dir)
-        .env(ENV_STEP, step.to_string())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .unwrap();
-    !status.success()
+    crash::run_child(
+        "crash_child",
+        &[
+            (ENV_DIR.to_string(), dir.display().to_string()),
+            (ENV_STEP.to_string(), step.to_string()),
+        ],
+    )
 }
 
 /// Which seed's table `dir` holds (checking every value), or None for no table.

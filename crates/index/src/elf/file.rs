@@ -6,7 +6,8 @@ use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use pmolap_tier::{Region, RegionOptions, TierSpec};
+use pmolap_tier::durable::{commit_rename, fsync_file, Steps};
+use pmolap_tier::{FileLock, LockMode, Region, RegionOptions, TierSpec};
 
 use super::{Elf, MAX_DIMS, MAX_WORDS, PRELUDE, VALUE_MASK};
 use crate::error::{Error, Result};
@@ -49,20 +50,6 @@ impl Default for WriteOptions {
     }
 }
 
-struct Steps {
-    done: u64,
-    crash: Option<u64>,
-}
-
-impl Steps {
-    fn step(&mut self) {
-        self.done += 1;
-        if self.crash == Some(self.done) {
-            std::process::abort();
-        }
-    }
-}
-
 /// `<path>.new`, where a build is written before it replaces `path`.
 pub fn staging_path(path: &Path) -> PathBuf {
     let mut s: OsString = path.as_os_str().to_owned();
@@ -70,10 +57,21 @@ pub fn staging_path(path: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
-fn parent_dir(path: &Path) -> &Path {
-    match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
+/// `<path>.lock`, the index's lock file: exclusive while [`write`] replaces the index,
+/// shared while an [`Elf`] opened from it lives.
+pub fn lock_path(path: &Path) -> PathBuf {
+    let mut s: OsString = path.as_os_str().to_owned();
+    s.push(".lock");
+    PathBuf::from(s)
+}
+
+/// Takes the index's lock (see [`lock_path`]); a read-only location is read unlocked.
+pub(crate) fn lock(path: &Path, mode: LockMode) -> Result<Option<FileLock>> {
+    let what = format!("Elf index {}", path.display());
+    match FileLock::acquire(&lock_path(path), mode, &what) {
+        Ok(l) => Ok(Some(l)),
+        Err(pmolap_tier::Error::PermissionDenied { .. }) if mode == LockMode::Shared => Ok(None),
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -100,10 +98,8 @@ pub(crate) fn write(
     words: &[u32],
     opts: &WriteOptions,
 ) -> Result<()> {
-    let mut steps = Steps {
-        done: 0,
-        crash: opts.crash_after_step,
-    };
+    let _lock = lock(path, LockMode::Exclusive)?;
+    let steps = Steps::new(opts.crash_after_step);
     let new = staging_path(path);
     match std::fs::remove_file(&new) {
         Ok(()) => {}
@@ -131,17 +127,9 @@ pub(crate) fn write(
         steps.step();
     }
     // The file's size and blocks (fallocate) are metadata: make them durable too.
-    File::open(&new)
-        .and_then(|f| f.sync_all())
-        .map_err(|e| Error::io(&new, e))?;
+    fsync_file(&new)?;
     steps.step();
-    std::fs::rename(&new, path).map_err(|e| Error::io(path, e))?;
-    steps.step();
-    let dir = parent_dir(path);
-    File::open(dir)
-        .and_then(|f| f.sync_all())
-        .map_err(|e| Error::io(dir, e))?;
-    steps.step();
+    commit_rename(&new, path, &steps)?;
     Ok(())
 }
 
@@ -157,6 +145,8 @@ fn u64_at(h: &[u8], off: usize) -> u64 {
 /// place when `tier` is `None` or names this file, else copies the array onto `tier`.
 pub(crate) fn open(path: &Path, tier: Option<&TierSpec>, verify_payload: bool) -> Result<Elf> {
     let mut f = File::open(path).map_err(|e| Error::io(path, e))?;
+    // A writer replacing the index makes this fail at once, naming it.
+    let lock = lock(path, LockMode::Shared)?;
     let flen = f.metadata().map_err(|e| Error::io(path, e))?.len();
     let mut h = vec![0u8; HEADER_LEN.min(flen as usize)];
     f.read_exact(&mut h).map_err(|e| Error::io(path, e))?;
@@ -256,13 +246,14 @@ pub(crate) fn open(path: &Path, tier: Option<&TierSpec>, verify_payload: bool) -
         Some(TierSpec::File { path: p }) => same_file(p, path),
         Some(_) => false,
     };
-    let (region, base) = match tier {
+    let (region, base, lock) = match tier {
         Some(t) if !in_place => {
             let mut r = Region::new(t, 4 * words, &RegionOptions::default())?;
             r.write_durable(0, payload)?;
-            (r, 0)
+            (r, 0, None)
         }
-        _ => (mapped, HEADER_LEN),
+        // Used in place: the shared lock is held as long as the mapping.
+        _ => (mapped, HEADER_LEN, lock),
     };
     Ok(Elf {
         region,
@@ -271,6 +262,7 @@ pub(crate) fn open(path: &Path, tier: Option<&TierSpec>, verify_payload: bool) -
         dims,
         rows: rows as usize,
         path: Some(path.to_path_buf()),
+        _lock: lock,
     })
 }
 

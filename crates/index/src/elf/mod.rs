@@ -99,6 +99,8 @@ pub struct Elf {
     dims: usize,
     rows: usize,
     path: Option<PathBuf>,
+    /// The index file's shared lock, while the array is used in place.
+    _lock: Option<pmolap_tier::FileLock>,
 }
 
 impl Elf {
@@ -117,6 +119,7 @@ impl Elf {
             dims,
             rows: flat.len() / dims,
             path: None,
+            _lock: None,
         })
     }
 
