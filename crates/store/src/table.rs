@@ -156,6 +156,8 @@ pub struct Table {
     schema: Schema,
     columns: Vec<Column>,
     counting: Arc<AtomicBool>,
+    /// The database's shared lock, when the table was named as `<db>/<table>`.
+    _db: Option<crate::database::TableRef>,
 }
 
 /// Reads and checks `dir/MANIFEST`.
@@ -183,7 +185,12 @@ impl Table {
 
     /// Opens the table in `dir`: every structure listed in the manifest (and only
     /// those) is mapped in place or copied onto the tier `placement` names for it.
+    /// `dir` may also name a table of a database as `<db>/<table>`: it is found through
+    /// the database file, and the database's shared lock is held while the table lives.
     pub fn open_with(dir: &Path, placement: &Placement, opts: &OpenOptions) -> Result<Table> {
+        let tref = crate::database::resolve_table(dir)?;
+        let dir = tref.path.clone();
+        let dir = dir.as_path();
         let manifest = read_manifest(dir)?;
         let mpath = dir.join(MANIFEST);
         let counting = Arc::new(AtomicBool::new(false));
@@ -313,6 +320,7 @@ impl Table {
             manifest,
             columns,
             counting,
+            _db: Some(tref),
         };
         // Open-time validation scans must not show up in the counters.
         table.reset_counters();
