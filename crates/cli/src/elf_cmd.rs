@@ -18,6 +18,7 @@ use serde_json::{json, Value};
 /// Builds the paper's uniform data (`rows` × `dims`, values `0..=max_value`, from `seed`)
 /// and writes it as an Elf index file at `out` (atomic commit). Prints a summary.
 pub fn build(rows: usize, dims: usize, max_value: u32, seed: u64, out: &Path) -> Result<()> {
+    elf::check_build_size(rows, dims).context("elf build")?;
     let t = Instant::now();
     let flat = elf::uniform_rows(rows, dims, max_value, seed);
     let gen_s = t.elapsed().as_secs_f64();

@@ -15,7 +15,7 @@ mod topology_cmd;
 
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
 #[derive(Debug, Parser)]
@@ -249,7 +249,9 @@ fn main() {
         } => ssb_run::ssb_list(&queries).and_then(|q| ssb_run::run(&args, q)),
         Command::Ssb {
             command: SsbCommand::Query { file, args },
-        } => ssb_run::load_query_file(&file).and_then(|q| ssb_run::run(&args, q)),
+        } => ssb_run::load_query_file(&file)
+            .and_then(|q| ssb_run::run(&args, q))
+            .with_context(|| file.display().to_string()),
         Command::Ssb {
             command: SsbCommand::Breakdown(args),
         } => ssb_run::breakdown(&args),

@@ -55,10 +55,25 @@ pub fn gen(sf: f64, out: &Path, threads: usize, tables: &[String]) -> Result<()>
             .with_style(style.clone())
             .with_prefix(table.name());
         let t0 = Instant::now();
-        let mut file = File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-        let rows = generate_table_with_progress(table, sf, &mut file, threads, |n| bar.inc(n))
-            .with_context(|| format!("generating {} at SF {sf}", path.display()))?;
-        drop(file);
+        let file = File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+        let mut w = StopOnInterrupt(std::io::BufWriter::with_capacity(1 << 20, file));
+        let generated = generate_table_with_progress(table, sf, &mut w, threads, |n| bar.inc(n))
+            .map_err(anyhow::Error::from)
+            .and_then(|rows| {
+                std::io::Write::flush(&mut w.0)?;
+                Ok(rows)
+            })
+            .with_context(|| format!("generating {} at SF {sf}", path.display()));
+        drop(w);
+        let rows = match generated {
+            Ok(rows) => rows,
+            Err(e) => {
+                // Interrupted, out of room (also `ulimit -f`) or failed: no litter.
+                bar.finish_and_clear();
+                let _ = std::fs::remove_file(&tmp);
+                return Err(e);
+            }
+        };
         std::fs::rename(&tmp, &path)
             .with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
         bar.finish_and_clear();
@@ -111,5 +126,23 @@ mod tests {
         assert!(supplier.starts_with("1|Supplier#000000001|sdrGnXCDRcfriBvY0KL,i|PERU     3|"));
         let date = std::fs::read_to_string(dir.path().join("date.tbl")).unwrap();
         assert_eq!(date.lines().count(), 25);
+    }
+}
+
+/// A writer that fails once SIGINT/SIGTERM arrived, so a generator stops at its next
+/// write and the caller can remove its temporary file.
+struct StopOnInterrupt<W>(W);
+
+impl<W: std::io::Write> std::io::Write for StopOnInterrupt<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if pmolap_tier::signal::interrupted() {
+            // Not ErrorKind::Interrupted: write_all would retry that forever.
+            return Err(std::io::Error::other("interrupted"));
+        }
+        self.0.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
     }
 }

@@ -51,6 +51,9 @@ pub struct DataArgs {
     /// Join index for every join: auto (dense array when keys are dense, else hash), dense, hash.
     #[arg(long, default_value = "auto")]
     pub join_index: pmolap_engine::query::IndexChoice,
+    /// Allow more than 4 threads per logical CPU.
+    #[arg(long)]
+    pub oversubscribe: bool,
 }
 
 impl DataArgs {
@@ -61,6 +64,7 @@ impl DataArgs {
             stripe: !self.no_stripe,
             replicate_dims: !self.no_replicate_dims,
             morsel_rows: self.morsel,
+            oversubscribe: self.oversubscribe,
             ..ExecOptions::default()
         }
     }
@@ -163,16 +167,27 @@ fn prepare(db: Database, topo: &Topology, exec: ExecOptions) -> Result<Prepared>
 
 impl Prepared {
     fn run(&self, q: &Query) -> Result<QueryRun> {
-        run_query(
+        Ok(run_query(
             &self.db,
             q,
             &self.layout,
             &self.striped,
             &self.exec,
             &RegionOptions::default(),
-        )
-        .with_context(|| format!("query {}", q.label()))
+        )?)
     }
+}
+
+/// Checks up front that a result can be written at `path` (its directory is created if
+/// missing), so a long run never ends in an unwritable path.
+pub(crate) fn check_output(path: Option<&PathBuf>) -> Result<()> {
+    if let Some(p) = path {
+        if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        pmolap_tier::durable::check_writable(p)?;
+    }
+    Ok(())
 }
 
 /// Per-query figures of a run.
@@ -208,7 +223,9 @@ enum Source<'a> {
     Cold(&'a ColdTier, &'a ExecOptions),
 }
 
-/// Runs each query `reps` times (after one warm-up run on a warm source).
+/// Runs each query `reps` times (after one warm-up run on a warm source). After an
+/// interrupt (Ctrl-C) it stops before the next run and returns the queries that have at
+/// least one timed run.
 fn run_queries(
     src: Source<'_>,
     queries: &[Query],
@@ -217,12 +234,18 @@ fn run_queries(
 ) -> Result<Vec<QueryFigures>> {
     let mut out = Vec::new();
     for q in queries {
+        if pmolap_tier::signal::interrupted() {
+            break;
+        }
         pb.set_message(format!("Q{}", q.label()));
         let mut runs = Vec::new();
         if let Source::Warm(p) = src {
             p.run(q)?;
         }
         for _ in 0..reps {
+            if pmolap_tier::signal::interrupted() && !runs.is_empty() {
+                break;
+            }
             runs.push(match src {
                 Source::Warm(p) => p.run(q)?,
                 Source::Cold(c, exec) => c.cold_open(exec)?.run(q)?,
@@ -268,6 +291,8 @@ fn answers(figs: &[QueryFigures]) -> BTreeMap<String, &Vec<Vec<OutValue>>> {
 
 #[derive(Debug, Serialize)]
 struct RunReport<'a> {
+    /// True when the run was interrupted: only the queries listed finished.
+    partial: bool,
     config: RunConfig,
     machine: Machine,
     layout: &'a Layout,
@@ -317,6 +342,8 @@ pub fn run(a: &RunArgs, queries: Vec<Query>) -> Result<()> {
     if a.reps == 0 {
         bail!("--reps must be at least 1");
     }
+    check_output(a.json.as_ref()).context("--json")?;
+    check_output(a.answers.as_ref()).context("--answers")?;
     let queries: Vec<Query> = queries
         .into_iter()
         .map(|q| with_index(q, &a.data))
@@ -330,6 +357,14 @@ pub fn run(a: &RunArgs, queries: Vec<Query>) -> Result<()> {
     let pb = bar((queries.len() * a.reps) as u64, a.quiet);
     let figs = run_queries(Source::Warm(&p), &queries, a.reps, &pb)?;
     pb.finish_and_clear();
+    let partial = pmolap_tier::signal::interrupted();
+    if partial {
+        eprintln!(
+            "interrupted: {} of {} queries finished; writing those (marked partial)",
+            figs.len(),
+            queries.len()
+        );
+    }
     println!(
         "{} on {} — {} threads, pin {}, {}",
         dir.display(),
@@ -374,6 +409,7 @@ pub fn run(a: &RunArgs, queries: Vec<Query>) -> Result<()> {
     }
     if let Some(path) = &a.json {
         let report = RunReport {
+            partial,
             config: RunConfig {
                 data: dir.clone(),
                 tier: a.tier.clone(),
@@ -397,8 +433,7 @@ pub fn run(a: &RunArgs, queries: Vec<Query>) -> Result<()> {
 
 /// The queries of a YAML/JSON file.
 pub fn load_query_file(path: &Path) -> Result<Vec<Query>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text = pmolap_tier::input::read_bounded(path, pmolap_tier::input::MAX_INPUT_BYTES)?;
     Ok(parse_queries(&text, &path.display().to_string())?)
 }
 
@@ -548,6 +583,8 @@ impl ColdTier {
 
 #[derive(Debug, Serialize)]
 struct TiersReport<'a> {
+    /// True when interrupted: only the tiers (and queries) listed finished.
+    partial: bool,
     config: TiersConfig,
     machine: Machine,
     notes: &'a [String],
@@ -595,6 +632,7 @@ pub fn tiers(a: &TiersArgs) -> Result<()> {
     if a.reps == 0 {
         bail!("--reps must be at least 1");
     }
+    check_output(a.json.as_ref()).context("--json")?;
     let queries: Vec<Query> = ssb_list(&a.queries)?
         .into_iter()
         .map(|q| with_index(q, &a.data))
@@ -604,6 +642,9 @@ pub fn tiers(a: &TiersArgs) -> Result<()> {
     let (choices, notes) = chosen_tiers(&topo, &dir, &a.only, true)?;
     let mut results = Vec::new();
     for c in &choices {
+        if pmolap_tier::signal::interrupted() {
+            break;
+        }
         let pb = bar((queries.len() * a.reps) as u64, a.quiet);
         pb.set_prefix(c.name.clone());
         let exec = a.data.exec();
@@ -625,19 +666,25 @@ pub fn tiers(a: &TiersArgs) -> Result<()> {
             queries: figs,
         });
     }
-    // The Fig. 14 table: median ms per tier, and the slowdown against DRAM.
-    let base = &results[0];
+    let partial = pmolap_tier::signal::interrupted();
+    let Some(base) = results.first() else {
+        bail!("interrupted before the first tier finished a query");
+    };
     print!("{:>6}", "query");
     for r in &results {
         print!(" | {:>28}", truncate(&r.tier.name, 28));
     }
     println!();
     for (qi, q) in queries.iter().enumerate() {
+        let Some(b) = base.queries.get(qi).map(|f| f.median_ms) else {
+            break; // interrupted: the rest did not run
+        };
         print!("{:>6}", q.id);
-        let b = base.queries[qi].median_ms;
         for r in &results {
-            let ms = r.queries[qi].median_ms;
-            print!(" | {:>14.2} ms {:>8.2}x", ms, ms / b);
+            match r.queries.get(qi) {
+                Some(f) => print!(" | {:>14.2} ms {:>8.2}x", f.median_ms, f.median_ms / b),
+                None => print!(" | {:>28}", "not run"),
+            }
         }
         println!();
     }
@@ -658,6 +705,7 @@ pub fn tiers(a: &TiersArgs) -> Result<()> {
     );
     if let Some(path) = &a.json {
         let report = TiersReport {
+            partial,
             config: TiersConfig {
                 data: dir.clone(),
                 reps: a.reps,
@@ -724,6 +772,10 @@ struct LadderStep {
 /// `pmolap ssb breakdown`: the SIGMOD'21 Table 1 ladder for one query on every tier —
 /// 1 thread, all threads, + pinning, + striping and replication.
 pub fn breakdown(a: &BreakdownArgs) -> Result<()> {
+    if a.reps == 0 {
+        bail!("--reps must be at least 1");
+    }
+    check_output(a.json.as_ref()).context("--json")?;
     let q = with_index(
         ssb_list(&a.query)?
             .into_iter()
@@ -741,6 +793,7 @@ pub fn breakdown(a: &BreakdownArgs) -> Result<()> {
     };
     let base = ExecOptions {
         morsel_rows: a.data.morsel,
+        oversubscribe: a.data.oversubscribe,
         ..ExecOptions::default()
     };
     let ladder: Vec<(&str, ExecOptions)> = vec![
@@ -792,14 +845,19 @@ pub fn breakdown(a: &BreakdownArgs) -> Result<()> {
         let mut db = Some(open(&dir, &c.spec, true)?);
         let mut first = f64::NAN;
         for (name, opts) in &ladder {
+            if pmolap_tier::signal::interrupted() {
+                break;
+            }
             let p = prepare(db.take().context("database")?, &topo, opts.clone())?;
             let figs = run_queries(
                 Source::Warm(&p),
                 std::slice::from_ref(&q),
-                a.reps.max(1),
+                a.reps,
                 &ProgressBar::hidden(),
             )?;
-            let ms = figs[0].median_ms;
+            let Some(ms) = figs.first().map(|f| f.median_ms) else {
+                break; // interrupted before this rung finished
+            };
             if first.is_nan() {
                 first = ms;
             }
@@ -833,6 +891,7 @@ pub fn breakdown(a: &BreakdownArgs) -> Result<()> {
     if let Some(path) = &a.json {
         #[derive(Serialize)]
         struct Report<'a> {
+            partial: bool,
             query: &'a str,
             reps: usize,
             machine: Machine,
@@ -840,6 +899,7 @@ pub fn breakdown(a: &BreakdownArgs) -> Result<()> {
         }
         write_json(
             &Report {
+                partial: pmolap_tier::signal::interrupted(),
                 query: &q.id,
                 reps: a.reps,
                 machine: Machine::from_topology(&topo),

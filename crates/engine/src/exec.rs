@@ -40,7 +40,14 @@ pub struct ExecOptions {
     /// Test hook: treat these nodes as the machine's CPU nodes (repeats allowed), so the
     /// striped and replicated paths run on a one-node machine. `None`: the topology's.
     pub nodes_override: Option<Vec<u32>>,
+    /// Allow far more threads than CPUs (more than [`OVERSUBSCRIBE_FACTOR`] per CPU).
+    pub oversubscribe: bool,
 }
+
+/// Threads per logical CPU allowed without [`ExecOptions::oversubscribe`].
+pub const OVERSUBSCRIBE_FACTOR: usize = 4;
+/// The largest morsel: per-thread scratch buffers are sized by it.
+pub const MAX_MORSEL_ROWS: usize = 1 << 24;
 
 impl Default for ExecOptions {
     fn default() -> Self {
@@ -52,6 +59,7 @@ impl Default for ExecOptions {
             morsel_rows: 16 * 1024,
             dense_groups_max: DENSE_GROUPS_MAX,
             nodes_override: None,
+            oversubscribe: false,
         }
     }
 }
@@ -89,6 +97,18 @@ impl Layout {
             return Err(Error::Options(format!(
                 "morsel size {} rows is not a positive multiple of 64",
                 opts.morsel_rows
+            )));
+        }
+        if opts.morsel_rows > MAX_MORSEL_ROWS {
+            return Err(Error::Options(format!(
+                "morsel size {} rows is above the limit of {MAX_MORSEL_ROWS} rows (each thread holds buffers of a morsel)",
+                opts.morsel_rows
+            )));
+        }
+        let cpus = topo.cpus.len().max(1);
+        if threads > OVERSUBSCRIBE_FACTOR * cpus && !opts.oversubscribe {
+            return Err(Error::Options(format!(
+                "{threads} threads on {cpus} logical CPUs (more than {OVERSUBSCRIBE_FACTOR} per CPU); pass --oversubscribe if that is meant"
             )));
         }
         let nodes: Vec<u32> = match &opts.nodes_override {
@@ -669,41 +689,60 @@ pub fn execute(
     let own: Vec<AtomicUsize> = layout.groups.iter().map(|_| AtomicUsize::new(0)).collect();
     let results: Vec<Result<(Acc, u64, usize)>> = std::thread::scope(|scope| {
         let mut handles = Vec::new();
+        let mut spawn_error: Option<std::io::Error> = None;
         for (gi, g) in layout.groups.iter().enumerate() {
             let range = g.rows.clone().unwrap_or(0..rows);
             let counter = if g.rows.is_some() { &own[gi] } else { &shared };
             let (cols, steps) = &views[gi];
             for cpus in &g.cpus {
+                if spawn_error.is_some() {
+                    break;
+                }
                 let range = range.clone();
-                handles.push(scope.spawn(move || -> Result<(Acc, u64, usize)> {
-                    pin::pin_current_thread(cpus)?;
-                    let mut acc = Acc::new(plan.group_domain, naggs, dense_max);
-                    let mut s = Scratch::new(m);
-                    let (mut qualifying, mut morsels) = (0u64, 0usize);
-                    if plan.never {
-                        return Ok((acc, 0, 0));
-                    }
-                    loop {
-                        let i = counter.fetch_add(1, Ordering::Relaxed);
-                        let start = range.start.saturating_add(i.saturating_mul(m));
-                        if start >= range.end {
-                            break;
+                let worker = std::thread::Builder::new().spawn_scoped(
+                    scope,
+                    move || -> Result<(Acc, u64, usize)> {
+                        pin::pin_current_thread(cpus)?;
+                        let mut acc = Acc::new(plan.group_domain, naggs, dense_max);
+                        let mut s = Scratch::new(m);
+                        let (mut qualifying, mut morsels) = (0u64, 0usize);
+                        if plan.never {
+                            return Ok((acc, 0, 0));
                         }
-                        let n = m.min(range.end - start);
-                        qualifying += run_morsel(plan, cols, steps, start, n, &mut s, &mut acc);
-                        morsels += 1;
-                    }
-                    Ok((acc, qualifying, morsels))
-                }));
+                        loop {
+                            let i = counter.fetch_add(1, Ordering::Relaxed);
+                            let start = range.start.saturating_add(i.saturating_mul(m));
+                            if start >= range.end {
+                                break;
+                            }
+                            let n = m.min(range.end - start);
+                            qualifying += run_morsel(plan, cols, steps, start, n, &mut s, &mut acc);
+                            morsels += 1;
+                        }
+                        Ok((acc, qualifying, morsels))
+                    },
+                );
+                match worker {
+                    Ok(h) => handles.push(h),
+                    Err(e) => spawn_error = Some(e),
+                }
             }
         }
-        handles
+        let mut results: Vec<Result<(Acc, u64, usize)>> = handles
             .into_iter()
             .map(|h| {
                 h.join()
                     .unwrap_or_else(|_| Err(Error::Options("a worker thread panicked".into())))
             })
-            .collect()
+            .collect();
+        if let Some(e) = spawn_error {
+            results.push(Err(Error::Options(format!(
+                "cannot start worker thread {} of {}: {e}",
+                results.len() + 1,
+                layout.threads
+            ))));
+        }
+        results
     });
 
     // Merge the per-thread aggregates.

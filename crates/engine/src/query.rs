@@ -11,11 +11,50 @@ use serde::{Deserialize, Deserializer, Serialize};
 use crate::error::{Error, Result};
 
 /// A literal in a predicate: an integer or a string.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum Literal {
     Int(i64),
     Str(String),
+}
+
+impl<'de> Deserialize<'de> for Literal {
+    /// An integer (within i64) or a string; anything else is named in the error (an
+    /// untagged derive would only say "did not match any variant").
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Literal;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a literal: an integer or a string")
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> std::result::Result<Literal, E> {
+                Ok(Literal::Int(v))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<Literal, E> {
+                i64::try_from(v).map(Literal::Int).map_err(|_| {
+                    E::custom(format!("literal {v} is beyond the 64-bit integer range"))
+                })
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> std::result::Result<Literal, E> {
+                Err(E::custom(format!(
+                    "literal {v}: only integers and strings are supported (columns are integers or strings)"
+                )))
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> std::result::Result<Literal, E> {
+                Err(E::custom(format!(
+                    "literal {v}: a boolean; write an integer or a quoted string"
+                )))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<Literal, E> {
+                Ok(Literal::Str(v.to_string()))
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<Literal, E> {
+                Err(E::custom("an empty literal; write an integer or a string"))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 impl fmt::Display for Literal {
@@ -324,16 +363,35 @@ impl Query {
 
 /// Parses one query or a list of queries from YAML (JSON is YAML too).
 pub fn parse_queries(text: &str, origin: &str) -> Result<Vec<Query>> {
+    // Deep nesting is refused before the parser sees it (parsers take quadratic time).
+    pmolap_tier::input::check_nesting(text, pmolap_tier::input::MAX_NESTING, origin)?;
+    // Parser messages may quote the input: keep them short.
+    let short = |e: &dyn std::fmt::Display| pmolap_tier::input::excerpt(&e.to_string(), 240);
     // Not an untagged enum: that would hide the real error. Look at the shape first and
     // report the error of the shape the text has.
     let value: serde_yaml_ng::Value = serde_yaml_ng::from_str(text)
-        .map_err(|e| Error::Query(format!("{origin}: not YAML: {e}")))?;
+        .map_err(|e| Error::Query(format!("{origin}: not YAML: {}", short(&e))))?;
+    if !(value.is_sequence() || value.is_mapping()) {
+        return Err(Error::Query(format!(
+            "{origin}: expected a query (a mapping with `joins`, `aggregates`, `select`, …) or a list of them, found {}",
+            match value {
+                serde_yaml_ng::Value::Null => "nothing (an empty file)",
+                serde_yaml_ng::Value::String(_) => "a string",
+                serde_yaml_ng::Value::Number(_) => "a number",
+                serde_yaml_ng::Value::Bool(_) => "a boolean",
+                _ => "another kind of value",
+            }
+        )));
+    }
     let queries = if value.is_sequence() {
         serde_yaml_ng::from_value::<Vec<Query>>(value)
     } else {
         serde_yaml_ng::from_value::<Query>(value).map(|q| vec![q])
     }
-    .map_err(|e| Error::Query(format!("{origin}: {e}")))?;
+    .map_err(|e| Error::Query(format!("{origin}: {}", short(&e))))?;
+    if queries.is_empty() {
+        return Err(Error::Query(format!("{origin}: an empty list of queries")));
+    }
     for q in &queries {
         q.validate()
             .map_err(|e| Error::Query(format!("{origin}: {e}")))?;
@@ -352,6 +410,11 @@ pub fn select_ssb(list: &str) -> Result<Vec<Query>> {
     let all = ssb_queries();
     if list.trim() == "all" {
         return Ok(all);
+    }
+    if list.split(',').all(|s| s.trim().is_empty()) {
+        return Err(Error::Query(
+            "no queries named; give `all` or a list such as 1.1,2.3".into(),
+        ));
     }
     list.split(',')
         .map(str::trim)

@@ -10,6 +10,7 @@
 pub mod cpu;
 pub mod durable;
 pub mod error;
+pub mod input;
 pub mod io;
 pub mod kernel;
 pub mod lock;

@@ -358,6 +358,33 @@ pub fn flatten(rows: &[Vec<u32>]) -> Result<(usize, Vec<u32>)> {
     Ok((dims, flat))
 }
 
+/// Checks up front that an Elf of `rows` × `dims` can be built here: within the
+/// layout's limits (31-bit TIDs, 1..=256 dimensions) and within the DRAM available now
+/// (the rows, the sorted copy and the array: about 3 × rows × dims × 4 bytes).
+pub fn check_build_size(rows: usize, dims: usize) -> Result<()> {
+    if dims == 0 || dims > MAX_DIMS {
+        return Err(Error::Dimensions {
+            dims,
+            max: MAX_DIMS,
+        });
+    }
+    if rows > VALUE_MASK as usize {
+        return Err(Error::TooLarge(format!(
+            "{rows} rows: TIDs are 31-bit, at most {VALUE_MASK} rows"
+        )));
+    }
+    let need = (rows as u128) * (dims as u128) * 4 * 3;
+    let have = pmolap_tier::region::capacity(&pmolap_tier::TierSpec::Dram { node: None })?;
+    if need > have as u128 {
+        return Err(Error::TooLarge(format!(
+            "{rows} rows x {dims} dims need about {} MiB of DRAM to build, {} MiB are available",
+            need >> 20,
+            have >> 20
+        )));
+    }
+    Ok(())
+}
+
 /// The paper's data: `rows` rows of `dims` values drawn uniformly from `0..=max_value`
 /// (§V-A: 10 dimensions, values 0–100), row-major, reproducible from `seed`.
 pub fn uniform_rows(rows: usize, dims: usize, max_value: u32, seed: u64) -> Vec<u32> {

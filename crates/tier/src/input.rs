@@ -1,0 +1,155 @@
+//! Bounded reading of user input files (sweep configs, query files): a size cap read
+//! through a bounded reader (so `/dev/zero` or a FIFO cannot make pmolap read forever),
+//! a cheap nesting-depth check before any YAML/JSON parser sees the text (deep nesting
+//! costs parsers quadratic time or stack), and short excerpts for error messages (an
+//! error never echoes a big input back).
+
+use std::io::Read;
+use std::path::Path;
+
+use crate::error::{Error, Result};
+
+/// The default cap on a config or query file: far above any real one.
+pub const MAX_INPUT_BYTES: u64 = 4 << 20;
+/// The default cap on nesting (flow brackets, or indentation levels of block YAML).
+pub const MAX_NESTING: usize = 64;
+
+/// Reads `path` as UTF-8 text of at most `max` bytes; larger inputs (also endless ones)
+/// fail after reading `max + 1` bytes.
+pub fn read_bounded(path: &Path, max: u64) -> Result<String> {
+    let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    if f.metadata().map(|m| m.is_dir()).unwrap_or(false) {
+        return Err(Error::Invalid(format!(
+            "{}: is a directory, expected a file",
+            path.display()
+        )));
+    }
+    let mut buf = Vec::new();
+    f.take(max + 1)
+        .read_to_end(&mut buf)
+        .map_err(|e| Error::io(path, e))?;
+    if buf.len() as u64 > max {
+        return Err(Error::Invalid(format!(
+            "{}: larger than {} — not a pmolap input file",
+            path.display(),
+            human(max)
+        )));
+    }
+    String::from_utf8(buf).map_err(|e| {
+        Error::Invalid(format!(
+            "{}: not UTF-8 text (invalid byte at offset {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
+/// Checks that `text` (YAML or JSON) nests at most `max` levels, counting open flow
+/// brackets (`[`, `{`) outside quotes plus block indentation levels; linear time.
+/// `origin` names the input in the error.
+pub fn check_nesting(text: &str, max: usize, origin: &str) -> Result<()> {
+    let too_deep = |line: usize| {
+        Error::Invalid(format!(
+            "{origin}:{line}: nested more than {max} levels deep — not a pmolap input"
+        ))
+    };
+    let mut depth = 0usize;
+    let mut indents: Vec<usize> = Vec::new();
+    for (ln, line) in text.lines().enumerate() {
+        let content = line.trim_start_matches([' ', '-']);
+        if depth == 0 && !content.is_empty() && !content.starts_with('#') {
+            // Block structure: the stack of indentation widths (list dashes count).
+            let indent = line.len() - content.len();
+            while indents.last().is_some_and(|&i| i >= indent) {
+                indents.pop();
+            }
+            indents.push(indent);
+            if indents.len() > max {
+                return Err(too_deep(ln + 1));
+            }
+        }
+        let mut quote: Option<char> = None;
+        for c in line.chars() {
+            match (quote, c) {
+                (Some(q), c) if c == q => quote = None,
+                (Some(_), _) => {}
+                (None, '"') | (None, '\'') => quote = Some(c),
+                (None, '#') if depth == 0 => break,
+                (None, '[') | (None, '{') => {
+                    depth += 1;
+                    if depth + indents.len() > max {
+                        return Err(too_deep(ln + 1));
+                    }
+                }
+                (None, ']') | (None, '}') => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// At most `max` characters of `s` on one line, with `…` where it was cut.
+pub fn excerpt(s: &str, max: usize) -> String {
+    let one: String = s
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(max + 1)
+        .collect();
+    if one.chars().count() > max {
+        let cut: String = one.chars().take(max).collect();
+        format!("{cut}…")
+    } else {
+        one
+    }
+}
+
+fn human(b: u64) -> String {
+    if b >= 1 << 20 && b.is_multiple_of(1 << 20) {
+        format!("{} MiB", b >> 20)
+    } else {
+        format!("{b} bytes")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endless_and_big_inputs_stop_at_the_cap() {
+        let e = read_bounded(Path::new("/dev/zero"), 1 << 20)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("larger than 1 MiB"), "{e}");
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("x.yaml");
+        std::fs::write(&p, "a: 1\n").unwrap();
+        assert_eq!(read_bounded(&p, 100).unwrap(), "a: 1\n");
+        let e = read_bounded(d.path(), 100).unwrap_err().to_string();
+        assert!(e.contains("is a directory"), "{e}");
+    }
+
+    #[test]
+    fn nesting_is_counted_in_linear_time() {
+        let deep = "[".repeat(100_000);
+        let t = std::time::Instant::now();
+        let e = check_nesting(&deep, 64, "q.yaml").unwrap_err().to_string();
+        assert!(e.contains("q.yaml:1: nested more than 64"), "{e}");
+        assert!(t.elapsed().as_secs() < 5);
+        let mut block = String::new();
+        for i in 0..100 {
+            block.push_str(&" ".repeat(i));
+            block.push_str("a:\n");
+        }
+        assert!(check_nesting(&block, 64, "b").is_err());
+        let ok = "x:\n  - { a: [1, 2], b: \"[[[[\" }\n  - y: 2\n";
+        check_nesting(ok, 4, "ok").unwrap();
+    }
+
+    #[test]
+    fn excerpts_are_short_and_one_line() {
+        assert_eq!(excerpt("abc", 5), "abc");
+        assert_eq!(excerpt("a\nbcdef", 3), "a b…");
+    }
+}
