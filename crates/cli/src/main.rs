@@ -345,6 +345,13 @@ fn one_line(e: &anyhow::Error) -> String {
         {
             continue;
         }
+        if let Some(last) = parts.last_mut() {
+            if s.starts_with(last.as_str()) {
+                // "query x" then "query x: no column y": keep the longer one.
+                *last = s;
+                continue;
+            }
+        }
         parts.push(s);
     }
     let mut msg = parts.join(": ");
@@ -358,4 +365,25 @@ fn one_line(e: &anyhow::Error) -> String {
         msg.push_str(" …");
     }
     msg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+    use anyhow::Context;
+
+    #[test]
+    fn error_chains_print_each_part_once() {
+        let e = Err::<(), _>(anyhow::anyhow!("q.yaml: literal 1.5: not supported"))
+            .context("q.yaml")
+            .unwrap_err();
+        assert_eq!(one_line(&e), "q.yaml: literal 1.5: not supported");
+        let io = std::io::Error::from_raw_os_error(21);
+        let e = Err::<(), _>(anyhow::Error::new(io))
+            .context(format!("x: {}", std::io::Error::from_raw_os_error(21)))
+            .unwrap_err();
+        assert_eq!(one_line(&e).matches("os error 21").count(), 1);
+        let e = anyhow::anyhow!("{}", "y".repeat(10_000));
+        assert!(one_line(&e).len() < 500);
+    }
 }

@@ -1,0 +1,429 @@
+//! Guards issue 11's hostile-but-realistic cases for the SSB, store and Elf commands, end
+//! to end through the binary: two writers, a reader during a load, a load that fails half
+//! way (bad input, `ulimit -f`, kill -9), tiers that must not destroy a user's file, bounded
+//! inputs and one-line messages, Ctrl-C keeping finished results — each asserting the exit
+//! code, a one-line message, that no data was lost and that nothing was left behind.
+
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn pmolap() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_pmolap"))
+}
+
+fn ok(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// A failure with exit code 1 and exactly one line on stderr (notes aside); returns it.
+fn one_line_error(o: &Output) -> String {
+    let e = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(1), "exit code; stderr: {e}");
+    let lines: Vec<&str> = e.lines().filter(|l| !l.starts_with("note:")).collect();
+    assert_eq!(lines.len(), 1, "one line expected: {e}");
+    assert!(lines[0].starts_with("error: "), "{e}");
+    assert!(
+        !e.contains("panicked") && !e.contains("RUST_BACKTRACE"),
+        "{e}"
+    );
+    assert!(lines[0].len() < 600, "short: {} chars", lines[0].len());
+    lines[0].to_string()
+}
+
+fn load(sf: &str, out: &Path) {
+    ok(&pmolap()
+        .args(["ssb", "load", "--quiet", "--sf", sf, "--out"])
+        .arg(out)
+        .output()
+        .unwrap());
+}
+
+/// The answers of `queries` on `db`, as JSON text.
+fn answers(db: &Path, queries: &str) -> String {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = tmp.path().join("a.json");
+    ok(&pmolap()
+        .args(["ssb", "run", "--quiet", "--reps", "1", "--queries", queries])
+        .arg("--data")
+        .arg(db)
+        .arg("--answers")
+        .arg(&a)
+        .output()
+        .unwrap());
+    std::fs::read_to_string(a).unwrap()
+}
+
+fn entries(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// The database directory holds exactly one generation and nothing else.
+fn clean_db(dir: &Path) {
+    let e = entries(dir);
+    assert_eq!(e.len(), 3, "{e:?}");
+    assert_eq!(&e[..2], ["DATABASE", "LOCK"], "{e:?}");
+    assert!(e[2].starts_with('g'), "{e:?}");
+}
+
+fn wait_until(child: &mut Child, what: impl Fn() -> bool, limit: Duration) {
+    let t = Instant::now();
+    while !what() {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the child exited before the condition held"
+        );
+        assert!(t.elapsed() < limit, "timed out waiting");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn signal(child: &Child, sig: &str) {
+    let st = Command::new("kill")
+        .args([sig, &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+}
+
+#[test]
+fn a_second_writer_and_a_reader_during_a_load_fail_at_once_naming_the_holder() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("db");
+    load("0.01", &db);
+    let before = answers(&db, "all");
+    // A slow load (SF 0.2) holds the writer lock while the others try.
+    let mut writer = pmolap()
+        .args(["ssb", "load", "--quiet", "--sf", "0.2", "--out"])
+        .arg(&db)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let staging = db.join("g2");
+    wait_until(&mut writer, || staging.exists(), Duration::from_secs(30));
+    let o = pmolap()
+        .args(["ssb", "load", "--quiet", "--sf", "0.01", "--out"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let e = one_line_error(&o);
+    assert!(
+        e.contains("is being written by pid") && e.contains("ssb load"),
+        "{e}"
+    );
+    let o = pmolap()
+        .args(["ssb", "run", "--quiet", "--reps", "1", "--data"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let e = one_line_error(&o);
+    assert!(e.contains("is being written by pid"), "{e}");
+    assert!(!e.contains("damaged"), "{e}");
+    let st = writer.wait().unwrap();
+    assert!(st.success());
+    clean_db(&db);
+    assert_ne!(
+        answers(&db, "all"),
+        before,
+        "the new scale factor was published"
+    );
+}
+
+#[test]
+fn a_load_that_fails_half_way_leaves_the_old_database_whole() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("db");
+    load("0.01", &db);
+    let before = answers(&db, "all");
+
+    // --tbl input whose last table (lineorder, loaded last) has a bad line at its end.
+    let tbl = d.path().join("tbl");
+    ok(&pmolap()
+        .args(["ssb", "gen", "--sf", "0.02", "--out"])
+        .arg(&tbl)
+        .output()
+        .unwrap());
+    let lo = tbl.join("lineorder.tbl");
+    let mut text = std::fs::read_to_string(&lo).unwrap();
+    text.push_str("1|2|not-a-number|\n");
+    std::fs::write(&lo, text).unwrap();
+    let o = pmolap()
+        .args(["ssb", "load", "--quiet", "--out"])
+        .arg(&db)
+        .arg("--tbl")
+        .arg(&tbl)
+        .output()
+        .unwrap();
+    let e = one_line_error(&o);
+    assert!(e.contains("lineorder.tbl:"), "names file and line: {e}");
+    assert_eq!(
+        answers(&db, "all"),
+        before,
+        "the old database answers as before"
+    );
+    clean_db(&db);
+
+    // A missing table file: refused before anything is written.
+    std::fs::remove_file(tbl.join("date.tbl")).unwrap();
+    let o = pmolap()
+        .args(["ssb", "load", "--quiet", "--out"])
+        .arg(&db)
+        .arg("--tbl")
+        .arg(&tbl)
+        .output()
+        .unwrap();
+    assert!(one_line_error(&o).contains("date.tbl: missing"));
+    assert_eq!(answers(&db, "all"), before);
+
+    // The file-size limit (`ulimit -f`) hit half way: an error, not SIGXFSZ.
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -f 2048; exec {} ssb load --quiet --sf 0.05 --out {}",
+            env!("CARGO_BIN_EXE_pmolap"),
+            db.display()
+        ))
+        .output()
+        .unwrap();
+    let e = one_line_error(&o);
+    assert!(
+        e.contains("out of room") || e.contains("out of space"),
+        "{e}"
+    );
+    assert_eq!(answers(&db, "all"), before);
+    clean_db(&db);
+
+    // kill -9 in the middle of a load.
+    let mut child = pmolap()
+        .args(["ssb", "load", "--quiet", "--sf", "0.1", "--out"])
+        .arg(&db)
+        .spawn()
+        .unwrap();
+    let staging = db.join("g2");
+    wait_until(&mut child, || staging.exists(), Duration::from_secs(30));
+    std::thread::sleep(Duration::from_millis(300));
+    signal(&child, "-KILL");
+    child.wait().unwrap();
+    assert_eq!(answers(&db, "all"), before, "old database after kill -9");
+    // The next writer removes what the killed one left, and publishes.
+    load("0.01", &db);
+    clean_db(&db);
+    assert_eq!(answers(&db, "all"), before);
+}
+
+#[test]
+fn ctrl_c_keeps_finished_queries_and_leaves_nothing_behind() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("db");
+    load("0.01", &db);
+    let json = d.path().join("out/r.json");
+    let tier = d.path().join("tier");
+    std::fs::create_dir(&tier).unwrap();
+    let mut child = pmolap()
+        .args(["ssb", "run", "--quiet", "--reps", "200"])
+        .arg("--data")
+        .arg(&db)
+        .arg("--tier")
+        .arg(format!("file:{}", tier.display()))
+        .arg("--json")
+        .arg(&json)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    // Structures copied onto the file tier were unlinked as soon as mapped.
+    assert_eq!(
+        entries(&tier),
+        Vec::<String>::new(),
+        "no region files by name"
+    );
+    signal(&child, "-INT");
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap())
+        .expect("the partial results are whole JSON");
+    assert_eq!(r["partial"], true);
+    let n = r["queries"].as_array().unwrap().len();
+    assert!((1..13).contains(&n), "{n} queries finished");
+    assert_eq!(entries(&tier), Vec::<String>::new());
+    assert_eq!(entries(json.parent().unwrap()), ["r.json"]);
+
+    // ssb gen interrupted: no .tbl.tmp left.
+    let out = d.path().join("gen");
+    let mut child = pmolap()
+        .args(["ssb", "gen", "--sf", "1", "--out"])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let tmp = out.join("part.tbl.tmp");
+    wait_until(&mut child, || tmp.exists(), Duration::from_secs(30));
+    signal(&child, "-INT");
+    let st = child.wait().unwrap();
+    assert_eq!(st.code(), Some(130));
+    assert!(
+        entries(&out).iter().all(|n| !n.ends_with(".tmp")),
+        "{:?}",
+        entries(&out)
+    );
+}
+
+#[test]
+fn a_file_tier_never_destroys_a_users_file() {
+    let d = tempfile::tempdir().unwrap();
+    let a = d.path().join("a.elf");
+    let other = d.path().join("other.elf");
+    ok(&pmolap()
+        .args(["elf", "build", "--rows", "500", "--dims", "3"])
+        .arg(&a)
+        .output()
+        .unwrap());
+    ok(&pmolap()
+        .args([
+            "elf", "build", "--rows", "700", "--dims", "3", "--seed", "9",
+        ])
+        .arg(&other)
+        .output()
+        .unwrap());
+    let before = std::fs::read(&other).unwrap();
+    let o = pmolap()
+        .args(["elf", "query", "--lo", "0,0,0", "--hi", "9,9,9", "--tier"])
+        .arg(format!("file:{}", other.display()))
+        .arg(&a)
+        .output()
+        .unwrap();
+    assert!(one_line_error(&o).contains("already exists and is not scratch space"));
+    assert_eq!(
+        std::fs::read(&other).unwrap(),
+        before,
+        "other.elf untouched"
+    );
+    // A directory is scratch space: a file of pmolap's own, gone afterwards.
+    let scratch = d.path().join("scratch");
+    std::fs::create_dir(&scratch).unwrap();
+    ok(&pmolap()
+        .args(["elf", "query", "--lo", "0,0,0", "--hi", "9,9,9", "--tier"])
+        .arg(format!("file:{}", scratch.display()))
+        .arg(&a)
+        .output()
+        .unwrap());
+    assert_eq!(entries(&scratch), Vec::<String>::new());
+    // Its own file in place is allowed (that is the in-place variant).
+    ok(&pmolap()
+        .args(["elf", "query", "--lo", "0,0,0", "--hi", "9,9,9", "--tier"])
+        .arg(format!("file:{}", a.display()))
+        .arg(&a)
+        .output()
+        .unwrap());
+}
+
+#[test]
+fn bounded_inputs_fail_at_once_with_one_line() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("db");
+    load("0.01", &db);
+    let run = |extra: &[&str]| -> Output {
+        pmolap()
+            .args(["ssb", "run", "--quiet", "--reps", "1", "--data"])
+            .arg(&db)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    assert!(one_line_error(&run(&["--threads", "100000"])).contains("--oversubscribe"));
+    assert!(one_line_error(&run(&["--morsel", "4294967296"])).contains("above the limit"));
+    assert!(one_line_error(&run(&["--queries", ""])).contains("no queries named"));
+    assert!(one_line_error(&run(&["--json", "/proc/sys/x.json"])).contains("--json"));
+    let o = pmolap()
+        .args(["ssb", "breakdown", "--reps", "0", "--data"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(one_line_error(&o).contains("--reps must be at least 1"));
+
+    let query = |name: &str, text: &[u8]| -> String {
+        let p = d.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        let o = pmolap()
+            .args(["ssb", "query", "--quiet", "--reps", "1", "--data"])
+            .arg(&db)
+            .arg(&p)
+            .output()
+            .unwrap();
+        one_line_error(&o)
+    };
+    let e = query(
+        "lit.yaml",
+        b"id: x\njoins: []\nwhere: { lo_quantity: { eq: 1.5 } }\naggregates: [{name: r, sum: lo_revenue}]\nselect: [r]\n",
+    );
+    assert!(e.contains("literal 1.5"), "{e}");
+    assert!(!e.contains("untagged"), "{e}");
+    assert_eq!(e.matches("lit.yaml").count(), 1, "{e}");
+    let e = query(
+        "col.yaml",
+        b"id: x\njoins: []\naggregates: [{name: r, sum: nosuch}]\nselect: [r]\n",
+    );
+    assert!(e.contains("col.yaml") && e.contains("query x:") && e.contains("nosuch"));
+    assert_eq!(e.matches("query x").count(), 1, "{e}");
+    let garbage: Vec<u8> = (0..3_000_000u32)
+        .map(|i| b'a' + (i.wrapping_mul(2_654_435_761) >> 27) as u8 % 26)
+        .collect();
+    let e = query("garbage.yaml", &garbage);
+    assert!(e.len() < 600, "not echoed: {} chars", e.len());
+    let t = Instant::now();
+    let e = query("deep.yaml", "[".repeat(100_000).as_bytes());
+    assert!(e.contains("nested more than"), "{e}");
+    assert!(t.elapsed() < Duration::from_secs(10));
+    let o = pmolap()
+        .args(["ssb", "query", "--quiet", "--data"])
+        .arg(&db)
+        .arg("/dev/zero")
+        .output()
+        .unwrap();
+    assert!(one_line_error(&o).contains("larger than"));
+
+    let o = pmolap()
+        .args(["elf", "build", "--rows", "3000000000"])
+        .arg(d.path().join("big.elf"))
+        .output()
+        .unwrap();
+    assert!(one_line_error(&o).contains("31-bit"));
+    assert!(!d.path().join("big.elf").exists());
+}
+
+#[test]
+fn store_info_resolves_the_tables_of_a_database() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("db");
+    load("0.01", &db);
+    let out = ok(&pmolap()
+        .args(["store", "info"])
+        .arg(db.join("date"))
+        .output()
+        .unwrap());
+    assert!(out.contains("d_datekey") && out.contains("rows"), "{out}");
+    let o = pmolap()
+        .args(["store", "info"])
+        .arg(db.join("nosuch"))
+        .output()
+        .unwrap();
+    assert!(one_line_error(&o).contains("no table `nosuch`"));
+}
