@@ -3,7 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use pmolap_tier::topology::{NodeKind, TierInfo, Topology};
+use pmolap_tier::topology::{NodeKind, Topology};
+use pmolap_tier::TierInfo;
 
 /// What the results were measured on.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -86,9 +86,7 @@ impl DataArgs {
                     .flatten()
                     .is_some_and(|m| {
                         m.meta.get("sf").and_then(|v| v.as_f64()) == Some(sf)
-                            && pmolap_engine::ssb::TABLES
-                                .iter()
-                                .all(|t| m.table(t).is_some())
+                            && pmolap_ssb::TABLES.iter().all(|t| m.table(t).is_some())
                     });
                 if !complete {
                     eprintln!(

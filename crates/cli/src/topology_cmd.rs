@@ -8,7 +8,8 @@ use std::io::Write as _;
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-use pmolap_tier::topology::{format_cpulist, hmat_notes, NodeKind, TierInfo, Topology};
+use pmolap_tier::topology::{format_cpulist, hmat_notes, NodeKind, Topology};
+use pmolap_tier::TierInfo;
 
 /// What `pmolap topology --json` prints.
 #[derive(Debug, Serialize)]

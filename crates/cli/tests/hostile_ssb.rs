@@ -230,7 +230,7 @@ fn ctrl_c_keeps_finished_queries_and_leaves_nothing_behind() {
     let json = d.path().join("out/r.json");
     let tier = d.path().join("tier");
     std::fs::create_dir(&tier).unwrap();
-    let mut child = pmolap()
+    let child = pmolap()
         .args(["ssb", "run", "--quiet", "--reps", "200"])
         .arg("--data")
         .arg(&db)

@@ -7,7 +7,6 @@
 //! - [`joinindex`]: dense-array or hash join indexes over dimension keys.
 //! - [`plan`]: predicates → value-id sets, dimensions → join filters by fact value id.
 //! - [`exec`]: morsel-driven parallel probe and aggregation, with the Table 1 switches.
-//! - [`ssb`]: the SSB schemas.
 
 #![forbid(unsafe_code)]
 
@@ -17,7 +16,6 @@ pub mod exec;
 pub mod joinindex;
 pub mod plan;
 pub mod query;
-pub mod ssb;
 
 use serde::Serialize;
 

@@ -80,12 +80,14 @@
 //! - SF ≥ 1000 is rejected: there dbgen switches to a BCD order-key path not reproduced.
 #![forbid(unsafe_code)]
 
+pub mod columns;
 mod contact;
 mod customer;
 mod date;
 mod dists;
 mod generate;
 mod lineorder;
+pub mod load;
 mod part;
 mod partition;
 mod rng;
@@ -96,10 +98,12 @@ mod text;
 use std::fmt;
 use std::str::FromStr;
 
+pub use columns::{build_table, schema, schema_of, TABLES};
 pub use customer::{Customer, CustomerGenerator, CustomerIter};
 pub use date::{Date, DateGenerator, DateIter};
 pub use generate::{generate_table, generate_table_with_progress, row_count};
 pub use lineorder::{order_key, retail_price, LineOrder, LineOrderGenerator, LineOrderIter};
+pub use load::{load_database, reopen_database, LoadedTable};
 pub use part::{Part, PartGenerator, PartIter};
 pub use partition::PartitionIter;
 pub use scale::{Scale, MAX_SCALE_FACTOR};
@@ -136,6 +140,15 @@ pub enum Error {
     /// Writing the output failed.
     #[error("writing SSB data: {0}")]
     Io(#[from] std::io::Error),
+    /// The column store failed (writing, publishing or reopening a table).
+    #[error(transparent)]
+    Store(#[from] pmolap_store::Error),
+    /// A tier operation failed, or the run was interrupted.
+    #[error(transparent)]
+    Tier(#[from] pmolap_tier::Error),
+    /// A load that cannot be carried out as asked, described in one line.
+    #[error("{0}")]
+    Load(String),
 }
 
 /// Result with this crate's [`Error`].

@@ -19,6 +19,7 @@ pub mod pin;
 pub mod region;
 pub mod signal;
 pub mod spec;
+pub mod tiers;
 pub mod topology;
 
 pub use cpu::CpuFeatures;
@@ -28,4 +29,5 @@ pub use persist::{Durability, PersistMode};
 pub use pin::Pinning;
 pub use region::{ExistingFile, MemView, Region, RegionOptions};
 pub use spec::TierSpec;
+pub use tiers::{TierClass, TierInfo};
 pub use topology::Topology;

@@ -21,11 +21,11 @@ pub const DEFAULT_DAX_ALIGN: u64 = 2 << 20;
 const MAX_LIST_ID: usize = 1 << 20;
 
 /// The persistence string of tiers whose contents are lost at power-off.
-const PERSIST_NONE: &str = "none";
+pub(crate) const PERSIST_NONE: &str = "none";
 /// The persistence string of page-cache-backed files.
-const PERSIST_MSYNC: &str = "msync";
+pub(crate) const PERSIST_MSYNC: &str = "msync";
 /// The persistence string of DAX tiers (fsdax with `MAP_SYNC`, and devdax).
-const PERSIST_FLUSH: &str = "cache-line flush + fence (MAP_SYNC)";
+pub(crate) const PERSIST_FLUSH: &str = "cache-line flush + fence (MAP_SYNC)";
 
 /// A snapshot of the machine's hardware as the kernel reports it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -160,21 +160,6 @@ pub struct Mount {
     pub size: Option<u64>,
     /// The NUMA node of the block device (`/sys/class/block/NAME/device/numa_node`), if known.
     pub numa_node: Option<u32>,
-}
-
-/// A tier a user can run on, as `pmolap topology` lists it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TierInfo {
-    /// A [`crate::TierSpec`] string.
-    pub spec: String,
-    pub kind: String,
-    /// Bytes (0 if unknown).
-    pub capacity: u64,
-    pub numa_node: Option<u32>,
-    /// `none`, `msync` or `cache-line flush + fence (MAP_SYNC)`.
-    pub persistence: String,
-    /// HMAT latency/bandwidth, memory tier, distances, device facts.
-    pub notes: Vec<String>,
 }
 
 /// Parses a kernel CPU or node list such as `0-3,8,10-11` (empty or blank = no ids).
@@ -635,152 +620,6 @@ impl Topology {
         let (i, _) = longest_mount(&p, self.filesystems.iter().map(|m| m.mount_point.as_path()))?;
         self.filesystems.get(i)
     }
-
-    /// The tiers a user can run on, for `pmolap topology`: one per memory node (`dram` if
-    /// the machine has one memory node, else `dram:node=N`; CPU-less nodes are of kind
-    /// `cxl/far-memory node`), each devdax device bound to `device_dax`, each DAX mount
-    /// (fsdax, `MAP_SYNC`), `file:/dev/shm` when it is a tmpfs, and `file:<cwd>` for the
-    /// filesystem of the current directory unless that is a tmpfs or a DAX mount.
-    pub fn tiers(&self) -> Vec<TierInfo> {
-        let mut out = Vec::new();
-        let mem_nodes: Vec<&NumaNode> = self.nodes.iter().filter(|n| n.mem_total > 0).collect();
-        let single = mem_nodes.len() == 1;
-        let node_ids: Vec<String> = self.nodes.iter().map(|n| n.id.to_string()).collect();
-        for n in &mem_nodes {
-            let mut notes = Vec::new();
-            match n.kind {
-                NodeKind::Dram => notes.push(format!("cpus {}", format_cpulist(&n.cpus))),
-                NodeKind::CpuLessMemory => notes
-                    .push("no cpus: memory-only node (CXL expander or PMEM in kmem mode)".into()),
-            }
-            for d in self
-                .dax_devices
-                .iter()
-                .filter(|d| d.target_node == Some(n.id))
-            {
-                if d.driver.as_deref() == Some("kmem") {
-                    notes.push(format!("onlined from {} by the kmem driver", d.name));
-                }
-            }
-            if let Some(t) = n.memory_tier {
-                notes.push(format!("memory tier {t} (lower = faster)"));
-            }
-            if self.nodes.len() > 1 && !n.distances.is_empty() {
-                let d: Vec<String> = n.distances.iter().map(|d| d.to_string()).collect();
-                notes.push(format!(
-                    "distances {} to nodes {}",
-                    d.join(" "),
-                    node_ids.join(" ")
-                ));
-            }
-            notes.extend(hmat_notes(&n.hmat));
-            out.push(TierInfo {
-                spec: if single {
-                    "dram".into()
-                } else {
-                    format!("dram:node={}", n.id)
-                },
-                kind: match n.kind {
-                    NodeKind::Dram => "dram".into(),
-                    NodeKind::CpuLessMemory => "cxl/far-memory node".into(),
-                },
-                capacity: n.mem_total,
-                numa_node: Some(n.id),
-                persistence: PERSIST_NONE.into(),
-                notes,
-            });
-        }
-        for d in &self.dax_devices {
-            if d.driver.as_deref().is_some_and(|drv| drv != "device_dax") {
-                continue;
-            }
-            let mut notes = vec![format!("align {}", human_bytes(d.align))];
-            if let Some(n) = d.numa_node {
-                notes.push(format!("attached to node {n}"));
-            }
-            if let Some(t) = d.target_node {
-                notes.push(format!("would be node {t} if onlined as system RAM (kmem)"));
-            }
-            notes.push("mappings are synchronous: no page cache, no msync".into());
-            out.push(TierInfo {
-                spec: format!("devdax:{}", d.dev_path.display()),
-                kind: "devdax".into(),
-                capacity: d.size,
-                numa_node: d.numa_node,
-                persistence: PERSIST_FLUSH.into(),
-                notes,
-            });
-        }
-        for m in &self.dax_mounts {
-            let fs = self
-                .filesystems
-                .iter()
-                .find(|f| f.mount_point == m.mount_point);
-            let opts: Vec<&str> = m
-                .options
-                .split(',')
-                .filter(|o| o.starts_with("dax"))
-                .collect();
-            out.push(TierInfo {
-                spec: format!("file:{}", m.mount_point.display()),
-                kind: format!("fsdax ({}, {})", m.fs_type, opts.join(",")),
-                capacity: fs.and_then(|f| f.size).unwrap_or(0),
-                numa_node: fs.and_then(|f| f.numa_node),
-                persistence: PERSIST_FLUSH.into(),
-                notes: vec![
-                    format!("device {}", m.device),
-                    "files are mapped with MAP_SYNC".into(),
-                ],
-            });
-        }
-        if let Some(shm) = self
-            .filesystems
-            .iter()
-            .find(|m| m.mount_point == Path::new("/dev/shm") && m.fs_type == "tmpfs")
-        {
-            out.push(TierInfo {
-                spec: "file:/dev/shm".into(),
-                kind: "tmpfs (DRAM-backed file)".into(),
-                capacity: shm.size.unwrap_or(0),
-                numa_node: None,
-                persistence: PERSIST_NONE.into(),
-                notes: vec!["DRAM behind a file: lost at power-off".into()],
-            });
-        }
-        if let Ok(cwd) = std::env::current_dir() {
-            let fs = self.filesystem_for(&cwd);
-            let is_tmpfs = fs.is_some_and(|f| f.fs_type == "tmpfs");
-            let is_dax = self.dax_mount_for(&cwd).is_some();
-            if !is_tmpfs && !is_dax {
-                let (kind, notes) = match fs {
-                    Some(f) => (
-                        format!("file ({} page cache)", f.fs_type),
-                        vec![format!(
-                            "filesystem {} on {} mounted at {} (the current directory's)",
-                            f.fs_type,
-                            f.device,
-                            f.mount_point.display()
-                        )],
-                    ),
-                    None => (
-                        "file (page cache)".to_string(),
-                        vec![
-                            "the current directory's filesystem is not in /proc/mounts".to_string()
-                        ],
-                    ),
-                };
-                out.push(TierInfo {
-                    spec: format!("file:{}", cwd.display()),
-                    kind,
-                    capacity: fs.and_then(|f| f.size).unwrap_or(0),
-                    numa_node: fs.and_then(|f| f.numa_node),
-                    persistence: PERSIST_MSYNC.into(),
-                    notes,
-                });
-            }
-        }
-        out
-    }
 }
 
 /// One line per distinct HMAT figure set: classes with the same initiators and figures
@@ -831,7 +670,7 @@ fn hmat_line(classes: &str, h: &HmatAccess) -> String {
 }
 
 /// Bytes in the largest binary unit that keeps one decimal (`2 MiB`, `1.5 TiB`).
-fn human_bytes(b: u64) -> String {
+pub(crate) fn human_bytes(b: u64) -> String {
     const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
     let mut v = b as f64;
     let mut u = 0;
