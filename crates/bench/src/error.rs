@@ -30,6 +30,18 @@ pub enum Error {
         source: std::io::Error,
     },
 
+    /// The star-join engine failed (a query, a database, an execution option).
+    #[error(transparent)]
+    Engine(#[from] pmolap_engine::Error),
+
+    /// Generating or loading SSB data failed.
+    #[error(transparent)]
+    SsbData(#[from] pmolap_ssb::Error),
+
+    /// An SSB run that cannot be carried out as asked, described in one line.
+    #[error("{0}")]
+    Ssb(String),
+
     /// A worker thread panicked (a bug; reported instead of propagated).
     #[error("a benchmark thread failed: {0}")]
     Thread(String),
@@ -37,3 +49,12 @@ pub enum Error {
 
 /// The bench crate's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}

@@ -1,7 +1,8 @@
 //! pmolap's characterisation benchmarks: `membench` (bandwidth and latency of memory
 //! tiers by access size, threads, pinning, NUMA placement, read/write/mixed/random, as in
 //! SIGMOD'21 §3–§5 and PerMA-Bench) and `iobench` (the drop-in storage workloads of
-//! DaMoN'21 §3 over I/O paths).
+//! DaMoN'21 §3 over I/O paths), and the SSB benchmarks over the star-join engine (`ssb`:
+//! queries on a tier, every tier of the machine, the Table 1 ladder).
 #![forbid(unsafe_code)]
 
 pub mod error;
@@ -9,6 +10,7 @@ pub mod iobench;
 pub mod machine;
 pub mod membench;
 pub mod size;
+pub mod ssb;
 pub mod sweep;
 
 pub use error::{Error, Result};

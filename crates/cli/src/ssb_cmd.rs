@@ -103,6 +103,24 @@ pub fn gen(sf: f64, out: &Path, threads: usize, tables: &[String]) -> Result<()>
     Ok(())
 }
 
+/// A writer that fails once SIGINT/SIGTERM arrived, so a generator stops at its next
+/// write and the caller can remove its temporary file.
+struct StopOnInterrupt<W>(W);
+
+impl<W: std::io::Write> std::io::Write for StopOnInterrupt<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if pmolap_tier::signal::interrupted() {
+            // Not ErrorKind::Interrupted: write_all would retry that forever.
+            return Err(std::io::Error::other("interrupted"));
+        }
+        self.0.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,23 +144,5 @@ mod tests {
         assert!(supplier.starts_with("1|Supplier#000000001|sdrGnXCDRcfriBvY0KL,i|PERU     3|"));
         let date = std::fs::read_to_string(dir.path().join("date.tbl")).unwrap();
         assert_eq!(date.lines().count(), 25);
-    }
-}
-
-/// A writer that fails once SIGINT/SIGTERM arrived, so a generator stops at its next
-/// write and the caller can remove its temporary file.
-struct StopOnInterrupt<W>(W);
-
-impl<W: std::io::Write> std::io::Write for StopOnInterrupt<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if pmolap_tier::signal::interrupted() {
-            // Not ErrorKind::Interrupted: write_all would retry that forever.
-            return Err(std::io::Error::other("interrupted"));
-        }
-        self.0.write(buf)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.0.flush()
     }
 }

@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use pmolap_store::bitpack;
 use pmolap_tier::{pin, Pinning, Region, RegionOptions, TierSpec, Topology};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::plan::{OutValue, Plan, Test, DENSE_GROUPS_MAX, MISS};
@@ -66,7 +66,7 @@ impl Default for ExecOptions {
 
 /// One group of worker threads: its node, one CPU set per thread, and its fact rows
 /// (`None`: all groups share every row).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ThreadGroup {
     pub node: Option<u32>,
     pub cpus: Vec<Vec<usize>>,
@@ -74,7 +74,7 @@ pub struct ThreadGroup {
 }
 
 /// How threads and data are laid out for a run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Layout {
     pub threads: usize,
     pub pin: Pinning,
@@ -255,7 +255,7 @@ impl StripedFact {
 }
 
 /// What one execution did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ExecStats {
     pub probe_ms: f64,
     pub morsels: usize,

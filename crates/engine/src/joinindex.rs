@@ -4,7 +4,7 @@
 
 use pmolap_store::table::Column;
 use pmolap_store::ColumnType;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::query::IndexChoice;
@@ -28,9 +28,9 @@ pub enum JoinIndex {
 }
 
 /// What a join index is, for reports.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct JoinIndexInfo {
-    pub kind: &'static str,
+    pub kind: String,
     pub entries: usize,
     pub bytes: usize,
 }
@@ -146,12 +146,12 @@ impl JoinIndex {
     pub fn info(&self) -> JoinIndexInfo {
         match self {
             JoinIndex::Dense { rows, .. } => JoinIndexInfo {
-                kind: "dense",
+                kind: "dense".into(),
                 entries: rows.iter().filter(|&&r| r != NONE).count(),
                 bytes: rows.len() * 4,
             },
             JoinIndex::Hash { keys, rows, .. } => JoinIndexInfo {
-                kind: "hash",
+                kind: "hash".into(),
                 entries: rows.iter().filter(|&&r| r != NONE).count(),
                 bytes: keys.len() * 12,
             },

@@ -17,7 +17,7 @@ pub mod joinindex;
 pub mod plan;
 pub mod query;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use db::Database;
 pub use error::{Error, Result};
@@ -26,16 +26,16 @@ pub use plan::{plan, JoinReport, OutValue, Plan};
 pub use query::{parse_queries, select_ssb, ssb_queries, Query};
 
 /// One step of a plan, for reports.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StepReport {
     pub what: String,
     pub column: String,
-    pub test: &'static str,
+    pub test: String,
     pub selectivity: f64,
 }
 
 /// A query run: its rows and what planning and execution did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct QueryRun {
     pub id: String,
     pub rows: Vec<Vec<OutValue>>,
@@ -73,7 +73,8 @@ pub fn run_query(
                 plan::Test::Range { .. } => "range",
                 plan::Test::Bits(_) => "bitmap",
                 plan::Test::Lookup(_) => "lookup",
-            },
+            }
+            .to_string(),
             selectivity: s.selectivity,
         })
         .collect();

@@ -11,7 +11,7 @@ use std::time::Instant;
 use pmolap_store::dictionary::Dictionary;
 use pmolap_store::table::Column;
 use pmolap_store::{bitpack, ColumnType, Table, Value};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::db::Database;
 use crate::error::{Error, Result};
@@ -25,7 +25,7 @@ pub const MISS: u32 = u32::MAX;
 pub const DENSE_GROUPS_MAX: u64 = 1 << 20;
 
 /// A value of a result row.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum OutValue {
     Null,
@@ -96,7 +96,7 @@ pub struct GroupSource {
 }
 
 /// What planning found out about one join, for reports.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct JoinReport {
     pub dim: String,
     pub index: JoinIndexInfo,
@@ -109,7 +109,7 @@ pub struct JoinReport {
     /// none (every key passes) — and `lookup` when group codes are carried; `eliminated`
     /// when the join neither filters nor carries
     /// (every fact key passes and nothing is carried).
-    pub filter: &'static str,
+    pub filter: String,
     pub filter_bytes: usize,
 }
 
@@ -538,7 +538,7 @@ pub fn plan<'db>(db: &'db Database, query: &Query) -> Result<Plan<'db>> {
             dim_rows: m,
             dim_rows_passing,
             groups: tuples.len(),
-            filter,
+            filter: filter.to_string(),
             filter_bytes,
         });
         if let Some(test) = filter_test {

@@ -67,12 +67,18 @@ fn vm_1node() {
     assert_eq!(tiers[1].spec, "file:/dev/shm");
     assert_eq!(tiers[1].capacity, 24_684_084 * 1024);
     // The current directory (the crate, on the fixture's ext4 `/`) is the last tier.
-    let last = tiers.last().unwrap();
-    assert!(last.spec.starts_with("file:/"), "{last:?}");
-    assert_eq!(last.kind, "file (ext4 page cache)");
-    assert_eq!(last.persistence, "msync");
-    assert_eq!(last.capacity, 536_870_912 * 512);
-    assert_eq!(tiers.len(), 3);
+    // ... twice: with a warm page cache and cold.
+    for (t, cold) in [(&tiers[2], false), (&tiers[3], true)] {
+        assert!(t.spec.starts_with("file:/"), "{t:?}");
+        assert_eq!(t.class, pmolap_tier::TierClass::Disk);
+        assert_eq!(t.cold, cold);
+        assert_eq!(t.kind, "file (ext4 page cache)");
+        assert_eq!(t.persistence, "msync");
+        assert_eq!(t.capacity, 536_870_912 * 512);
+    }
+    assert!(tiers[3].name.ends_with(" cold"), "{}", tiers[3].name);
+    assert_eq!(tiers[0].class, pmolap_tier::TierClass::Dram);
+    assert_eq!(tiers.len(), 4);
     // The spec strings are valid tier specs.
     for s in specs(&t) {
         s.parse::<pmolap_tier::TierSpec>().unwrap();
@@ -152,8 +158,9 @@ fn optane_2socket() {
     let tiers = t.tiers();
     let s = specs(&t);
     assert_eq!(
-        &s[..5],
+        &s[..6],
         &[
+            "dram",
             "dram:node=0",
             "dram:node=1",
             "devdax:/dev/dax0.0",
@@ -161,24 +168,44 @@ fn optane_2socket() {
             "file:/dev/shm"
         ]
     );
-    assert_eq!(s.len(), 6, "{s:?}");
-    assert_eq!(tiers[2].capacity, 1512 << 30);
-    assert_eq!(tiers[2].numa_node, Some(0));
-    assert_eq!(tiers[2].persistence, "cache-line flush + fence (MAP_SYNC)");
-    assert_eq!(tiers[3].kind, "fsdax (ext4, dax=always)");
+    // The disk of the current directory, warm and cold.
+    assert_eq!(s.len(), 8, "{s:?}");
+    use pmolap_tier::TierClass;
+    let classes: Vec<TierClass> = tiers.iter().map(|t| t.class).collect();
+    assert_eq!(
+        classes,
+        [
+            TierClass::Dram,
+            TierClass::NumaNode,
+            TierClass::NumaNode,
+            TierClass::Devdax,
+            TierClass::Fsdax,
+            TierClass::Tmpfs,
+            TierClass::Disk,
+            TierClass::Disk
+        ]
+    );
+    assert_eq!(tiers[0].capacity, tiers[1].capacity + tiers[2].capacity);
     assert_eq!(tiers[3].capacity, 1512 << 30);
-    assert_eq!(tiers[3].numa_node, Some(1));
+    assert_eq!(tiers[3].numa_node, Some(0));
     assert_eq!(tiers[3].persistence, "cache-line flush + fence (MAP_SYNC)");
+    assert_eq!(tiers[4].kind, "fsdax (ext4, dax=always)");
+    assert_eq!(tiers[4].capacity, 1512 << 30);
+    assert_eq!(tiers[4].numa_node, Some(1));
+    assert_eq!(tiers[4].persistence, "cache-line flush + fence (MAP_SYNC)");
     assert!(
-        tiers[0]
+        tiers[1]
             .notes
             .iter()
             .any(|n| n == "distances 10 21 to nodes 0 1"),
         "{:?}",
-        tiers[0].notes
+        tiers[1].notes
     );
     // tmpfs without size= has unknown capacity.
-    assert_eq!(tiers[4].capacity, 0);
+    assert_eq!(tiers[5].capacity, 0);
+    // Data on the fsdax mount: no disk tier, the mount is listed as fsdax.
+    let on_pmem = t.tiers_for(Path::new("/mnt/pmem1/db"));
+    assert!(on_pmem.iter().all(|x| x.class != TierClass::Disk));
 }
 
 #[test]
@@ -231,11 +258,19 @@ fn cxl_1node() {
 
     let tiers = t.tiers();
     let s = specs(&t);
-    assert_eq!(&s[..3], &["dram:node=0", "dram:node=1", "file:/dev/shm"]);
-    assert_eq!(s.len(), 4, "{s:?}");
-    assert_eq!(tiers[1].kind, "cxl/far-memory node");
-    assert_eq!(tiers[1].capacity, 64 << 30);
-    let notes = tiers[1].notes.join("\n");
+    assert_eq!(
+        &s[..4],
+        &["dram", "dram:node=0", "dram:node=1", "file:/dev/shm"]
+    );
+    assert_eq!(s.len(), 6, "{s:?}");
+    assert_eq!(tiers[2].kind, "cxl/far-memory node");
+    assert_eq!(tiers[2].class, pmolap_tier::TierClass::FarMemory);
+    assert_eq!(tiers[2].capacity, 64 << 30);
+    assert_eq!(
+        tiers[0].capacity, tiers[1].capacity,
+        "dram = the DRAM nodes only"
+    );
+    let notes = tiers[2].notes.join("\n");
     assert!(notes.contains("memory tier 22"), "{notes}");
     assert!(
         notes.contains("HMAT access0+1 from node 0: read 250 ns, write 250 ns, read 30000 MB/s, write 30000 MB/s"),
@@ -245,8 +280,8 @@ fn cxl_1node() {
         notes.contains("onlined from dax0.0 by the kmem driver"),
         "{notes}"
     );
-    assert_eq!(tiers[2].capacity, 65_536_000 * 1024);
-    assert_eq!(tiers[3].kind, "file (xfs page cache)");
+    assert_eq!(tiers[3].capacity, 65_536_000 * 1024);
+    assert_eq!(tiers[4].kind, "file (xfs page cache)");
 }
 
 #[test]

@@ -1,0 +1,155 @@
+//! Where an SSB run's database is and how it is opened: `--data DIR`, or `--sf SF` (the
+//! database `data/ssb/sf<SF>`, generated on first use and reused only when its database
+//! file says it holds all five tables at exactly that scale factor); a database opened on
+//! a tier warm (checksums verified, every page prefaulted) or cold (neither, after its
+//! files' pages were dropped from the page cache).
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use pmolap_engine::{Database, ExecOptions, Layout, StripedFact};
+use pmolap_store::table::OpenOptions;
+use pmolap_store::Placement;
+use pmolap_tier::io::{fadvise, Advice};
+use pmolap_tier::{RegionOptions, TierSpec, Topology};
+
+use crate::error::{Error, Result};
+
+/// Where the data comes from and the execution switches.
+#[derive(Debug, Clone)]
+pub struct DataOptions {
+    /// A database directory written by `pmolap ssb load`.
+    pub data: Option<PathBuf>,
+    /// Else: this scale factor's database under `data/ssb/` (default SF 1).
+    pub sf: Option<f64>,
+    pub exec: ExecOptions,
+}
+
+/// The database directory: `data`, or `data/ssb/sf<SF>`, generated (whole) when it is
+/// missing or holds anything else. `on_generate` is told before a generation starts;
+/// `progress` sees generated rows.
+pub fn database_dir(
+    o: &DataOptions,
+    on_generate: &dyn Fn(f64, &Path),
+    progress: &dyn Fn(u64),
+) -> Result<PathBuf> {
+    if let Some(d) = &o.data {
+        return Ok(d.clone());
+    }
+    let sf = o.sf.unwrap_or(1.0);
+    if !(sf > 0.0 && sf.is_finite()) {
+        return Err(Error::Ssb(format!(
+            "--sf {sf}: the scale factor must be positive"
+        )));
+    }
+    let dir = PathBuf::from(format!("data/ssb/sf{sf}"));
+    let complete = pmolap_store::database::read_database(&dir)
+        .ok()
+        .flatten()
+        .is_some_and(|m| {
+            m.meta.get("sf").and_then(|v| v.as_f64()) == Some(sf)
+                && pmolap_ssb::TABLES.iter().all(|t| m.table(t).is_some())
+        });
+    if !complete {
+        on_generate(sf, &dir);
+        pmolap_ssb::load_database(sf, &dir, None, &|_, _| {}, progress)?;
+    }
+    Ok(dir)
+}
+
+/// The placement a tier name means for a database: `home` (every structure mapped from
+/// its file) or a tier spec (every structure copied there).
+pub fn placement(tier: &str) -> Result<Placement> {
+    Ok(if tier == "home" {
+        Placement::home()
+    } else {
+        Placement::all(tier.parse::<TierSpec>()?)
+    })
+}
+
+/// Opens `dir` on `tier`; `warm`: verify checksums and prefault every page (a cold open
+/// does neither, so the query itself faults its data in from the device).
+pub fn open_database(dir: &Path, tier: &str, warm: bool) -> Result<Database> {
+    let opts = OpenOptions {
+        verify_checksums: warm,
+        region: RegionOptions {
+            prefault: warm,
+            ..RegionOptions::default()
+        },
+    };
+    Database::open(dir, &placement(tier)?, &opts).map_err(|e| {
+        Error::Ssb(format!(
+            "opening the database {} on {tier}: {e}",
+            dir.display()
+        ))
+    })
+}
+
+/// A prepared database: tables, layout and (when striped) the node-local fact copies.
+#[derive(Debug)]
+pub struct Prepared {
+    pub db: Database,
+    pub layout: Layout,
+    pub striped: StripedFact,
+    pub exec: ExecOptions,
+}
+
+impl Prepared {
+    /// Lays out threads and (when striping) copies the fact partitions onto their nodes.
+    pub fn new(db: Database, topo: &Topology, exec: ExecOptions) -> Result<Prepared> {
+        let fact = match db.table("lineorder") {
+            Ok(t) => t,
+            Err(_) => db
+                .tables()
+                .max_by_key(|(_, t)| t.rows())
+                .map(|(_, t)| t)
+                .ok_or_else(|| Error::Ssb("an empty database".into()))?,
+        };
+        let layout = Layout::new(topo, &exec, fact.rows())?;
+        let cols: Vec<&str> = fact.columns().iter().map(|c| c.name()).collect();
+        let striped = StripedFact::new(fact, &cols, &layout, &RegionOptions::default())?;
+        Ok(Prepared {
+            db,
+            layout,
+            striped,
+            exec,
+        })
+    }
+
+    pub fn run(&self, q: &pmolap_engine::Query) -> Result<pmolap_engine::QueryRun> {
+        Ok(pmolap_engine::run_query(
+            &self.db,
+            q,
+            &self.layout,
+            &self.striped,
+            &self.exec,
+            &RegionOptions::default(),
+        )?)
+    }
+}
+
+/// A disk tier measured cold: before every run, the database is closed, its files' pages
+/// are dropped from the page cache (`POSIX_FADV_DONTNEED`, allowed for any reader) and
+/// it is reopened without reading (checksums unchecked), so the query faults its data in.
+#[derive(Debug)]
+pub struct ColdTier {
+    pub dir: PathBuf,
+    pub topo: Topology,
+}
+
+impl ColdTier {
+    pub fn cold_open(&self, exec: &ExecOptions) -> Result<Prepared> {
+        let db = open_database(&self.dir, "home", false)?;
+        let files = db.files();
+        drop(db);
+        for f in files {
+            let file = File::open(&f).map_err(|e| Error::io(&f, e))?;
+            fadvise(&file, &f, Advice::DontNeed)?;
+        }
+        Prepared::new(
+            open_database(&self.dir, "home", false)?,
+            &self.topo,
+            exec.clone(),
+        )
+    }
+}

@@ -1,0 +1,28 @@
+//! The SSB benchmarks over the star-join engine: `ssb run` / `ssb query` (queries on one
+//! tier, [`run`]), `ssb tiers` (every query on every tier of the machine, SIGMOD'21
+//! Fig. 14, [`tiers`]) and `ssb breakdown` (the Table 1 ladder, [`breakdown`]). Each
+//! returns a typed result document (JSON via serde, read back by the report); the CLI
+//! only parses, shows progress and prints.
+//!
+//! - [`data`]: where the database is (`--data`, or generated once per `--sf`) and how it is
+//!   opened on a tier (warm: checksums verified and prefaulted; cold: pages dropped).
+//! - [`run`]: timed repetitions of queries, per-query figures, the `ssb run` document.
+//! - [`tiers`]: the machine's tiers for a database, the Fig. 14 and Table 1 documents.
+
+pub mod data;
+pub mod run;
+pub mod tiers;
+
+pub use data::{database_dir, open_database, DataOptions};
+pub use run::{run, QueryFigures, RunConfig, RunReport};
+pub use tiers::{
+    breakdown, chosen_tiers, tiers, BreakdownReport, LadderStep, TierChoice, TierResult,
+    TiersConfig, TiersReport,
+};
+
+/// The kinds of the SSB result documents (`kind` field).
+pub const KIND_RUN: &str = "ssb-run";
+pub const KIND_TIERS: &str = "ssb-tiers";
+pub const KIND_BREAKDOWN: &str = "ssb-breakdown";
+/// The format version of the SSB result documents.
+pub const FORMAT_VERSION: u32 = 1;

@@ -1,0 +1,350 @@
+//! The SSB on every tier of the machine (SIGMOD'21 Fig. 14: slowdown against DRAM) and the
+//! Table 1 ladder (1 thread → all threads → + pinning → + striping and replication) per
+//! tier. The tiers come from the machine's one tier list (`Topology::tiers_for`).
+
+use std::path::{Path, PathBuf};
+
+use indicatif::ProgressBar;
+use serde::{Deserialize, Serialize};
+
+use pmolap_engine::{ExecOptions, Query};
+use pmolap_tier::{Pinning, TierClass, Topology};
+
+use super::data::{database_dir, open_database, ColdTier, DataOptions, Prepared};
+use super::run::{run_queries, QueryFigures, Source};
+use crate::error::{Error, Result};
+use crate::machine::Machine;
+
+/// A tier an SSB database can run on: its name, the placement (`home`: the table files
+/// where they are; else a tier spec), and whether pages are dropped before each run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TierChoice {
+    pub name: String,
+    pub spec: String,
+    pub cold: bool,
+    #[serde(default)]
+    pub class: TierClass,
+}
+
+/// The machine's tiers for a database in `dir` (the disk tier is the database's own
+/// files, `home`), and notes on what was left out and why.
+pub fn machine_tiers(topo: &Topology, dir: &Path) -> (Vec<TierChoice>, Vec<String>) {
+    let mut out = Vec::new();
+    let mut notes = Vec::new();
+    let all = topo.tiers_for(&dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf()));
+    for t in &all {
+        let spec = match t.class {
+            TierClass::Devdax => {
+                notes.push(format!(
+                    "{} skipped: a device-DAX device holds one structure, a database has hundreds (use an fsdax mount)",
+                    t.spec
+                ));
+                continue;
+            }
+            TierClass::Disk => "home".to_string(),
+            _ => t.spec.clone(),
+        };
+        out.push(TierChoice {
+            name: t.name.clone(),
+            spec,
+            cold: t.cold,
+            class: t.class,
+        });
+    }
+    if !all.iter().any(|t| t.class == TierClass::Disk) {
+        notes.push(format!(
+            "{} is on a tmpfs or DAX mount: no disk tier (put --data on a disk to measure one)",
+            dir.display()
+        ));
+    }
+    if !all
+        .iter()
+        .any(|t| matches!(t.class, TierClass::NumaNode | TierClass::FarMemory))
+    {
+        notes.push("one NUMA node: `dram` is its memory; no far-NUMA or CXL tier".into());
+    }
+    if !all
+        .iter()
+        .any(|t| matches!(t.class, TierClass::Fsdax | TierClass::Devdax))
+    {
+        notes.push("no persistent memory (no DAX device or mount)".into());
+    }
+    (out, notes)
+}
+
+/// The machine's tiers that `only` names (all when empty; cold ones only with
+/// `with_cold`): a spec, the whole name, or one word of the name.
+pub fn chosen_tiers(
+    topo: &Topology,
+    dir: &Path,
+    only: &[String],
+    with_cold: bool,
+) -> Result<(Vec<TierChoice>, Vec<String>)> {
+    let (mut choices, notes) = machine_tiers(topo, dir);
+    choices.retain(|c| with_cold || !c.cold);
+    if !only.is_empty() {
+        choices.retain(|c| only.iter().any(|o| tier_matches(c, o)));
+        if choices.is_empty() {
+            return Err(Error::Ssb(format!(
+                "--only {}: no such tier on this machine",
+                only.join(",")
+            )));
+        }
+    }
+    Ok((choices, notes))
+}
+
+fn tier_matches(c: &TierChoice, o: &str) -> bool {
+    o == c.spec
+        || o == c.name
+        || c.name
+            .split_whitespace()
+            .any(|w| w == o || w.trim_start_matches("/dev/") == o)
+}
+
+/// One tier's figures.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TierResult {
+    pub tier: TierChoice,
+    pub queries: Vec<QueryFigures>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TiersConfig {
+    pub data: PathBuf,
+    pub reps: usize,
+    pub threads: usize,
+    pub pin: String,
+}
+
+/// The result document of `ssb tiers` (Fig. 14).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TiersReport {
+    /// `ssb-tiers`.
+    pub kind: String,
+    pub format_version: u32,
+    pub pmolap_version: String,
+    /// True when interrupted: only the tiers (and queries) listed finished.
+    pub partial: bool,
+    pub config: TiersConfig,
+    pub machine: Machine,
+    /// Tiers left out and why.
+    pub notes: Vec<String>,
+    /// The first tier is the baseline (DRAM).
+    pub tiers: Vec<TierResult>,
+}
+
+impl TiersReport {
+    /// Median time on tier `t` / median on the first tier, per query both have.
+    pub fn slowdowns(&self, t: usize) -> Vec<(String, f64)> {
+        let (Some(base), Some(r)) = (self.tiers.first(), self.tiers.get(t)) else {
+            return Vec::new();
+        };
+        r.queries
+            .iter()
+            .zip(&base.queries)
+            .map(|(x, b)| (x.id.clone(), x.median_ms / b.median_ms))
+            .collect()
+    }
+
+    /// The geometric mean of [`slowdowns`](Self::slowdowns).
+    pub fn geomean_slowdown(&self, t: usize) -> f64 {
+        let v = self.slowdowns(t);
+        let s: f64 = v.iter().map(|(_, x)| x.ln()).sum();
+        (s / v.len().max(1) as f64).exp()
+    }
+}
+
+/// `ssb tiers`: every query on every chosen tier; `on_tier(name)` is called as a tier
+/// starts (progress), `pb` ticks per run.
+pub fn tiers(
+    data: &DataOptions,
+    queries: &[Query],
+    reps: usize,
+    only: &[String],
+    pb: &ProgressBar,
+    on_tier: &dyn Fn(&TierChoice),
+) -> Result<TiersReport> {
+    if reps == 0 {
+        return Err(Error::Ssb("--reps must be at least 1".into()));
+    }
+    let topo = Topology::detect()?;
+    let dir = database_dir(
+        data,
+        &|sf, d| {
+            pb.println(format!(
+                "generating SSB SF {sf} into {} (once)",
+                d.display()
+            ))
+        },
+        &|_| {},
+    )?;
+    let (choices, notes) = chosen_tiers(&topo, &dir, only, true)?;
+    let mut results = Vec::new();
+    for c in &choices {
+        if pmolap_tier::signal::interrupted() {
+            break;
+        }
+        on_tier(c);
+        pb.set_position(0);
+        pb.set_length((queries.len() * reps) as u64);
+        let exec = data.exec.clone();
+        let figs = if c.cold {
+            let cold = ColdTier {
+                dir: dir.clone(),
+                topo: topo.clone(),
+            };
+            run_queries(Source::Cold(&cold, &exec), queries, reps, pb)?
+        } else {
+            let p = Prepared::new(open_database(&dir, &c.spec, true)?, &topo, exec)?;
+            run_queries(Source::Warm(&p), queries, reps, pb)?
+        };
+        if figs.is_empty() {
+            break;
+        }
+        results.push(TierResult {
+            tier: c.clone(),
+            queries: figs,
+        });
+    }
+    if results.is_empty() {
+        return Err(Error::Ssb(
+            "interrupted before the first tier finished a query".into(),
+        ));
+    }
+    Ok(TiersReport {
+        kind: super::KIND_TIERS.into(),
+        format_version: super::FORMAT_VERSION,
+        pmolap_version: env!("CARGO_PKG_VERSION").into(),
+        partial: pmolap_tier::signal::interrupted(),
+        config: TiersConfig {
+            data: dir,
+            reps,
+            threads: data.exec.threads,
+            pin: data.exec.pin.to_string(),
+        },
+        machine: Machine::from_topology(&topo),
+        notes,
+        tiers: results,
+    })
+}
+
+/// One rung of the Table 1 ladder on one tier.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LadderStep {
+    pub tier: String,
+    pub step: String,
+    pub threads: usize,
+    pub pin: String,
+    pub striped: bool,
+    pub replicated: bool,
+    pub notes: Vec<String>,
+    pub median_ms: f64,
+    pub speedup_vs_first: f64,
+}
+
+/// The result document of `ssb breakdown` (Table 1).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BreakdownReport {
+    /// `ssb-breakdown`.
+    pub kind: String,
+    pub format_version: u32,
+    pub pmolap_version: String,
+    pub partial: bool,
+    pub query: String,
+    pub reps: usize,
+    pub machine: Machine,
+    pub notes: Vec<String>,
+    pub steps: Vec<LadderStep>,
+}
+
+/// The ladder's rungs: (name, options) over `base` with `all` threads.
+fn ladder(base: &ExecOptions, all: usize) -> Vec<(&'static str, ExecOptions)> {
+    let rung = |threads, pin, numa| ExecOptions {
+        threads,
+        pin,
+        stripe: numa,
+        replicate_dims: numa,
+        ..base.clone()
+    };
+    vec![
+        ("1 thread", rung(1, Pinning::None, false)),
+        ("all threads", rung(all, Pinning::None, false)),
+        ("+ pinning (cores)", rung(all, Pinning::Cores, false)),
+        ("+ stripe + replicate dims", rung(all, Pinning::Cores, true)),
+    ]
+}
+
+/// `ssb breakdown`: the Table 1 ladder for `query` on every warm tier (or `only`);
+/// `on_step` sees each rung as it finishes.
+pub fn breakdown(
+    data: &DataOptions,
+    query: &Query,
+    reps: usize,
+    only: &[String],
+    on_step: &dyn Fn(&LadderStep),
+) -> Result<BreakdownReport> {
+    if reps == 0 {
+        return Err(Error::Ssb("--reps must be at least 1".into()));
+    }
+    let topo = Topology::detect()?;
+    let dir = database_dir(data, &|_, _| {}, &|_| {})?;
+    let (choices, notes) = chosen_tiers(&topo, &dir, only, false)?;
+    let all = match data.exec.threads {
+        0 => topo.cpus.len().max(1),
+        n => n,
+    };
+    let rungs = ladder(&data.exec, all);
+    let mut steps = Vec::new();
+    'tiers: for c in &choices {
+        // One open per tier; each rung only re-lays out threads and partitions.
+        let mut db = Some(open_database(&dir, &c.spec, true)?);
+        let mut first = f64::NAN;
+        for (name, opts) in &rungs {
+            if pmolap_tier::signal::interrupted() {
+                break 'tiers;
+            }
+            let Some(d) = db.take() else {
+                break;
+            };
+            let p = Prepared::new(d, &topo, opts.clone())?;
+            let figs = run_queries(
+                Source::Warm(&p),
+                std::slice::from_ref(query),
+                reps,
+                &ProgressBar::hidden(),
+            )?;
+            let Some(ms) = figs.first().map(|f| f.median_ms) else {
+                break 'tiers;
+            };
+            if first.is_nan() {
+                first = ms;
+            }
+            let step = LadderStep {
+                tier: c.name.clone(),
+                step: name.to_string(),
+                threads: p.layout.threads,
+                pin: p.layout.pin.to_string(),
+                striped: p.layout.striped,
+                replicated: p.layout.replicated,
+                notes: p.layout.notes.clone(),
+                median_ms: ms,
+                speedup_vs_first: first / ms,
+            };
+            on_step(&step);
+            steps.push(step);
+            db = Some(p.db);
+        }
+    }
+    Ok(BreakdownReport {
+        kind: super::KIND_BREAKDOWN.into(),
+        format_version: super::FORMAT_VERSION,
+        pmolap_version: env!("CARGO_PKG_VERSION").into(),
+        partial: pmolap_tier::signal::interrupted(),
+        query: query.id.clone(),
+        reps,
+        machine: Machine::from_topology(&topo),
+        notes,
+        steps,
+    })
+}
