@@ -30,9 +30,35 @@ pub enum Error {
         source: std::io::Error,
     },
 
+    /// The system refused a worker thread (thread or memory limit).
+    #[error("cannot start benchmark thread {} of {total}: {source} (run fewer threads)", started + 1)]
+    Spawn {
+        started: usize,
+        total: usize,
+        #[source]
+        source: std::io::Error,
+    },
+
     /// A worker thread panicked (a bug; reported instead of propagated).
     #[error("a benchmark thread failed: {0}")]
     Thread(String),
+}
+
+impl Error {
+    /// An I/O error on `path`; a full filesystem, a quota or the file-size limit
+    /// (`ulimit -f`: EFBIG) becomes the tier layer's out-of-room error, which says so.
+    pub fn io(path: &std::path::Path, source: std::io::Error) -> Error {
+        if pmolap_tier::signal::is_out_of_room(&source) {
+            return Error::Tier(pmolap_tier::Error::NoRoom {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+        Error::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
 }
 
 /// The bench crate's result type.

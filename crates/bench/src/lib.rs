@@ -10,5 +10,6 @@ pub mod machine;
 pub mod membench;
 pub mod size;
 pub mod sweep;
+pub mod threads;
 
 pub use error::{Error, Result};
