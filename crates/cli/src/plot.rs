@@ -892,7 +892,7 @@ fn fmt_ns(ns: f64) -> String {
 pub(crate) fn write_figure(fig: &Figure, dir: &Path) -> Result<Vec<PathBuf>> {
     save_figure(
         dir,
-        &fig.stem(),
+        fig.stem(),
         fig.size(),
         |r| fig.draw(r),
         |r| fig.draw(r),

@@ -273,7 +273,7 @@ fn hostile_sweep_files_fail_at_once_with_a_short_message() {
             "kernel" => "auto",
             _ => "1",
         };
-        text.push_str(&format!("    {key}: [{}]\n", vec![v; 10].join(", ")));
+        text.push_str(&format!("    {key}: [{}]\n", [v; 10].join(", ")));
     }
     std::fs::write(&big, text).unwrap();
     let e = fails_in(2.0, &["membench", "--config", s(&big), "--dry-run"]);
