@@ -173,9 +173,10 @@ pub fn run(a: &IobenchArgs) -> Result<()> {
         reuse_files: a.reuse_files,
         oversubscribe: a.oversubscribe,
     };
+    // Parameters first, then the output paths: all before any file is prepared.
+    validate_all(&runs, &topo, &opts)?;
     let outputs = Outputs::new("iobench", &a.json, &a.csv)?;
     if a.dry_run {
-        validate_all(&runs, &topo, &opts)?;
         for (n, p) in &runs {
             println!("{n}: {}", describe(p));
         }

@@ -190,8 +190,8 @@ pub fn run(a: &MembenchArgs) -> Result<()> {
         progress: !a.quiet,
         oversubscribe: a.oversubscribe,
     };
-    let outputs = Outputs::new("membench", &a.json, &a.csv)?;
     validate_all(&runs, &topo, &opts)?;
+    let outputs = Outputs::new("membench", &a.json, &a.csv)?;
     if a.dry_run {
         for (n, p) in &runs {
             println!("{n}: {}", describe(p));
