@@ -35,6 +35,16 @@ fn fails_in(secs: f64, args: &[&str]) -> String {
     err.trim_end().to_string()
 }
 
+/// Runs `pmolap ARGS`, expecting success.
+fn succeeds(args: &[&str]) {
+    let out = pmolap().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 fn fails(args: &[&str]) -> String {
     fails_in(5.0, args)
 }
@@ -106,23 +116,20 @@ fn an_existing_file_tier_is_refused_unless_overwrite() {
         ),
     )
     .unwrap();
-    let out = pmolap()
-        .args([
-            "membench",
-            "--config",
-            s(&cfg),
-            "--duration",
-            "0.01",
-            "--reps",
-            "1",
-        ])
-        .args(["--quiet", "--json", s(&json)])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeeds(
+        &[
+            &[
+                "membench",
+                "--config",
+                s(&cfg),
+                "--duration",
+                "0.01",
+                "--reps",
+                "1",
+            ][..],
+            &["--quiet", "--json", s(&json)][..],
+        ]
+        .concat(),
     );
     let r: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(r["runs"][0]["params"]["overwrite"], true);
@@ -131,27 +138,21 @@ fn an_existing_file_tier_is_refused_unless_overwrite() {
 
     // file:DIR makes its own temporary file there and leaves nothing behind.
     let tiers = tempfile::tempdir().unwrap();
-    let out = pmolap()
-        .args([
-            "membench",
-            "--tier",
-            &format!("file:{}", tiers.path().display()),
-        ])
-        .args(QUICK)
-        .args(["--quiet", "--json", s(&json)])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let tier = format!("file:{}", tiers.path().display());
+    succeeds(
+        &[
+            &["membench", "--tier", &tier][..],
+            &QUICK,
+            &["--quiet", "--json", s(&json)],
+        ]
+        .concat(),
     );
     assert!(names(tiers.path()).is_empty());
 }
 
 #[test]
 fn absurd_thread_counts_are_refused_up_front() {
-    let e = fails(&[
+    let absurd = [
         "membench",
         "--threads",
         "16384",
@@ -159,18 +160,10 @@ fn absurd_thread_counts_are_refused_up_front() {
         "64",
         "--memory-range",
         "64M",
-    ]);
+    ];
+    let e = fails(&absurd);
     assert!(e.contains("16384 threads"), "{e}");
-    let e = fails(&[
-        "membench",
-        "--threads",
-        "16384",
-        "--access-size",
-        "64",
-        "--memory-range",
-        "64M",
-        "--oversubscribe",
-    ]);
+    let e = fails(&[&absurd[..], &["--oversubscribe"]].concat());
     assert!(
         e.contains("16384 threads") && e.contains("even with"),
         "{e}"
@@ -190,18 +183,9 @@ fn absurd_thread_counts_are_refused_up_front() {
         "{e}"
     );
     // ...and accepted with it (a dry run: nothing is started).
-    let out = pmolap()
-        .args(["membench", "--dry-run", "--oversubscribe"])
-        .args(many)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeds(&[&["membench", "--dry-run", "--oversubscribe"][..], &many[..]].concat());
     let dir = tempfile::tempdir().unwrap();
-    let e = fails(&[
+    let io = [
         "iobench",
         "--threads",
         "2048",
@@ -209,22 +193,14 @@ fn absurd_thread_counts_are_refused_up_front() {
         s(dir.path()),
         "--file-size",
         "1M",
-        "--dry-run",
-    ]);
-    assert!(
-        e.contains("2048 threads") && e.contains("--oversubscribe"),
-        "{e}"
-    );
-    let e = fails(&[
-        "iobench",
-        "--threads",
-        "2048",
-        "--path",
-        s(dir.path()),
-        "--file-size",
-        "1M",
-    ]);
-    assert!(e.contains("2048 threads"), "{e}");
+    ];
+    for extra in [&["--dry-run"][..], &[]] {
+        let e = fails(&[&io[..], extra].concat());
+        assert!(
+            e.contains("2048 threads") && e.contains("--oversubscribe"),
+            "{e}"
+        );
+    }
     assert!(names(dir.path()).is_empty(), "no file was prepared");
 }
 
@@ -238,24 +214,21 @@ fn hostile_sweep_files_fail_at_once_with_a_short_message() {
         );
     }
     let dir = tempfile::tempdir().unwrap();
-    let deep = dir.path().join("deep.yaml");
-    std::fs::write(&deep, format!("a:\n  args: {}", "[".repeat(100_000))).unwrap();
-    let e = fails_in(2.0, &["membench", "--config", s(&deep), "--dry-run"]);
+    let e = config_fails(
+        dir.path(),
+        "deep.yaml",
+        &format!("a:\n  args: {}", "[".repeat(100_000)),
+        "membench",
+    );
     assert!(
         e.contains("deep.yaml:2") && e.contains("nested more than"),
         "{e}"
     );
-    let deep_seq = dir.path().join("seq.yaml");
-    std::fs::write(
-        &deep_seq,
-        format!("a:\n  matrix:\n    threads:\n{}1\n", "- ".repeat(100_000)),
-    )
-    .unwrap();
-    let e = fails_in(2.0, &["iobench", "--config", s(&deep_seq), "--dry-run"]);
+    let seq = format!("a:\n  matrix:\n    threads:\n{}1\n", "- ".repeat(100_000));
+    let e = config_fails(dir.path(), "seq.yaml", &seq, "iobench");
     assert!(e.contains("nested more than"), "{e}");
 
     // 10^9 combinations: counted, not built.
-    let big = dir.path().join("big.yaml");
     let mut text = String::from("huge:\n  matrix:\n");
     for key in [
         "threads",
@@ -275,23 +248,25 @@ fn hostile_sweep_files_fail_at_once_with_a_short_message() {
         };
         text.push_str(&format!("    {key}: [{}]\n", [v; 10].join(", ")));
     }
-    std::fs::write(&big, text).unwrap();
-    let e = fails_in(2.0, &["membench", "--config", s(&big), "--dry-run"]);
+    let e = config_fails(dir.path(), "big.yaml", &text, "membench");
     assert!(
         e.contains("huge") && e.contains("1000000000 combinations"),
         "{e}"
     );
 
     // A huge value is quoted as an excerpt, not echoed.
-    let long = dir.path().join("long.yaml");
-    std::fs::write(
-        &long,
-        format!("a:\n  args:\n    operation: {}\n", "x".repeat(200_000)),
-    )
-    .unwrap();
-    let e = fails(&["membench", "--config", s(&long), "--dry-run"]);
+    let long = format!("a:\n  args:\n    operation: {}\n", "x".repeat(200_000));
+    let e = config_fails(dir.path(), "long.yaml", &long, "membench");
     assert!(e.len() < 400 && e.contains("long.yaml:3"), "{e}");
     assert!(!e.contains(&"x".repeat(100)), "{e}");
+}
+
+/// Writes `text` as `dir/name` and returns the one-line error of a `bench --dry-run`
+/// with it as the sweep file, which must come within two seconds.
+fn config_fails(dir: &Path, name: &str, text: &str, bench: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    fails_in(2.0, &[bench, "--config", s(&path), "--dry-run"])
 }
 
 /// A latency run whose load threads cannot split the range evenly used to pass
@@ -374,16 +349,13 @@ fn output_paths_are_checked_before_any_work_and_published_whole() {
     assert_eq!(names(dir.path()), ["old.json"]);
     // A good run replaces it whole, with no staging file left beside it.
     let csv = dir.path().join("new/r.csv");
-    let out = pmolap()
-        .arg("membench")
-        .args(QUICK)
-        .args(["--quiet", "--json", s(&old), "--csv", s(&csv)])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeeds(
+        &[
+            &["membench"][..],
+            &QUICK[..],
+            &["--quiet", "--json", s(&old), "--csv", s(&csv)][..],
+        ]
+        .concat(),
     );
     let r: Value = serde_json::from_str(&std::fs::read_to_string(&old).unwrap()).unwrap();
     assert_eq!(r["kind"], "membench");
