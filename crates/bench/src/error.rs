@@ -42,19 +42,36 @@ pub enum Error {
     #[error("{0}")]
     Ssb(String),
 
+    /// The system refused a worker thread (thread or memory limit).
+    #[error("cannot start benchmark thread {} of {total}: {source} (run fewer threads)", started + 1)]
+    Spawn {
+        started: usize,
+        total: usize,
+        #[source]
+        source: std::io::Error,
+    },
+
     /// A worker thread panicked (a bug; reported instead of propagated).
     #[error("a benchmark thread failed: {0}")]
     Thread(String),
 }
 
-/// The bench crate's result type.
-pub type Result<T, E = Error> = std::result::Result<T, E>;
-
 impl Error {
-    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+    /// An I/O error on `path`; a full filesystem, a quota or the file-size limit
+    /// (`ulimit -f`: EFBIG) becomes the tier layer's out-of-room error, which says so.
+    pub fn io(path: &std::path::Path, source: std::io::Error) -> Error {
+        if pmolap_tier::signal::is_out_of_room(&source) {
+            return Error::Tier(pmolap_tier::Error::NoRoom {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
         Error::Io {
-            path: path.into(),
+            path: path.to_path_buf(),
             source,
         }
     }
 }
+
+/// The bench crate's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

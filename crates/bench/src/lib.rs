@@ -12,5 +12,6 @@ pub mod membench;
 pub mod size;
 pub mod ssb;
 pub mod sweep;
+pub mod threads;
 
 pub use error::{Error, Result};

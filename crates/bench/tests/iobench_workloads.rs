@@ -10,6 +10,13 @@ use pmolap_bench::iobench::{run_all, validate_all, Params, Results, RunOptions};
 use pmolap_bench::size::Size;
 use pmolap_tier::Topology;
 
+fn reuse(reuse_files: bool) -> RunOptions {
+    RunOptions {
+        reuse_files,
+        ..RunOptions::default()
+    }
+}
+
 fn topo() -> Topology {
     Topology::detect().unwrap()
 }
@@ -217,7 +224,9 @@ fn reused_files_need_no_free_space() {
     let mut p = small(Workload::TableScan, IoPath::Pread, d.path());
     p.file_size = 1 << 40;
     let runs = [("big".to_string(), p)];
-    let e = validate_all(&runs, &topo(), true).unwrap_err().to_string();
+    let e = validate_all(&runs, &topo(), &reuse(true))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("free"), "{e}");
     for t in 0..2 {
         std::fs::File::create(d.path().join(format!("pmolap-iobench-data-t{t}-s0.dat")))
@@ -225,8 +234,10 @@ fn reused_files_need_no_free_space() {
             .set_len(1 << 40)
             .unwrap();
     }
-    validate_all(&runs, &topo(), true).unwrap();
-    let e = validate_all(&runs, &topo(), false).unwrap_err().to_string();
+    validate_all(&runs, &topo(), &reuse(true)).unwrap();
+    let e = validate_all(&runs, &topo(), &reuse(false))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("free"), "{e}");
 }
 
@@ -300,7 +311,7 @@ fn impossible_combinations_and_bad_input_are_refused_before_any_file() {
     validate_all(
         &[("ok".into(), small(Workload::TableScan, IoPath::Pread, disk))],
         &t,
-        false,
+        &reuse(false),
     )
     .unwrap();
     assert!(entries(disk).is_empty());
@@ -326,7 +337,7 @@ fn config_files_parse_with_line_numbers_for_mistakes() {
         f,
     )
     .unwrap();
-    let runs = c.expand(&Args::default());
+    let runs = c.expand(&Args::default()).unwrap();
     assert_eq!(runs.len(), 6);
     assert_eq!(runs[0].1.paths.len(), 2);
     // Every shipped workload file parses.
@@ -337,7 +348,7 @@ fn config_files_parse_with_line_numbers_for_mistakes() {
             let p = e.unwrap().path();
             if p.extension().is_some_and(|x| x == "yaml") {
                 let c = Config::load(&p).unwrap();
-                for (name, params) in c.expand(&Args::default()) {
+                for (name, params) in c.expand(&Args::default()).unwrap() {
                     params
                         .validate_shape(&name)
                         .unwrap_or_else(|e| panic!("{}: {e}", p.display()));

@@ -13,7 +13,7 @@ fn parse(yaml: &str) -> Result<Config, Error> {
 }
 
 fn params(yaml: &str) -> Vec<(String, Params)> {
-    parse(yaml).unwrap().expand(&Args::default())
+    parse(yaml).unwrap().expand(&Args::default()).unwrap()
 }
 
 fn validate_err(p: &Params) -> String {
@@ -59,7 +59,7 @@ fn command_line_limits_override_the_file() {
         reps: Some(1),
         ..Args::default()
     };
-    let (_, p) = &cfg.expand(&over)[0];
+    let (_, p) = &cfg.expand(&over).unwrap()[0];
     assert_eq!((p.duration_s, p.bytes, p.reps), (Some(0.1), None, 1));
 }
 

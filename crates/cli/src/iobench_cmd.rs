@@ -15,7 +15,7 @@ use pmolap_bench::iobench::{
 use pmolap_bench::size::format_size;
 use pmolap_tier::Topology;
 
-use crate::membench_cmd::{check_only, enum_arg, size_arg, write_json};
+use crate::membench_cmd::{enum_arg, select_only, size_arg, Outputs};
 
 /// Flags of `pmolap iobench`. With `--config`, the file's benchmarks run and only the
 /// directories (`--path`), the limits (`--duration`, `--bytes`, `--reps`) and the
@@ -40,6 +40,9 @@ pub struct IobenchArgs {
     /// Threads, each with its own files.
     #[arg(long)]
     threads: Option<usize>,
+    /// Allow far more threads than logical CPUs (more than 4 per CPU or 1024).
+    #[arg(long)]
+    oversubscribe: bool,
     /// Bytes per page (table scan, buffer manager), e.g. 4K, 16K.
     #[arg(long)]
     page_size: Option<String>,
@@ -154,13 +157,9 @@ impl IobenchArgs {
             reps: flags.reps,
             ..Args::default()
         };
-        let cfg = Config::load(path)?;
-        check_only(&cfg.benchmarks, &self.only, path)?;
-        Ok(cfg
-            .expand(&limits)
-            .into_iter()
-            .filter(|(n, _)| self.only.is_empty() || self.only.contains(n))
-            .collect())
+        let mut cfg = Config::load(path)?;
+        select_only(&mut cfg.benchmarks, &self.only, path)?;
+        Ok(cfg.expand(&limits)?)
     }
 }
 
@@ -168,8 +167,16 @@ impl IobenchArgs {
 pub fn run(a: &IobenchArgs) -> Result<()> {
     let runs = a.runs()?;
     let topo = Topology::detect().context("detecting the machine's topology")?;
+    let opts = RunOptions {
+        progress: !a.quiet,
+        keep_files: a.keep_files,
+        reuse_files: a.reuse_files,
+        oversubscribe: a.oversubscribe,
+    };
+    // Parameters first, then the output paths: all before any file is prepared.
+    validate_all(&runs, &topo, &opts)?;
+    let outputs = Outputs::new("iobench", &a.json, &a.csv)?;
     if a.dry_run {
-        validate_all(&runs, &topo, a.reuse_files)?;
         for (n, p) in &runs {
             println!("{n}: {}", describe(p));
         }
@@ -181,44 +188,17 @@ pub fn run(a: &IobenchArgs) -> Result<()> {
     if !quiet {
         println!("{}", header());
     }
-    let opts = RunOptions {
-        progress: !quiet,
-        keep_files: a.keep_files,
-        reuse_files: a.reuse_files,
-    };
     let results = run_all(&runs, &topo, config_file, &opts, |run| {
         if !quiet {
             println!("{}", row(run));
             let _ = std::io::stdout().flush();
         }
     })?;
-    let json_path = a
-        .json
-        .clone()
-        .unwrap_or_else(|| default_json_path(&results));
-    write_json(&results, &json_path)?;
-    println!("results: {}", json_path.display());
-    if let Some(csv) = &a.csv {
-        write_csv(&results, csv).with_context(|| format!("writing {}", csv.display()))?;
-        println!("csv: {}", csv.display());
-    }
-    Ok(())
+    outputs.write(&results, results.partial, write_csv)
 }
 
-fn default_json_path(r: &Results) -> PathBuf {
-    PathBuf::from("results").join(format!("iobench-{}.json", r.started_unix))
-}
-
-fn create_parent(path: &Path) -> Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
-    Ok(())
-}
-
-/// One line per repetition: the parameters and the figures.
+/// One line per repetition: the parameters and the figures; published whole.
 fn write_csv(r: &Results, path: &Path) -> Result<()> {
-    create_parent(path)?;
     let mut out = String::from(
         "name,workload,io,paths,threads,page_size,entry_size,log_file,write_ratio,queue_depth,sync,rep,bytes,ops,seconds,bandwidth_gib_s,ops_per_s,p50_ns,p99_ns,p999_ns\n",
     );
@@ -251,7 +231,7 @@ fn write_csv(r: &Results, path: &Path) -> Result<()> {
             ));
         }
     }
-    std::fs::write(path, out).with_context(|| format!("writing {}", path.display()))
+    Ok(pmolap_tier::durable::publish_file(path, out.as_bytes())?)
 }
 
 fn header() -> String {

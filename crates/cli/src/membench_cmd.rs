@@ -7,13 +7,16 @@ use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 
 use pmolap_bench::membench::config::{name, parse_name, resolve, Args};
-use pmolap_bench::membench::{csv::write_csv, describe, run_all, Config, Params, Results, Run};
+use pmolap_bench::membench::{
+    csv::write_csv, describe, run_all, validate_all, Config, Params, Run, RunOptions,
+};
 use pmolap_bench::size::{format_size, parse_size, Size};
+use pmolap_tier::durable::{check_writable, parent_of, publish_file};
 use pmolap_tier::Topology;
 
 /// Flags of `pmolap membench`. With `--config`, the file's benchmarks run and only the
-/// tier (`--tier`), the limits (`--duration`, `--bytes`, `--reps`) and the outputs given
-/// here apply on top.
+/// tier (`--tier`), the limits (`--duration`, `--bytes`, `--reps`), `--overwrite` and the
+/// outputs given here apply on top.
 #[derive(Debug, ClapArgs)]
 pub struct MembenchArgs {
     /// A YAML sweep: named benchmarks with `args` and a `matrix` (cross product).
@@ -49,9 +52,15 @@ pub struct MembenchArgs {
     /// none | numa | cores
     #[arg(long = "pin")]
     pinning: Option<String>,
-    /// dram, dram:node=N, file:PATH, devdax:PATH
+    /// dram, dram:node=N, file:PATH, devdax:PATH (file:DIR: a temporary file there)
     #[arg(long)]
     tier: Option<String>,
+    /// Let a `file:PATH` tier name an existing file, whose content is destroyed.
+    #[arg(long)]
+    overwrite: bool,
+    /// Allow far more threads than logical CPUs (more than 4 per CPU or 1024).
+    #[arg(long)]
+    oversubscribe: bool,
     /// Bytes of memory the threads work on (e.g. 1G).
     #[arg(long)]
     memory_range: Option<String>,
@@ -149,6 +158,7 @@ impl MembenchArgs {
             prefault: self.no_prefault.then_some(false),
             warmup: self.no_warmup.then_some(false),
             kernel: self.kernel.clone(),
+            overwrite: self.overwrite.then_some(true),
         })
     }
 
@@ -163,15 +173,12 @@ impl MembenchArgs {
             bytes: flags.bytes,
             reps: flags.reps,
             tier: flags.tier,
+            overwrite: flags.overwrite,
             ..Args::default()
         };
-        let cfg = Config::load(path)?;
-        check_only(&cfg.benchmarks, &self.only, path)?;
-        Ok(cfg
-            .expand(&limits)
-            .into_iter()
-            .filter(|(n, _)| self.only.is_empty() || self.only.contains(n))
-            .collect())
+        let mut cfg = Config::load(path)?;
+        select_only(&mut cfg.benchmarks, &self.only, path)?;
+        Ok(cfg.expand(&limits)?)
     }
 }
 
@@ -179,9 +186,14 @@ impl MembenchArgs {
 pub fn run(a: &MembenchArgs) -> Result<()> {
     let runs = a.runs()?;
     let topo = Topology::detect().context("detecting the machine's topology")?;
+    let opts = RunOptions {
+        progress: !a.quiet,
+        oversubscribe: a.oversubscribe,
+    };
+    validate_all(&runs, &topo, &opts)?;
+    let outputs = Outputs::new("membench", &a.json, &a.csv)?;
     if a.dry_run {
         for (n, p) in &runs {
-            p.validate(n, &topo)?;
             println!("{n}: {}", describe(p));
         }
         println!("{} parameter sets, all valid", runs.len());
@@ -192,31 +204,122 @@ pub fn run(a: &MembenchArgs) -> Result<()> {
     if !quiet {
         println!("{}", header());
     }
-    let results = run_all(&runs, &topo, config_file, !quiet, |run| {
+    let results = run_all(&runs, &topo, config_file, &opts, |run| {
         if !quiet {
             println!("{}", row(run));
+            let _ = std::io::Write::flush(&mut std::io::stdout());
         }
     })?;
-    let json_path = a
-        .json
-        .clone()
-        .unwrap_or_else(|| default_json_path(&results));
-    write_json(&results, &json_path)?;
-    println!("results: {}", json_path.display());
-    if let Some(csv) = &a.csv {
-        write_csv(&results, csv).with_context(|| format!("writing {}", csv.display()))?;
-        println!("csv: {}", csv.display());
+    outputs.write(&results, results.partial, |r, csv| {
+        write_csv(r, csv).map_err(Into::into)
+    })
+}
+
+/// Where a run's results go: the JSON file (given, or `results/<kind>-<time>.json`) and
+/// an optional CSV file, both checked before anything runs and published whole at the
+/// end (staged beside their names, then renamed), so an old file there stays intact
+/// until the new one is complete.
+pub(crate) struct Outputs {
+    json: PathBuf,
+    csv: Option<PathBuf>,
+}
+
+impl Outputs {
+    /// Checks the output paths of a `kind` run up front, creating nothing.
+    pub(crate) fn new(
+        kind: &str,
+        json: &Option<PathBuf>,
+        csv: &Option<PathBuf>,
+    ) -> Result<Outputs> {
+        let json = json.clone().unwrap_or_else(|| {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0);
+            PathBuf::from("results").join(format!("{kind}-{now}.json"))
+        });
+        check_output(&json).context("--json")?;
+        if let Some(c) = csv {
+            check_output(c).context("--csv")?;
+            if *c == json {
+                anyhow::bail!("--csv and --json name the same file {}", c.display());
+            }
+        }
+        Ok(Outputs {
+            json,
+            csv: csv.clone(),
+        })
     }
-    Ok(())
+
+    /// Publishes `r` as JSON (and CSV through `csv`), printing the paths; `partial`
+    /// results (an interrupted run) say so.
+    pub(crate) fn write<T: serde::Serialize>(
+        &self,
+        r: &T,
+        partial: bool,
+        csv: impl FnOnce(&T, &Path) -> Result<()>,
+    ) -> Result<()> {
+        let note = if partial {
+            " (partial: interrupted, only the runs that finished)"
+        } else {
+            ""
+        };
+        write_json(r, &self.json)?;
+        println!("results: {}{note}", self.json.display());
+        if let Some(path) = &self.csv {
+            create_parent(path)?;
+            csv(r, path).with_context(|| format!("writing {}", path.display()))?;
+            println!("csv: {}{note}", path.display());
+        }
+        Ok(())
+    }
 }
 
-fn default_json_path(r: &Results) -> PathBuf {
-    PathBuf::from("results").join(format!("membench-{}.json", r.started_unix))
+/// Checks that a file can later be published at `path`, creating nothing: its directory
+/// exists and a file can be created there, or it is missing and its nearest existing
+/// ancestor is a directory in which it can be created.
+pub(crate) fn check_output(path: &Path) -> Result<()> {
+    let dir = parent_of(path);
+    if dir.is_dir() {
+        return probe(path, &dir);
+    }
+    let mut missing = dir.as_path();
+    loop {
+        if missing.symlink_metadata().is_ok() {
+            anyhow::bail!(
+                "{}: {} is not a directory",
+                path.display(),
+                missing.display()
+            );
+        }
+        let up = parent_of(missing);
+        if up.is_dir() {
+            // `missing` is the first directory to create: can it be?
+            return probe(missing, &up);
+        }
+        if up.as_path() == missing {
+            anyhow::bail!("{}: no existing directory above it", path.display());
+        }
+        missing = missing.parent().unwrap_or(Path::new("."));
+    }
 }
 
-/// Errors unless every `--only` name is a benchmark of the config at `path`.
-pub(crate) fn check_only<S>(
-    benchmarks: &[(String, S)],
+/// [`check_writable`] of `path` in the existing directory `dir`, with a plain message
+/// when the directory refuses new files (`/proc/sys` answers "no such file").
+fn probe(path: &Path, dir: &Path) -> Result<()> {
+    match check_writable(path) {
+        Err(pmolap_tier::Error::NotFound(_)) => anyhow::bail!(
+            "{}: cannot create files in this directory (its filesystem refuses them)",
+            dir.display()
+        ),
+        r => Ok(r?),
+    }
+}
+
+/// Keeps only the `--only` benchmarks of the config at `path` (all when none is
+/// given), before anything is expanded; errors on a name the config lacks.
+pub(crate) fn select_only<S>(
+    benchmarks: &mut Vec<(String, S)>,
     only: &[String],
     path: &Path,
 ) -> Result<()> {
@@ -230,16 +333,25 @@ pub(crate) fn check_only<S>(
             );
         }
     }
+    if !only.is_empty() {
+        benchmarks.retain(|(n, _)| only.contains(n));
+    }
     Ok(())
 }
 
-/// Writes `r` as pretty JSON to `path`, creating its directory.
-pub(crate) fn write_json<T: serde::Serialize>(r: &T, path: &Path) -> Result<()> {
+/// Creates the directory `path` goes in, if missing.
+pub(crate) fn create_parent(path: &Path) -> Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
+    Ok(())
+}
+
+/// Publishes `r` as pretty JSON at `path` (staged, then renamed), creating its directory.
+pub(crate) fn write_json<T: serde::Serialize>(r: &T, path: &Path) -> Result<()> {
+    create_parent(path)?;
     let text = serde_json::to_string_pretty(r).context("serialising results")?;
-    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+    Ok(publish_file(path, text.as_bytes())?)
 }
 
 fn header() -> String {

@@ -41,8 +41,11 @@ const FONT: &str = "sans-serif";
 const MAX_SERIES: usize = 10;
 
 /// Reads a membench results file and writes PNG and SVG plots of it into `out_dir`
-/// (created if missing). Returns the files written.
+/// (created if missing). Returns the files written. `out_dir` is checked first: it
+/// must be a directory this user can write in, or one that can be created.
 pub fn run(results: &Path, out_dir: &Path) -> Result<Vec<PathBuf>> {
+    crate::membench_cmd::check_output(&out_dir.join("plot.png"))
+        .with_context(|| format!("cannot write plots into {}", out_dir.display()))?;
     let name = results.display();
     let text =
         fs::read_to_string(results).with_context(|| format!("cannot read results file {name}"))?;
@@ -887,20 +890,92 @@ fn fmt_ns(ns: f64) -> String {
 // ---------------------------------------------------------------------------------------
 
 pub(crate) fn write_figure(fig: &Figure, dir: &Path) -> Result<Vec<PathBuf>> {
-    let size = fig.size();
-    let png = dir.join(format!("{}.png", fig.stem()));
+    save_figure(
+        dir,
+        fig.stem(),
+        fig.size(),
+        |r| fig.draw(r),
+        |r| fig.draw(r),
+    )
+}
+
+/// Draws one figure as `<stem>.png` and `<stem>.svg` in `dir`: each is rendered in
+/// memory and published whole (staged beside its name, then renamed), so a failure
+/// leaves no partial file behind and its message names the path.
+pub(crate) fn save_figure(
+    dir: &Path,
+    stem: &str,
+    (w, h): (u32, u32),
+    draw_png: impl FnOnce(&DrawingArea<BitMapBackend<'_>, Shift>) -> Result<()>,
+    draw_svg: impl FnOnce(&DrawingArea<SVGBackend<'_>, Shift>) -> Result<()>,
+) -> Result<Vec<PathBuf>> {
+    let png = dir.join(format!("{stem}.png"));
+    let mut rgb = vec![0u8; w as usize * h as usize * 3];
     {
-        let root = BitMapBackend::new(&png, size).into_drawing_area();
-        fig.draw(&root)
-            .with_context(|| format!("cannot draw {}", png.display()))?;
+        let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
+        draw_png(&root).with_context(|| format!("cannot draw {}", png.display()))?;
     }
-    let svg = dir.join(format!("{}.svg", fig.stem()));
+    pmolap_tier::durable::publish_file(&png, &encode_png(&rgb, w, h))?;
+    let svg = dir.join(format!("{stem}.svg"));
+    let mut text = String::new();
     {
-        let root = SVGBackend::new(&svg, size).into_drawing_area();
-        fig.draw(&root)
-            .with_context(|| format!("cannot draw {}", svg.display()))?;
+        let root = SVGBackend::with_string(&mut text, (w, h)).into_drawing_area();
+        draw_svg(&root).with_context(|| format!("cannot draw {}", svg.display()))?;
     }
+    pmolap_tier::durable::publish_file(&svg, text.as_bytes())?;
     Ok(vec![png, svg])
+}
+
+/// An 8-bit RGB PNG of `rgb` (`w` × `h` pixels, rows top to bottom): one IDAT chunk of
+/// zlib-compressed unfiltered rows.
+fn encode_png(rgb: &[u8], w: u32, h: u32) -> Vec<u8> {
+    use std::io::Write as _;
+    let row = w as usize * 3;
+    let mut raw = Vec::with_capacity((row + 1) * h as usize);
+    for line in rgb.chunks(row.max(1)) {
+        raw.push(0); // filter type: none
+        raw.extend_from_slice(line);
+    }
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    // Writing into a Vec cannot fail.
+    let idat = z
+        .write_all(&raw)
+        .and_then(|()| z.finish())
+        .unwrap_or_default();
+    let mut ihdr = Vec::with_capacity(13);
+    ihdr.extend_from_slice(&w.to_be_bytes());
+    ihdr.extend_from_slice(&h.to_be_bytes());
+    ihdr.extend_from_slice(&[8, 2, 0, 0, 0]); // 8 bits, RGB, deflate, no filter, no interlace
+    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+    for (kind, data) in [
+        (b"IHDR", &ihdr[..]),
+        (b"IDAT", &idat[..]),
+        (b"IEND", &[][..]),
+    ] {
+        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        let start = out.len();
+        out.extend_from_slice(kind);
+        out.extend_from_slice(data);
+        let crc = crc32(&out[start..]);
+        out.extend_from_slice(&crc.to_be_bytes());
+    }
+    out
+}
+
+/// CRC-32 (IEEE), as PNG chunks carry.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut c = !0u32;
+    for &b in bytes {
+        c ^= u32::from(b);
+        for _ in 0..8 {
+            c = if c & 1 != 0 {
+                0xEDB8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
+        }
+    }
+    !c
 }
 
 /// Tableau 10.
@@ -1358,6 +1433,15 @@ where
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn png_encoding_has_valid_chunks() {
+        assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+        let png = encode_png(&[255, 0, 0, 0, 255, 0], 2, 1);
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+        assert_eq!(&png[12..16], b"IHDR");
+        assert!(png.ends_with(&[0, 0, 0, 0, b'I', b'E', b'N', b'D', 0xAE, 0x42, 0x60, 0x82]));
+    }
     use super::*;
     use serde_json::{json, Value};
 

@@ -13,7 +13,9 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde_json::Value;
 
-use crate::plot::{ensure_font, slug, write_figure, Figure, LineFigure, Series, XAxis, SEP};
+use crate::plot::{
+    ensure_font, save_figure, slug, write_figure, Figure, LineFigure, Series, XAxis, SEP,
+};
 
 /// The family name under which `plot.rs` registers the embedded font.
 const FONT: &str = "sans-serif";
@@ -220,17 +222,13 @@ fn bar_figures(doc: &Value, ctx: &Context_) -> Vec<BarFigure> {
 
 fn write_bars(fig: &BarFigure, dir: &Path) -> Result<Vec<PathBuf>> {
     let size = (1200, (150 + 34 * fig.bars.len() as u32).max(560));
-    let png = dir.join(format!("{}.png", fig.stem));
-    {
-        let root = BitMapBackend::new(&png, size).into_drawing_area();
-        draw_bars(&root, fig).with_context(|| format!("cannot draw {}", png.display()))?;
-    }
-    let svg = dir.join(format!("{}.svg", fig.stem));
-    {
-        let root = SVGBackend::new(&svg, size).into_drawing_area();
-        draw_bars(&root, fig).with_context(|| format!("cannot draw {}", svg.display()))?;
-    }
-    Ok(vec![png, svg])
+    save_figure(
+        dir,
+        &fig.stem,
+        size,
+        |r| draw_bars(r, fig),
+        |r| draw_bars(r, fig),
+    )
 }
 
 fn text_style(size: u32, h: HPos) -> TextStyle<'static> {

@@ -397,5 +397,7 @@ fn workloads_parse_and_ci_variants_run() {
 /// machine (full-size files name nodes and sizes it may not have): counts the runs.
 fn pmolap_bench_config(p: &Path) -> usize {
     let cfg = pmolap_bench::membench::Config::load(p).unwrap_or_else(|e| panic!("{e}"));
-    cfg.expand(&pmolap_bench::membench::Args::default()).len()
+    cfg.expand(&pmolap_bench::membench::Args::default())
+        .unwrap_or_else(|e| panic!("{e}"))
+        .len()
 }

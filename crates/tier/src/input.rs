@@ -44,49 +44,79 @@ pub fn read_bounded(path: &Path, max: u64) -> Result<String> {
     })
 }
 
-/// Checks that `text` (YAML or JSON) nests at most `max` levels, counting open flow
-/// brackets (`[`, `{`) outside quotes plus block indentation levels; linear time.
-/// `origin` names the input in the error.
-pub fn check_nesting(text: &str, max: usize, origin: &str) -> Result<()> {
-    let too_deep = |line: usize| {
-        Error::Invalid(format!(
-            "{origin}:{line}: nested more than {max} levels deep — not a pmolap input"
-        ))
-    };
-    let mut depth = 0usize;
+/// The first line (1-based) where `text` (YAML or JSON) nests deeper than `max` levels,
+/// or `None`: block indentation levels, `- ` sequence entries (`- - x` counts twice) and
+/// `[`/`{` flow collections outside quoted scalars and comments, found in one linear pass
+/// (parsers take quadratic time or deep recursion on deep nesting; this runs first).
+pub fn nesting_exceeds(text: &str, max: usize) -> Option<usize> {
+    // Block levels: the columns of the enclosing indentation levels.
     let mut indents: Vec<usize> = Vec::new();
-    for (ln, line) in text.lines().enumerate() {
-        let content = line.trim_start_matches([' ', '-']);
-        if depth == 0 && !content.is_empty() && !content.starts_with('#') {
-            // Block structure: the stack of indentation widths (list dashes count).
-            let indent = line.len() - content.len();
-            while indents.last().is_some_and(|&i| i >= indent) {
-                indents.pop();
+    let mut flow = 0usize;
+    for (n, line) in text.lines().enumerate() {
+        let lineno = n + 1;
+        let trimmed = line.trim_start_matches(' ');
+        if flow == 0 {
+            if trimmed.is_empty() || trimmed.starts_with('#') {
+                continue;
             }
-            indents.push(indent);
+            let mut col = line.len() - trimmed.len();
+            let mut rest = trimmed;
+            loop {
+                while indents.last().is_some_and(|&top| top > col) {
+                    indents.pop();
+                }
+                if indents.last() != Some(&col) {
+                    indents.push(col);
+                }
+                let Some(after) = rest.strip_prefix("- ").or_else(|| rest.strip_prefix("-\t"))
+                else {
+                    break;
+                };
+                let inner = after.trim_start_matches([' ', '\t']);
+                col += rest.len() - inner.len();
+                rest = inner;
+                if indents.len() > max {
+                    return Some(lineno);
+                }
+            }
             if indents.len() > max {
-                return Err(too_deep(ln + 1));
+                return Some(lineno);
             }
         }
-        let mut quote: Option<char> = None;
+        let (mut single, mut double) = (false, false);
+        let mut prev = ' ';
         for c in line.chars() {
-            match (quote, c) {
-                (Some(q), c) if c == q => quote = None,
-                (Some(_), _) => {}
-                (None, '"') | (None, '\'') => quote = Some(c),
-                (None, '#') if depth == 0 => break,
-                (None, '[') | (None, '{') => {
-                    depth += 1;
-                    if depth + indents.len() > max {
-                        return Err(too_deep(ln + 1));
+            // A quote opens a scalar only where one can start (`it's` is plain text).
+            let starts = matches!(prev, ' ' | '\t' | '[' | '{' | ',' | ':');
+            match c {
+                '\'' if single => single = false,
+                '\'' if !double && starts => single = true,
+                '"' if double && prev != '\\' => double = false,
+                '"' if !single && starts => double = true,
+                '#' if !single && !double && (prev == ' ' || prev == '\t') => break,
+                '[' | '{' if !single && !double => {
+                    flow += 1;
+                    if flow + indents.len() > max {
+                        return Some(lineno);
                     }
                 }
-                (None, ']') | (None, '}') => depth = depth.saturating_sub(1),
+                ']' | '}' if !single && !double => flow = flow.saturating_sub(1),
                 _ => {}
             }
+            prev = c;
         }
     }
-    Ok(())
+    None
+}
+
+/// [`nesting_exceeds`] as an error naming `origin` and the line.
+pub fn check_nesting(text: &str, max: usize, origin: &str) -> Result<()> {
+    match nesting_exceeds(text, max) {
+        Some(line) => Err(Error::Invalid(format!(
+            "{origin}:{line}: nested more than {max} levels deep — not a pmolap input"
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// At most `max` characters of `s` on one line, with `…` where it was cut.
@@ -144,7 +174,8 @@ mod tests {
         }
         assert!(check_nesting(&block, 64, "b").is_err());
         let ok = "x:\n  - { a: [1, 2], b: \"[[[[\" }\n  - y: 2\n";
-        check_nesting(ok, 4, "ok").unwrap();
+        check_nesting(ok, 5, "ok").unwrap();
+        assert!(check_nesting(ok, 4, "ok").is_err());
     }
 
     #[test]

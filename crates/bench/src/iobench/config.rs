@@ -193,10 +193,11 @@ macro_rules! fields {
         }
 
         impl Matrix {
-            fn axes(&self) -> Vec<Vec<Args>> {
+            /// One axis per listed field, in declaration order, named after its key.
+            fn axes(&self) -> Vec<(&'static str, Vec<Args>)> {
                 let mut axes = Vec::new();
                 $(if let Some(vs) = &self.$name {
-                    axes.push(vs.iter().map(|v| Args { $name: Some(v.clone()), ..Args::default() }).collect());
+                    axes.push((stringify!($name), vs.iter().map(|v| Args { $name: Some(v.clone()), ..Args::default() }).collect()));
                 })*
                 axes
             }
@@ -260,18 +261,17 @@ impl Config {
     }
 
     /// Expands every benchmark's matrix into parameter sets, in order; `overrides`
-    /// (command-line flags) win over the file.
-    pub fn expand(&self, overrides: &Args) -> Vec<(String, Params)> {
-        self.benchmarks
-            .iter()
-            .flat_map(|(name, s)| {
-                let combos = crate::sweep::cross(s.matrix.axes(), Args::merged);
-                combos
-                    .into_iter()
-                    .map(|c| (name.clone(), resolve(&s.args.merged(&c).merged(overrides))))
-                    .collect::<Vec<_>>()
-            })
-            .collect()
+    /// (command-line flags) win over the file. A sweep of more than
+    /// [`crate::sweep::MAX_COMBINATIONS`] is refused before any combination is built.
+    pub fn expand(&self, overrides: &Args) -> Result<Vec<(String, Params)>> {
+        let mut budget = crate::sweep::MAX_COMBINATIONS;
+        let mut out = Vec::new();
+        for (name, s) in &self.benchmarks {
+            for c in crate::sweep::cross(name, s.matrix.axes(), Args::merged, &mut budget)? {
+                out.push((name.clone(), resolve(&s.args.merged(&c).merged(overrides))));
+            }
+        }
+        Ok(out)
     }
 }
 

@@ -312,13 +312,6 @@ pub struct FileSet {
     pub reuse: bool,
 }
 
-fn io_err(path: &Path, source: std::io::Error) -> Error {
-    Error::Io {
-        path: path.to_path_buf(),
-        source,
-    }
-}
-
 impl FileSet {
     /// Creates (or reuses, if prepared with the same size — by this invocation, or by
     /// anyone when `reuse`) the files of `keys`, filling data and recycled logs with
@@ -350,7 +343,13 @@ impl FileSet {
         for k in fill {
             let path = k.path();
             self.made.insert(path.clone(), k.size());
-            write_random(&path, k.size(), seed ^ hash(&path), &bar)?;
+            if let Err(e) = write_random(&path, k.size(), seed ^ hash(&path), &bar) {
+                // Half written: never left behind, not even a shared (reusable) file,
+                // which a later run would take for a prepared one by its size.
+                let _ = std::fs::remove_file(&path);
+                self.made.remove(&path);
+                return Err(e);
+            }
         }
         bar.finish_and_clear();
         Ok(())
@@ -368,6 +367,7 @@ impl FileSet {
             "scrambling files",
         );
         for k in fill {
+            // Still whole random data if cut short: kept (and removed by `finish`).
             write_random(&k.path(), k.size(), seed ^ hash(&k.path()), &bar)?;
         }
         bar.finish_and_clear();
@@ -416,7 +416,8 @@ fn progress_bar(total: u64, progress: bool, what: &str) -> ProgressBar {
     bar
 }
 
-/// Writes `size` random bytes to `path` (created or truncated) and syncs it.
+/// Writes `size` random bytes to `path` (created or truncated) and syncs it; stops
+/// with [`pmolap_tier::Error::Interrupted`] at the next MiB once an interrupt arrived.
 fn write_random(path: &Path, size: u64, seed: u64, bar: &ProgressBar) -> Result<()> {
     let f = OpenOptions::new()
         .read(true)
@@ -424,28 +425,29 @@ fn write_random(path: &Path, size: u64, seed: u64, bar: &ProgressBar) -> Result<
         .create(true)
         .truncate(false)
         .open(path)
-        .map_err(|e| io_err(path, e))?;
-    f.set_len(size).map_err(|e| io_err(path, e))?;
+        .map_err(|e| Error::io(path, e))?;
+    f.set_len(size).map_err(|e| Error::io(path, e))?;
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut chunk = vec![0u8; PREP_CHUNK];
     let mut off = 0u64;
     while off < size {
+        pmolap_tier::signal::check()?;
         let n = (size - off).min(PREP_CHUNK as u64) as usize;
         rng.fill_bytes(&mut chunk[..n]);
         f.write_all_at(&chunk[..n], off)
-            .map_err(|e| io_err(path, e))?;
+            .map_err(|e| Error::io(path, e))?;
         off += n as u64;
         bar.inc(n as u64);
     }
-    f.sync_all().map_err(|e| io_err(path, e))?;
+    f.sync_all().map_err(|e| Error::io(path, e))?;
     Ok(())
 }
 
 /// Writes back and drops `path`'s pages from the page cache (`fdatasync` +
 /// `POSIX_FADV_DONTNEED`), as fio does before a job.
 pub fn drop_cache(path: &Path) -> Result<()> {
-    let f = File::open(path).map_err(|e| io_err(path, e))?;
-    f.sync_data().map_err(|e| io_err(path, e))?;
+    let f = File::open(path).map_err(|e| Error::io(path, e))?;
+    f.sync_data().map_err(|e| Error::io(path, e))?;
     fadvise(&f, path, Advice::DontNeed)?;
     Ok(())
 }

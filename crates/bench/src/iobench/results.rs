@@ -19,6 +19,10 @@ pub struct Results {
     pub devices: Vec<Device>,
     /// The config file the sweep came from, if any.
     pub config_file: Option<String>,
+    /// True when the sweep was interrupted (SIGINT/SIGTERM): `runs` holds only what
+    /// finished (the last run possibly with fewer repetitions than `params.reps`).
+    #[serde(default)]
+    pub partial: bool,
     pub runs: Vec<Run>,
 }
 

@@ -5,10 +5,13 @@
 //! Timed: from the barrier to each thread's last operation; each operation (page read,
 //! page write with its persist, log entry with its persist) also goes into a latency
 //! histogram. Untimed: file preparation, scrambling, cache dropping, open/mmap, prefault.
+//!
+//! SIGINT/SIGTERM are polled every [`OPS_PER_POLL`] operations, every MiB of file
+//! preparation and between repetitions and runs: an interrupted sweep keeps what
+//! finished (marked partial) and removes the files it created.
 
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
-use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
@@ -17,6 +20,7 @@ use rand::{Rng, SeedableRng};
 
 use pmolap_tier::io::{fadvise, open_direct, prefault_read, Advice, AlignedBuf, Done, RingIo};
 use pmolap_tier::region::{Region, RegionOptions};
+use pmolap_tier::signal::interrupted;
 use pmolap_tier::topology::Topology;
 use pmolap_tier::TierSpec;
 
@@ -28,6 +32,10 @@ use crate::iobench::files::{
 use crate::iobench::results::{Latency, Rep, Results, Run, Summary, ThreadResult};
 use crate::machine::Machine;
 use crate::size::format_size;
+use crate::threads::{self, Gate};
+
+/// Operations a thread does between two looks at the interrupt flag.
+const OPS_PER_POLL: u64 = 64;
 
 /// How the sweep is run.
 #[derive(Debug, Clone, Default)]
@@ -39,6 +47,8 @@ pub struct RunOptions {
     /// Name the files without the process id, use those already there with the right
     /// size as they are, and keep them at the end (so runs, or fio, can share them).
     pub reuse_files: bool,
+    /// Allow thread counts far above the logical CPUs ([`threads::check_count`]).
+    pub oversubscribe: bool,
 }
 
 /// A one-line description of a parameter set.
@@ -72,24 +82,29 @@ pub fn describe(p: &Params) -> String {
     )
 }
 
-/// Checks every run (shape, filesystem, space) before anything is created;
-/// `reuse_files` as in [`RunOptions`] (files already there need no room).
+/// Checks every run (shape, threads, filesystem, space) before anything is created;
+/// `opts` as in [`run_all`] (with `reuse_files`, files already there need no room).
 pub fn validate_all(
     runs: &[(String, Params)],
     topo: &Topology,
-    reuse_files: bool,
+    opts: &RunOptions,
 ) -> Result<Vec<Vec<String>>> {
     let mut notes = Vec::new();
     for (n, p) in runs {
         p.validate_shape(n)?;
+        threads::check_count(n, p.threads, topo.cpus.len(), opts.oversubscribe)?;
         notes.push(validate_fs(n, p, topo)?);
     }
-    check_space(runs, reuse_files)?;
+    check_space(runs, opts.reuse_files)?;
     Ok(notes)
 }
 
 /// Runs every parameter set, calling `on_run` after each; files are removed at the end
-/// (also on error) unless `opts.keep_files` or `opts.reuse_files`.
+/// (also on error and interrupt) unless `opts.keep_files` or `opts.reuse_files`.
+///
+/// On SIGINT/SIGTERM the sweep stops at the next safe point and the results hold the
+/// runs that finished (the current one with the repetitions it finished, if any),
+/// marked `partial`; if nothing finished, the error is [`pmolap_tier::Error::Interrupted`].
 pub fn run_all(
     runs: &[(String, Params)],
     topo: &Topology,
@@ -97,7 +112,7 @@ pub fn run_all(
     opts: &RunOptions,
     mut on_run: impl FnMut(&Run),
 ) -> Result<Results> {
-    let notes = validate_all(runs, topo, opts.reuse_files)?;
+    let notes = validate_all(runs, topo, opts)?;
     let started_unix = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
@@ -114,12 +129,28 @@ pub fn run_all(
     files.reuse = opts.reuse_files;
     let mut out = Vec::new();
     for ((bench, p), notes) in runs.iter().zip(notes) {
-        let run = run_one(bench, p, notes, &mut files, opts)?;
+        if interrupted() {
+            break;
+        }
+        let run = match run_one(bench, p, notes, &mut files, opts) {
+            Ok(run) => run,
+            // Stopped while preparing its files: the runs before it stand.
+            Err(Error::Tier(pmolap_tier::Error::Interrupted)) => break,
+            Err(e) => return Err(e),
+        };
+        if run.reps.is_empty() {
+            break; // interrupted before its first repetition finished
+        }
         on_run(&run);
         out.push(run);
     }
     files.finish();
+    let partial = interrupted();
+    if partial && out.is_empty() {
+        return Err(pmolap_tier::Error::Interrupted.into());
+    }
     Ok(Results {
+        partial,
         kind: "iobench".into(),
         pmolap_version: env!("CARGO_PKG_VERSION").into(),
         started_unix,
@@ -143,6 +174,9 @@ pub fn run_one(
     files.prepare(&flat, p.seed, opts.progress)?;
     let mut reps = Vec::new();
     for rep in 0..p.reps {
+        if interrupted() {
+            break;
+        }
         if rep > 0 && p.scramble {
             files.scramble(&flat, p.seed.wrapping_add(rep as u64), opts.progress)?;
         }
@@ -153,9 +187,7 @@ pub fn run_one(
                     match std::fs::remove_file(&path) {
                         Ok(()) => {}
                         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                        Err(e) => {
-                            return Err(Error::Io { path, source: e });
-                        }
+                        Err(e) => return Err(Error::io(&path, e)),
                     }
                 }
                 _ if p.drop_cache => drop_cache(&k.path())?,
@@ -166,7 +198,11 @@ pub fn run_one(
             .iter()
             .map(|ks| open_backend(p, ks))
             .collect::<Result<Vec<_>>>()?;
-        reps.push(time_rep(bench, p, backends, rep)?);
+        let timed = time_rep(bench, p, backends, rep)?;
+        if interrupted() {
+            break; // cut short: not a measurement
+        }
+        reps.push(timed);
     }
     let summary = summarize(&reps);
     Ok(Run {
@@ -186,13 +222,6 @@ enum Backend {
     Ring(Box<RingIo>),
 }
 
-fn io_err(path: &std::path::Path, source: std::io::Error) -> Error {
-    Error::Io {
-        path: path.to_path_buf(),
-        source,
-    }
-}
-
 fn open_file(p: &Params, k: &FileKey) -> Result<File> {
     let path = k.path();
     let new = matches!(k, FileKey::NewLog { .. });
@@ -205,7 +234,7 @@ fn open_file(p: &Params, k: &FileKey) -> Result<File> {
             .create(new)
             .truncate(new)
             .open(&path)
-            .map_err(|e| io_err(&path, e))?
+            .map_err(|e| Error::io(&path, e))?
     };
     let advice = match p.readahead {
         Readahead::Normal => None,
@@ -288,23 +317,9 @@ fn new_hist() -> Result<Histogram<u64>> {
 }
 
 fn time_rep(bench: &str, p: &Params, backends: Vec<Backend>, rep: usize) -> Result<Rep> {
-    let barrier = Barrier::new(backends.len());
-    let outcomes: Vec<Outcome> = std::thread::scope(|s| {
-        let handles: Vec<_> = backends
-            .into_iter()
-            .enumerate()
-            .map(|(t, b)| {
-                let barrier = &barrier;
-                s.spawn(move || worker(p, t, rep, b, barrier))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .map_err(|_| Error::Thread("an iobench worker panicked".into()))?
-            })
-            .collect::<Result<Vec<_>>>()
+    let jobs: Vec<(usize, Backend)> = backends.into_iter().enumerate().collect();
+    let outcomes: Vec<Outcome> = threads::run_gated("iobench worker", jobs, |(t, b), gate| {
+        worker(p, t, rep, b, gate)
     })
     .map_err(|e| match e {
         Error::Tier(t) => Error::Invalid {
@@ -476,13 +491,7 @@ fn fill_random(buf: &mut [u8], seed: u64) {
     rand::RngCore::fill_bytes(&mut SmallRng::seed_from_u64(seed), buf);
 }
 
-fn worker(
-    p: &Params,
-    t: usize,
-    rep: usize,
-    backend: Backend,
-    barrier: &Barrier,
-) -> Result<Outcome> {
+fn worker(p: &Params, t: usize, rep: usize, backend: Backend, gate: &Gate) -> Result<Outcome> {
     let op_size = p.op_size();
     let total_ops = p.bytes_per_thread().div_ceil(op_size);
     let deadline = p.duration_s.map(Duration::from_secs_f64);
@@ -494,7 +503,9 @@ fn worker(
             for f in 0..ring.frames() {
                 fill_random(ring.frame_mut(f)?, p.seed ^ t as u64 ^ f as u64);
             }
-            barrier.wait();
+            if !gate.wait() {
+                return Err(threads::called_off());
+            }
             let start = Instant::now();
             let mut started = vec![start; ring.frames()];
             let mut issued = 0u64;
@@ -544,7 +555,7 @@ fn worker(
                     }
                     let _ = hist.record((now - started[d.frame]).as_nanos().max(1) as u64);
                 }
-                if deadline.is_some_and(|d| start.elapsed() >= d) {
+                if deadline.is_some_and(|d| start.elapsed() >= d) || interrupted() {
                     stop = true;
                 }
             }
@@ -568,7 +579,9 @@ fn worker(
             let mut pool = AlignedBuf::new(frames * op_size as usize, ALIGN)?;
             fill_random(&mut pool, p.seed ^ t as u64);
             let sz = op_size as usize;
-            barrier.wait();
+            if !gate.wait() {
+                return Err(threads::called_off());
+            }
             let start = Instant::now();
             let mut ops = 0u64;
             while ops < total_ops {
@@ -593,7 +606,9 @@ fn worker(
                 let t1 = Instant::now();
                 let _ = hist.record((t1 - t0).as_nanos().max(1) as u64);
                 ops += 1;
-                if deadline.is_some_and(|d| t1 - start >= d) {
+                if deadline.is_some_and(|d| t1 - start >= d)
+                    || (ops.is_multiple_of(OPS_PER_POLL) && interrupted())
+                {
                     break;
                 }
             }
@@ -616,7 +631,9 @@ fn worker(
             let mut pool = vec![0u8; frames * op_size as usize];
             fill_random(&mut pool, p.seed ^ t as u64);
             let sz = op_size as usize;
-            barrier.wait();
+            if !gate.wait() {
+                return Err(threads::called_off());
+            }
             let start = Instant::now();
             let mut ops = 0u64;
             while ops < total_ops {
@@ -639,7 +656,9 @@ fn worker(
                 let t1 = Instant::now();
                 let _ = hist.record((t1 - t0).as_nanos().max(1) as u64);
                 ops += 1;
-                if deadline.is_some_and(|d| t1 - start >= d) {
+                if deadline.is_some_and(|d| t1 - start >= d)
+                    || (ops.is_multiple_of(OPS_PER_POLL) && interrupted())
+                {
                     break;
                 }
             }

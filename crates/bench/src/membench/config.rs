@@ -78,6 +78,10 @@ pub struct Params {
     pub warmup: bool,
     /// `auto`, `avx512`, `avx2` or `portable`.
     pub kernel: String,
+    /// A `file:PATH` tier may name an existing file, whose content the run destroys
+    /// (fill and writes); otherwise such a tier is refused.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub overwrite: bool,
     /// Further thread groups that run at the same time as this one, each on a region
     /// of its own (its own tier, range and thread node): the paper's multi-socket
     /// experiments (Figs 6 and 10). This run's duration/bytes and reps apply to all.
@@ -87,6 +91,9 @@ pub struct Params {
 
 /// Seconds a repetition runs when neither `duration` nor `bytes` is given.
 pub const DEFAULT_DURATION_S: f64 = 1.0;
+
+/// Bytes per access of the streaming load threads of a latency run (at least).
+pub const LOAD_BLOCK: u64 = 4096;
 
 impl Default for Params {
     fn default() -> Self {
@@ -112,6 +119,7 @@ impl Default for Params {
             prefault: true,
             warmup: true,
             kernel: "auto".into(),
+            overwrite: false,
             parallel: Vec::new(),
         }
     }
@@ -154,11 +162,12 @@ macro_rules! fields {
         }
 
         impl Matrix {
-            /// One axis per listed field, in declaration order; each value as an `Args`.
-            fn axes(&self) -> Vec<Vec<Args>> {
+            /// One axis per listed field, in declaration order, named after its key;
+            /// each value as an `Args`.
+            fn axes(&self) -> Vec<(&'static str, Vec<Args>)> {
                 let mut axes = Vec::new();
                 $(if let Some(vs) = &self.$name {
-                    axes.push(vs.iter().map(|v| Args { $name: Some(v.clone()), ..Args::default() }).collect());
+                    axes.push((stringify!($name), vs.iter().map(|v| Args { $name: Some(v.clone()), ..Args::default() }).collect()));
                 })*
                 axes
             }
@@ -188,6 +197,7 @@ fields! {
     prefault: bool => |p, v| p.prefault = v;
     warmup: bool => |p, v| p.warmup = v;
     kernel: String => |p, v| p.kernel = v;
+    overwrite: bool => |p, v| p.overwrite = v;
 }
 
 /// One named benchmark of a config file: fixed `args` and a `matrix` to sweep; with
@@ -227,20 +237,27 @@ impl Config {
 
     /// Expands every benchmark's matrix into concrete parameter sets, in order.
     /// `overrides` (e.g. `--duration`, `--reps` from the command line) win over the file.
-    pub fn expand(&self, overrides: &Args) -> Vec<(String, Params)> {
-        self.benchmarks
-            .iter()
-            .flat_map(|(name, s)| {
-                expand_section(s, overrides)
-                    .into_iter()
-                    .map(move |p| (name.clone(), p))
-            })
-            .collect()
+    /// A sweep of more than [`crate::sweep::MAX_COMBINATIONS`] is refused before any
+    /// combination is built.
+    pub fn expand(&self, overrides: &Args) -> Result<Vec<(String, Params)>> {
+        let mut budget = crate::sweep::MAX_COMBINATIONS;
+        let mut out = Vec::new();
+        for (name, s) in &self.benchmarks {
+            for p in expand_section(name, s, overrides, &mut budget)? {
+                out.push((name.clone(), p));
+            }
+        }
+        Ok(out)
     }
 }
 
-fn expand_section(s: &Section, overrides: &Args) -> Vec<Params> {
-    let combos = crate::sweep::cross(s.matrix.axes(), Args::merged);
+fn expand_section(
+    name: &str,
+    s: &Section,
+    overrides: &Args,
+    budget: &mut u64,
+) -> Result<Vec<Params>> {
+    let combos = crate::sweep::cross(name, s.matrix.axes(), Args::merged, budget)?;
     let one = |a: &Args| {
         let mut p = resolve(&a.merged(overrides));
         // A limit given on the command line replaces the file's other kind of limit.
@@ -251,7 +268,7 @@ fn expand_section(s: &Section, overrides: &Args) -> Vec<Params> {
         }
         p
     };
-    combos
+    Ok(combos
         .iter()
         .map(|c| {
             let base = s.args.merged(c);
@@ -263,7 +280,7 @@ fn expand_section(s: &Section, overrides: &Args) -> Vec<Params> {
             first.parallel = groups;
             first
         })
-        .collect()
+        .collect())
 }
 
 /// Params from defaults plus `args`; fills the default duration when no limit is set.
@@ -363,6 +380,16 @@ impl Params {
                     "memory_range {range} is not a multiple of access_size {size}"
                 ));
             }
+            // The streaming load threads each read their own part of the range in
+            // blocks of `LOAD_BLOCK` (or the access size, if larger).
+            let block = LOAD_BLOCK.max(size);
+            let unit = self.threads as u64 * block;
+            if self.threads > 0 && !range.is_multiple_of(unit) {
+                return bad(format!(
+                    "memory_range {range} is not a multiple of threads × {block} ({} × {block} = {unit}): a latency run's {} load threads each stream their own part of the range in {block}-byte blocks",
+                    self.threads, self.threads
+                ));
+            }
         } else {
             for (role, threads, part) in self.groups_and_ranges() {
                 let unit = threads as u64 * size;
@@ -391,6 +418,12 @@ impl Params {
         if let TierSpec::DevDax { path } = &self.tier {
             pmolap_tier::region::open_devdax(path)?;
         }
+        if let TierSpec::File { path } = &self.tier {
+            // The same refusal the region would give, before anything runs.
+            if !self.overwrite && !path.is_dir() && path.symlink_metadata().is_ok() {
+                return Err(pmolap_tier::Error::Exists(path.clone()).into());
+            }
+        }
         let available = pmolap_tier::region::capacity(&self.tier)?;
         if range > available {
             return bad(format!(
@@ -399,6 +432,17 @@ impl Params {
             ));
         }
         Ok(())
+    }
+
+    /// Threads the run starts at once: every group's, and a latency run's chase thread.
+    pub fn total_threads(&self) -> usize {
+        let own =
+            self.threads + self.write_threads + usize::from(self.operation == Operation::Latency);
+        own + self
+            .parallel
+            .iter()
+            .map(Params::total_threads)
+            .sum::<usize>()
     }
 
     /// The thread groups of the run with their share of the range: one group, or the

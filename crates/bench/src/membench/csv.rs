@@ -32,13 +32,20 @@ pub const HEADER: [&str; 22] = [
     "latency_p99_ns",
 ];
 
-/// Writes `results` as CSV to `path`.
+/// Writes `results` as CSV to `path`, published whole (staged beside it, then renamed
+/// over it): an old file there stays intact until the new one is complete.
 pub fn write_csv(results: &Results, path: &Path) -> Result<()> {
+    pmolap_tier::durable::publish_file(path, &to_csv(results, path)?)?;
+    Ok(())
+}
+
+/// `results` as CSV text; `path` names the output in errors.
+pub fn to_csv(results: &Results, path: &Path) -> Result<Vec<u8>> {
     let io = |e: csv::Error| Error::Io {
         path: path.to_path_buf(),
         source: std::io::Error::other(e.to_string()),
     };
-    let mut w = csv::Writer::from_path(path).map_err(io)?;
+    let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(HEADER).map_err(io)?;
     for run in &results.runs {
         let p = &run.params;
@@ -97,8 +104,8 @@ pub fn write_csv(results: &Results, path: &Path) -> Result<()> {
             }
         }
     }
-    w.flush().map_err(|source| Error::Io {
+    w.into_inner().map_err(|e| Error::Io {
         path: path.to_path_buf(),
-        source,
+        source: std::io::Error::other(e.to_string()),
     })
 }

@@ -3,7 +3,6 @@
 //! optionally while other threads stream reads over the same region (loaded latency).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
@@ -11,12 +10,14 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use pmolap_tier::pin::pin_current_thread;
+use pmolap_tier::signal::interrupted;
 use pmolap_tier::MemView;
 
 use crate::error::{Error, Result};
 use crate::membench::config::{Params, DEFAULT_DURATION_S};
 use crate::membench::results::Latency;
 use crate::membench::run::{Limit, Outcome, Worker};
+use crate::threads::{self, Gate};
 
 /// Dependent loads per timed sample: enough to make the clock's own cost negligible.
 const LOADS_PER_SAMPLE: u64 = 32;
@@ -24,6 +25,20 @@ const LOADS_PER_SAMPLE: u64 = 32;
 const WARMUP_LOADS: u64 = 1 << 20;
 /// Points of the recorded CDF.
 const CDF_POINTS: usize = 200;
+/// Samples between two looks at the interrupt flag.
+const SAMPLES_PER_POLL: u64 = 1024;
+
+/// A thread of a latency repetition: the chase, or a streaming load thread.
+enum Job<'a> {
+    Chase,
+    Load(&'a Worker),
+}
+
+/// What a thread of a latency repetition measured.
+enum Measured {
+    Chase(Box<Histogram<u64>>),
+    Load(Outcome),
+}
 
 /// A ring of `nodes` chase nodes, `stride` bytes apart, in one random cycle.
 #[derive(Debug, Clone, Copy)]
@@ -66,31 +81,31 @@ impl Chase {
         load: Option<&[Worker]>,
     ) -> Result<(Latency, Option<f64>)> {
         let loaders: &[Worker] = load.unwrap_or(&[]);
-        let barrier = Barrier::new(loaders.len() + 1);
         let stop = AtomicBool::new(false);
         let forever = Limit::Duration(Duration::from_secs(365 * 24 * 3600));
-        let (hist, outcomes) = std::thread::scope(|s| -> Result<(Histogram<u64>, Vec<Outcome>)> {
-            let handles: Vec<_> = loaders
-                .iter()
-                .map(|w| s.spawn(|| w.run(view, forever, &barrier, &stop)))
-                .collect();
-            let chase = s.spawn(|| {
-                let r = self.sample(view, p, cpus, &barrier);
+        let jobs: Vec<Job<'_>> = loaders
+            .iter()
+            .map(Job::Load)
+            .chain(std::iter::once(Job::Chase))
+            .collect();
+        let measured = threads::run_gated("membench latency", jobs, |job, gate| match job {
+            Job::Chase => {
+                let r = self.sample(view, p, cpus, gate);
                 stop.store(true, Ordering::Relaxed);
-                r
-            });
-            let hist = chase
-                .join()
-                .map_err(|_| Error::Thread("pointer chase panicked".into()))??;
-            let outcomes = handles
-                .into_iter()
-                .map(|h| {
-                    h.join()
-                        .map_err(|_| Error::Thread("load thread panicked".into()))?
-                })
-                .collect::<Result<Vec<_>>>()?;
-            Ok((hist, outcomes))
+                r.map(|h| Measured::Chase(Box::new(h)))
+            }
+            Job::Load(w) => w.run(view, forever, gate, &stop).map(Measured::Load),
         })?;
+        let mut hist = None;
+        let mut outcomes = Vec::with_capacity(loaders.len());
+        for m in measured {
+            match m {
+                Measured::Chase(h) => hist = Some(h),
+                Measured::Load(o) => outcomes.push(o),
+            }
+        }
+        let hist =
+            hist.ok_or_else(|| Error::Thread("the pointer chase reported nothing".into()))?;
         let load_bw = (!outcomes.is_empty()).then(|| {
             let bytes: u64 = outcomes.iter().map(|o| o.bytes).sum();
             let start = outcomes.iter().map(|o| o.start).min();
@@ -109,7 +124,7 @@ impl Chase {
         view: &MemView<'_>,
         p: &Params,
         cpus: &[usize],
-        barrier: &Barrier,
+        gate: &Gate,
     ) -> Result<Histogram<u64>> {
         pin_current_thread(cpus)?;
         // Picoseconds per load, 1 ps .. 10 ms, 3 significant digits.
@@ -117,7 +132,9 @@ impl Chase {
             .map_err(|e| Error::Thread(format!("histogram: {e}")))?;
         let max_samples = p.bytes.map(|b| (b / self.stride / LOADS_PER_SAMPLE).max(1));
         let duration = Duration::from_secs_f64(p.duration_s.unwrap_or(DEFAULT_DURATION_S));
-        barrier.wait();
+        if !gate.wait() {
+            return Err(threads::called_off());
+        }
         let start = Instant::now();
         let mut at = 0u64;
         let mut samples = 0u64;
@@ -130,7 +147,7 @@ impl Chase {
             let done = match max_samples {
                 Some(m) => samples >= m,
                 None => start.elapsed() >= duration,
-            };
+            } || (samples.is_multiple_of(SAMPLES_PER_POLL) && interrupted());
             if done {
                 break;
             }

@@ -9,4 +9,4 @@ pub mod run;
 
 pub use config::{Args, Config, Params};
 pub use results::{Results, Run};
-pub use run::{describe, run_all};
+pub use run::{describe, run_all, validate_all, RunOptions};

@@ -2,11 +2,14 @@
 //! times the repetitions, and collects the figures.
 //!
 //! Untimed: region allocation and prefault, random-offset generation, ring building, the
-//! warm-up pass. Timed: from a barrier that releases all threads of all groups together
+//! warm-up pass. Timed: from a gate that releases all threads of all groups together
 //! to each thread's last access.
+//!
+//! SIGINT/SIGTERM ([`pmolap_tier::signal`]) are polled once per batch of accesses (a few
+//! MiB: no measurable cost) and between repetitions and runs; an interrupted sweep keeps
+//! the repetitions that finished, drops the one cut short, and is marked partial.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -16,14 +19,25 @@ use rand::{Rng, SeedableRng};
 use pmolap_tier::kernel::{AccessOp, Isa, Kernel};
 use pmolap_tier::pin::pin_current_thread;
 use pmolap_tier::region::{HugePages, Region, RegionInfo, RegionOptions};
+use pmolap_tier::signal::interrupted;
 use pmolap_tier::topology::Topology;
-use pmolap_tier::{MemView, Pinning, TierSpec};
+use pmolap_tier::{ExistingFile, MemView, Pinning, TierSpec};
 
 use crate::error::{Error, Result};
 use crate::machine::Machine;
 use crate::membench::config::{AccessMode, Distribution, Operation, Params, Pattern};
 use crate::membench::latency;
 use crate::membench::results::{GroupResult, Rep, Results, Run, Summary, ThreadResult};
+use crate::threads::{self, Gate};
+
+/// How a sweep is run.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Show a progress bar.
+    pub progress: bool,
+    /// Allow thread counts far above the logical CPUs ([`threads::check_count`]).
+    pub oversubscribe: bool,
+}
 
 /// Bytes each thread accesses between two looks at the clock.
 const BATCH_BYTES: usize = 4 << 20;
@@ -76,12 +90,13 @@ pub(crate) struct Outcome {
 }
 
 impl Worker {
-    /// Runs the plan until `limit` (or until `stop` is set), from `barrier` on.
+    /// Runs the plan until `limit` (or until `stop` is set or an interrupt arrives),
+    /// from the `gate` on.
     pub(crate) fn run(
         &self,
         view: &MemView<'_>,
         limit: Limit,
-        barrier: &Barrier,
+        gate: &Gate,
         stop: &AtomicBool,
     ) -> Result<Outcome> {
         pin_current_thread(&self.cpus)?;
@@ -95,7 +110,9 @@ impl Worker {
             Limit::Duration(d) => Some(d),
             Limit::Bytes(_) => None,
         };
-        barrier.wait();
+        if !gate.wait() {
+            return Err(threads::called_off());
+        }
         let start = Instant::now();
         let mut done: u64 = 0;
         let mut pos = 0usize;
@@ -128,6 +145,7 @@ impl Worker {
             if target_chunks.is_some_and(|t| done >= t)
                 || deadline.is_some_and(|d| start.elapsed() >= d)
                 || stop.load(Ordering::Relaxed)
+                || interrupted()
             {
                 break;
             }
@@ -147,23 +165,13 @@ pub(crate) fn execute(
     views: &[MemView<'_>],
     limit: &(dyn Fn(&Worker) -> Limit + Sync),
 ) -> Result<Vec<Outcome>> {
-    let barrier = Barrier::new(workers.len());
     let stop = AtomicBool::new(false);
-    std::thread::scope(|s| {
-        let handles: Vec<_> = workers
-            .iter()
-            .map(|w| s.spawn(|| w.run(&views[w.region], limit(w), &barrier, &stop)))
-            .collect();
-        let outcomes: Vec<Outcome> = handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .map_err(|_| Error::Thread("worker panicked".into()))?
-            })
-            .collect::<Result<_>>()?;
-        std::hint::black_box(outcomes.iter().fold(0, |a, o| a ^ o.fold));
-        Ok(outcomes)
-    })
+    let jobs: Vec<&Worker> = workers.iter().collect();
+    let outcomes = threads::run_gated("membench worker", jobs, |w, gate| {
+        w.run(&views[w.region], limit(w), gate, &stop)
+    })?;
+    std::hint::black_box(outcomes.iter().fold(0, |a, o| a ^ o.fold));
+    Ok(outcomes)
 }
 
 /// The NUMA node threads run on: the configured one; else the tier's node if it has
@@ -441,6 +449,7 @@ struct RegionKey {
     len: u64,
     huge: HugePages,
     prefault: bool,
+    overwrite: bool,
 }
 
 /// Runs one parameter set on `region` (already of the right size); parallel groups
@@ -462,7 +471,7 @@ fn run_one(
     let mut extra: Vec<Region> = Vec::with_capacity(p.parallel.len());
     for q in &p.parallel {
         let mut r = Region::new(&q.tier, q.memory_range as usize, &region_options(q))?;
-        fill(&mut r);
+        fill(&mut r)?;
         extra.push(r);
     }
     let parallel_regions: Vec<RegionInfo> = extra.iter().map(|r| r.info().clone()).collect();
@@ -474,7 +483,7 @@ fn run_one(
             lp.operation = Operation::Read;
             lp.pattern = Pattern::Sequential;
             lp.access_mode = AccessMode::Individual;
-            lp.access_size = 4096.max(p.access_size);
+            lp.access_size = super::config::LOAD_BLOCK.max(p.access_size);
             // The chase thread takes the first CPU of the node; loaders the next ones.
             taken.push((node, 1));
             Some(plan_workers(
@@ -492,7 +501,13 @@ fn run_one(
             chase.warm_up(&view)?;
         }
         for _ in 0..p.reps {
+            if interrupted() {
+                break;
+            }
             let (mut lat, load_bw) = chase.measure(&view, p, &chase_cpus[0], load.as_deref())?;
+            if interrupted() {
+                break; // cut short: not a measurement
+            }
             lat.load_bandwidth_gib_s = load_bw;
             reps.push(Rep {
                 groups: Vec::new(),
@@ -521,12 +536,18 @@ fn run_one(
         kernel_name = workers[0].kernel.name();
         let mut views = vec![region.view()];
         views.extend(extra.iter_mut().map(|r| r.view()));
-        if p.warmup {
+        if p.warmup && !interrupted() {
             let per_thread = (p.memory_range as usize / workers.len()).min(WARMUP_BYTES_PER_THREAD);
             execute(&workers, &views, &|_| Limit::Bytes(per_thread as u64))?;
         }
         for _ in 0..p.reps {
+            if interrupted() {
+                break;
+            }
             let outcomes = execute(&workers, &views, &|w| limit_of(p, &specs, w))?;
+            if interrupted() {
+                break; // cut short: not a measurement
+            }
             let groups = group_results(&specs, &workers, &outcomes);
             reps.push(Rep {
                 bandwidth_gib_s: groups.iter().map(|g| g.bandwidth_gib_s).sum(),
@@ -554,27 +575,46 @@ fn region_options(p: &Params) -> RegionOptions {
         huge_pages: p.huge_pages,
         prefault: p.prefault,
         keep_file: false,
-        existing: pmolap_tier::ExistingFile::Refuse,
+        // An existing file is the user's: used (and overwritten) only when asked.
+        existing: if p.overwrite {
+            ExistingFile::Use
+        } else {
+            ExistingFile::Refuse
+        },
     }
 }
 
-/// Runs a whole sweep: validates every parameter set first (nothing runs if one is
-/// bad), then runs them in order, reusing a region when consecutive runs want the same
-/// one. `on_run` sees each finished run (printed above the progress bar).
-pub fn run_all(
-    runs: &[(String, Params)],
-    topo: &Topology,
-    config_file: Option<String>,
-    show_progress: bool,
-    mut on_run: impl FnMut(&Run),
-) -> Result<Results> {
+/// Every check a run makes before it measures, for all of `runs`: the parameters
+/// ([`Params::validate`]), the kernel and persist instruction against this CPU, and the
+/// number of threads against its logical CPUs. `--dry-run` and [`run_all`] both call it.
+pub fn validate_all(runs: &[(String, Params)], topo: &Topology, opts: &RunOptions) -> Result<()> {
     for (name, p) in runs {
         p.validate(name, topo)?;
+        threads::check_count(name, p.total_threads(), topo.cpus.len(), opts.oversubscribe)?;
         for g in std::iter::once(p).chain(&p.parallel) {
             Isa::select(&g.kernel, &topo.cpu_features)?;
             g.persist.check(&topo.cpu_features)?;
         }
     }
+    Ok(())
+}
+
+/// Runs a whole sweep: validates every parameter set first (nothing runs if one is
+/// bad), then runs them in order, reusing a region when consecutive runs want the same
+/// one. `on_run` sees each finished run (printed above the progress bar).
+///
+/// On SIGINT/SIGTERM the sweep stops at the next safe point: the results hold the runs
+/// that finished (the current one with the repetitions it finished, if any) and are
+/// marked `partial`; if nothing finished, the error is [`pmolap_tier::Error::Interrupted`].
+pub fn run_all(
+    runs: &[(String, Params)],
+    topo: &Topology,
+    config_file: Option<String>,
+    opts: &RunOptions,
+    mut on_run: impl FnMut(&Run),
+) -> Result<Results> {
+    validate_all(runs, topo, opts)?;
+    let show_progress = opts.progress;
     let started_unix = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
@@ -594,33 +634,45 @@ pub fn run_all(
     let mut region: Option<(RegionKey, Region)> = None;
     let mut out = Vec::with_capacity(runs.len());
     for (name, p) in runs {
+        if interrupted() {
+            break;
+        }
         pb.set_message(format!("{name}: {}", describe(p)));
         let key = RegionKey {
             tier: p.tier.clone(),
             len: p.memory_range,
             huge: p.huge_pages,
             prefault: p.prefault,
+            overwrite: p.overwrite,
         };
         if region.as_ref().map(|(k, _)| k) != Some(&key) {
             drop(region.take()); // free the old one before mapping the new one
             let mut r = Region::new(&p.tier, p.memory_range as usize, &region_options(p))?;
-            fill(&mut r);
+            fill(&mut r)?;
             region = Some((key, r));
         }
         let Some((_, r)) = region.as_mut() else {
             unreachable!("region was just set")
         };
         let run = run_one(name, p, topo, r, &|| pb.inc(1))?;
+        if run.reps.is_empty() {
+            break; // interrupted before its first repetition finished
+        }
         pb.suspend(|| on_run(&run));
         out.push(run);
     }
     pb.finish_and_clear();
+    let partial = interrupted();
+    if partial && out.is_empty() {
+        return Err(pmolap_tier::Error::Interrupted.into());
+    }
     Ok(Results {
         kind: "membench".into(),
         pmolap_version: env!("CARGO_PKG_VERSION").into(),
         started_unix,
         machine: Machine::from_topology(topo),
         config_file,
+        partial,
         runs: out,
     })
 }
@@ -628,24 +680,22 @@ pub fn run_all(
 /// Fills a fresh region with non-repeating data (untimed), in parallel. Reads of
 /// never-written or all-zero pages can be served from shared zero pages or, in a VM,
 /// from pages the host has merged, which would overstate read bandwidth.
-fn fill(region: &mut Region) {
+fn fill(region: &mut Region) -> Result<()> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let bytes = region.as_mut_slice();
     let chunk = bytes.len().div_ceil(threads).next_multiple_of(8).max(8);
-    std::thread::scope(|s| {
-        for (c, part) in bytes.chunks_mut(chunk).enumerate() {
-            s.spawn(move || {
-                let mut x =
-                    0x9E37_79B9_7F4A_7C15u64 ^ (c as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93);
-                for word in part.chunks_mut(8) {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    word.copy_from_slice(&x.to_le_bytes()[..word.len()]);
-                }
-            });
+    let parts: Vec<(usize, &mut [u8])> = bytes.chunks_mut(chunk).enumerate().collect();
+    threads::run_gated("membench fill", parts, |(c, part), _| {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64 ^ (c as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93);
+        for word in part.chunks_mut(8) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            word.copy_from_slice(&x.to_le_bytes()[..word.len()]);
         }
-    });
+        Ok(())
+    })?;
+    Ok(())
 }
 
 /// A one-line description of a parameter set.
