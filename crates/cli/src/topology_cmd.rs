@@ -176,6 +176,7 @@ pub fn format_report(t: &Topology) -> String {
         .iter()
         .map(|x| {
             vec![
+                x.name.clone(),
                 x.spec.clone(),
                 x.kind.clone(),
                 capacity(x.capacity),
@@ -187,7 +188,7 @@ pub fn format_report(t: &Topology) -> String {
         .collect();
     table(
         &mut out,
-        &["spec", "kind", "capacity", "node", "persistence", "notes"],
+        &["name", "spec", "kind", "capacity", "node", "persistence", "notes"],
         &rows,
     );
 
@@ -320,6 +321,8 @@ mod tests {
         })
         .unwrap();
         assert_eq!(v["topology"]["nodes"][1]["kind"], "CpuLessMemory");
-        assert_eq!(v["tiers"][1]["spec"], "dram:node=1");
+        assert_eq!(v["tiers"][0]["spec"], "dram");
+        assert_eq!(v["tiers"][2]["spec"], "dram:node=1");
+        assert_eq!(v["tiers"][2]["class"], "far-memory");
     }
 }
