@@ -188,7 +188,15 @@ pub fn format_report(t: &Topology) -> String {
         .collect();
     table(
         &mut out,
-        &["name", "spec", "kind", "capacity", "node", "persistence", "notes"],
+        &[
+            "name",
+            "spec",
+            "kind",
+            "capacity",
+            "node",
+            "persistence",
+            "notes",
+        ],
         &rows,
     );
 

@@ -57,6 +57,20 @@ pub fn database_dir(
     Ok(dir)
 }
 
+/// [`database_dir`], printing a line above `pb` when the data has to be generated.
+pub fn database_dir_noting(o: &DataOptions, pb: &indicatif::ProgressBar) -> Result<PathBuf> {
+    database_dir(
+        o,
+        &|sf, d| {
+            pb.println(format!(
+                "generating SSB SF {sf} into {} (once)",
+                d.display()
+            ))
+        },
+        &|_| {},
+    )
+}
+
 /// The placement a tier name means for a database: `home` (every structure mapped from
 /// its file) or a tier spec (every structure copied there).
 pub fn placement(tier: &str) -> Result<Placement> {

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use pmolap_engine::{Layout, Query, QueryRun};
 use pmolap_tier::Topology;
 
-use super::data::{database_dir, open_database, ColdTier, DataOptions, Prepared};
+use super::data::{database_dir_noting, open_database, ColdTier, DataOptions, Prepared};
 use crate::error::{Error, Result};
 use crate::machine::Machine;
 
@@ -147,16 +147,7 @@ pub fn run(
         return Err(Error::Ssb("--reps must be at least 1".into()));
     }
     let topo = Topology::detect()?;
-    let dir = database_dir(
-        data,
-        &|sf, d| {
-            pb.println(format!(
-                "generating SSB SF {sf} into {} (once)",
-                d.display()
-            ))
-        },
-        &|_| {},
-    )?;
+    let dir = database_dir_noting(data, pb)?;
     let p = Prepared::new(open_database(&dir, tier, true)?, &topo, data.exec.clone())?;
     pb.set_length((queries.len() * reps) as u64);
     let figs = run_queries(Source::Warm(&p), queries, reps, pb)?;

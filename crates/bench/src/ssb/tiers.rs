@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 use pmolap_engine::{ExecOptions, Query};
 use pmolap_tier::{Pinning, TierClass, Topology};
 
-use super::data::{database_dir, open_database, ColdTier, DataOptions, Prepared};
+use super::data::{
+    database_dir, database_dir_noting, open_database, ColdTier, DataOptions, Prepared,
+};
 use super::run::{run_queries, QueryFigures, Source};
 use crate::error::{Error, Result};
 use crate::machine::Machine;
@@ -169,16 +171,7 @@ pub fn tiers(
         return Err(Error::Ssb("--reps must be at least 1".into()));
     }
     let topo = Topology::detect()?;
-    let dir = database_dir(
-        data,
-        &|sf, d| {
-            pb.println(format!(
-                "generating SSB SF {sf} into {} (once)",
-                d.display()
-            ))
-        },
-        &|_| {},
-    )?;
+    let dir = database_dir_noting(data, pb)?;
     let (choices, notes) = chosen_tiers(&topo, &dir, only, true)?;
     let mut results = Vec::new();
     for c in &choices {
