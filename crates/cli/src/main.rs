@@ -1,6 +1,7 @@
 //! `pmolap`: characterise memory tiers and run OLAP work on them.
 #![forbid(unsafe_code)]
 
+mod demo_cmd;
 mod elf_cmd;
 mod iobench_cmd;
 mod membench_cmd;
@@ -31,6 +32,20 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Everything, quick: topology, memory sweeps, storage workloads, SSB on every tier
+    /// with the Table 1 ladder, Elf, placement advice, and one HTML report (~3 min).
+    Demo {
+        /// Output directory for every result document and the report (new or empty;
+        /// default results/demo-<unix time>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// SSB scale factor (its data is generated once into data/ssb/sf<SF>).
+        #[arg(long, default_value_t = 1.0)]
+        sf: f64,
+        /// No progress spinner.
+        #[arg(long)]
+        quiet: bool,
+    },
     /// Show the NUMA nodes, memory tiers, DAX devices and CPU features of this machine.
     Topology {
         /// Print JSON instead of tables.
@@ -214,6 +229,7 @@ fn main() {
     }
     let r: Result<()> = match cli.command {
         Command::Topology { json } => topology_cmd::run(json),
+        Command::Demo { out, sf, quiet } => demo_cmd::run(out, sf, quiet),
         Command::Membench(args) => membench_cmd::run(&args),
         Command::Iobench(args) => iobench_cmd::run(&args),
         Command::Ssb {

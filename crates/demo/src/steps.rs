@@ -1,0 +1,250 @@
+//! The demo's steps, in order. Each writes its result documents into the output
+//! directory and says what it measured, or why it was skipped on this machine.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use pmolap_bench::machine::Machine;
+use pmolap_bench::ssb::{self, DataOptions};
+use pmolap_engine::ExecOptions;
+use pmolap_tier::{TierClass, TierInfo, Topology};
+
+use crate::error::Result;
+use crate::Outcome;
+
+/// The step that writes the report (its first file is the report's path).
+pub(crate) const REPORT: &str = "report";
+
+pub(crate) struct Ctx {
+    pub out: PathBuf,
+    pub sf: f64,
+    pub topo: Topology,
+}
+
+type Step = fn(&Ctx) -> Result<Outcome>;
+
+/// Every step, in order.
+pub(crate) fn all() -> Vec<(&'static str, Step)> {
+    vec![
+        ("topology", topology),
+        ("membench", membench),
+        ("iobench", iobench),
+        ("ssb tiers", ssb_tiers),
+        ("ssb breakdown", ssb_breakdown),
+    ]
+}
+
+/// Publishes `doc` as `out/name` (durably, whole).
+pub(crate) fn publish<T: Serialize>(out: &Path, name: &str, doc: &T) -> Result<()> {
+    let bytes = serde_json::to_vec_pretty(doc)
+        .map_err(|e| crate::Error::Demo(format!("{name}: does not serialise: {e}")))?;
+    pmolap_tier::durable::publish_file(&out.join(name), &bytes)?;
+    Ok(())
+}
+
+/// `topology.json`: the machine, its tiers and what it lacks.
+#[derive(Debug, Serialize)]
+struct TopologyDoc<'a> {
+    kind: &'static str,
+    format_version: u32,
+    pmolap_version: &'static str,
+    partial: bool,
+    machine: Machine,
+    topology: &'a Topology,
+    tiers: Vec<TierInfo>,
+}
+
+fn topology(c: &Ctx) -> Result<Outcome> {
+    let tiers = c.topo.tiers_for(&c.out);
+    let names: Vec<String> = tiers.iter().map(|t| t.name.clone()).collect();
+    publish(
+        &c.out,
+        "topology.json",
+        &TopologyDoc {
+            kind: "topology",
+            format_version: 1,
+            pmolap_version: env!("CARGO_PKG_VERSION"),
+            partial: false,
+            machine: Machine::from_topology(&c.topo),
+            topology: &c.topo,
+            tiers,
+        },
+    )?;
+    Ok(Outcome::Done {
+        files: vec!["topology.json".into()],
+        detail: format!("tiers: {}", names.join(", ")),
+    })
+}
+
+/// The persist instructions this CPU has, for the write sweep.
+fn persist_modes(t: &Topology) -> Vec<&'static str> {
+    let f = &t.cpu_features;
+    let mut v = vec!["none", "nt-store"];
+    if f.clwb {
+        v.push("clwb");
+    }
+    if f.clflushopt {
+        v.push("clflushopt");
+    }
+    v
+}
+
+fn membench(c: &Ctx) -> Result<Outcome> {
+    use pmolap_bench::membench::{run_all, Config, RunOptions};
+    let modes = persist_modes(&c.topo);
+    let text = include_str!("../../../workloads/demo/membench.yaml")
+        .replace("{PERSIST}", &modes.join(", "))
+        .replace("{TIER}", "dram");
+    let cfg = Config::parse(&text, Path::new("workloads/demo/membench.yaml"))?;
+    let runs = cfg.expand(&Default::default())?;
+    let opts = RunOptions {
+        progress: false,
+        oversubscribe: false,
+    };
+    let mut r = run_all(
+        &runs,
+        &c.topo,
+        Some("workloads/demo/membench.yaml".into()),
+        &opts,
+        |_| {},
+    )?;
+    r.partial |= pmolap_tier::signal::interrupted();
+    publish(&c.out, "membench-dram.json", &r)?;
+    Ok(Outcome::Done {
+        files: vec!["membench-dram.json".into()],
+        detail: format!(
+            "{} runs on dram: read/write/random by access size and threads, latency; persist: {}",
+            r.runs.len(),
+            modes.join(", ")
+        ),
+    })
+}
+
+/// The file tiers the storage workloads run on: tmpfs, the output directory's disk, and
+/// fsdax mounts — with what is missing said.
+fn io_tiers(c: &Ctx) -> (Vec<(String, PathBuf)>, Vec<String>) {
+    let mut out = Vec::new();
+    let mut missing = Vec::new();
+    let tiers = c.topo.tiers_for(&c.out);
+    for t in &tiers {
+        let dir = match (t.class, t.cold) {
+            (TierClass::Tmpfs, _) => PathBuf::from("/dev/shm"),
+            (TierClass::Disk, false) => c.out.clone(),
+            (TierClass::Fsdax, _) => PathBuf::from(t.spec.trim_start_matches("file:")),
+            _ => continue,
+        };
+        let slug: String = t
+            .name
+            .chars()
+            .map(|ch| if ch.is_ascii_alphanumeric() { ch } else { '-' })
+            .collect();
+        out.push((slug.trim_matches('-').to_string(), dir));
+    }
+    if !tiers.iter().any(|t| t.class == TierClass::Fsdax) {
+        missing.push("no fsdax mount: the PMem (MAP_SYNC) path was not run".to_string());
+    }
+    (out, missing)
+}
+
+fn iobench(c: &Ctx) -> Result<Outcome> {
+    use pmolap_bench::iobench::{run_all, Config, RunOptions};
+    let (tiers, missing) = io_tiers(c);
+    if tiers.is_empty() {
+        return Ok(Outcome::Skipped("no file tier on this machine".into()));
+    }
+    let mut files = Vec::new();
+    let mut ran = Vec::new();
+    for (slug, dir) in &tiers {
+        if pmolap_tier::signal::interrupted() {
+            break;
+        }
+        let text = include_str!("../../../workloads/demo/iobench.yaml")
+            .replace("{PATH}", &dir.display().to_string());
+        let cfg = Config::parse(&text, Path::new("workloads/demo/iobench.yaml"))?;
+        let runs = cfg.expand(&Default::default())?;
+        let opts = RunOptions {
+            progress: false,
+            keep_files: false,
+            reuse_files: false,
+            oversubscribe: false,
+        };
+        let mut r = run_all(
+            &runs,
+            &c.topo,
+            Some("workloads/demo/iobench.yaml".into()),
+            &opts,
+            |_| {},
+        )?;
+        r.partial |= pmolap_tier::signal::interrupted();
+        let name = format!("iobench-{slug}.json");
+        publish(&c.out, &name, &r)?;
+        files.push(name);
+        ran.push(dir.display().to_string());
+    }
+    let mut detail = format!(
+        "table scan, buffer manager and logging on {}",
+        ran.join(", ")
+    );
+    for m in missing {
+        detail.push_str("; ");
+        detail.push_str(&m);
+    }
+    Ok(Outcome::Done { files, detail })
+}
+
+fn data(c: &Ctx) -> DataOptions {
+    DataOptions {
+        data: None,
+        sf: Some(c.sf),
+        exec: ExecOptions::default(),
+    }
+}
+
+fn ssb_tiers(c: &Ctx) -> Result<Outcome> {
+    let queries = pmolap_engine::ssb_queries();
+    let pb = indicatif::ProgressBar::hidden();
+    let r = ssb::tiers(&data(c), &queries, 1, &[], &pb, &|_| {})?;
+    publish(&c.out, "ssb-tiers.json", &r)?;
+    let slow: Vec<String> = (1..r.tiers.len())
+        .map(|i| format!("{} {:.2}x", r.tiers[i].tier.name, r.geomean_slowdown(i)))
+        .collect();
+    let mut detail = format!(
+        "13 SSB queries at SF {} on {} tiers; geomean slowdown vs dram: {}",
+        c.sf,
+        r.tiers.len(),
+        slow.join(", ")
+    );
+    for n in &r.notes {
+        detail.push_str("; ");
+        detail.push_str(n);
+    }
+    Ok(Outcome::Done {
+        files: vec!["ssb-tiers.json".into()],
+        detail,
+    })
+}
+
+fn ssb_breakdown(c: &Ctx) -> Result<Outcome> {
+    let q = pmolap_engine::select_ssb("2.1")
+        .map_err(pmolap_bench::Error::from)?
+        .remove(0);
+    let r = ssb::breakdown(&data(c), &q, 1, &[], &|_| {})?;
+    publish(&c.out, "ssb-breakdown.json", &r)?;
+    let last = r.steps.last();
+    Ok(Outcome::Done {
+        files: vec!["ssb-breakdown.json".into()],
+        detail: format!(
+            "the Table 1 ladder for Q2.1 on {} tiers; last rung {}",
+            r.steps
+                .iter()
+                .map(|s| &s.tier)
+                .collect::<std::collections::BTreeSet<_>>()
+                .len(),
+            last.map_or("-".to_string(), |s| format!(
+                "{:.2}x over 1 thread",
+                s.speedup_vs_first
+            ))
+        ),
+    })
+}
