@@ -8,7 +8,9 @@ use pmolap_index::{Elf, WriteOptions};
 use pmolap_store::{ColumnType, Schema};
 
 fn put(target: &str, name: &str, bytes: &[u8]) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus").join(target);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("corpus")
+        .join(target);
     std::fs::create_dir_all(&dir).expect("a corpus directory");
     std::fs::write(dir.join(format!("seed-{name}")), bytes).expect("a seed file");
 }
@@ -38,7 +40,11 @@ fn main() {
     pmolap_fuzz::write_table(&dir, schema, 10, 4, &["k"]);
     let manifest = std::fs::read(dir.join("MANIFEST")).expect("the manifest");
     put("store_manifest", "manifest", &manifest);
-    put("store_manifest", "manifest-body", &manifest[pmolap_store::format::MF_BODY..]);
+    put(
+        "store_manifest",
+        "manifest-body",
+        &manifest[pmolap_store::format::MF_BODY..],
+    );
     let dv = std::fs::read(dir.join("c0000.dv.g1")).expect("a data vector");
     let mut head = dv[..pmolap_store::format::HEADER_USED].to_vec();
     head.extend_from_slice(&(dv.len() as u64).to_le_bytes());

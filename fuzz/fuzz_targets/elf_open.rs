@@ -40,7 +40,9 @@ fuzz_target!(|data: &[u8]| {
         }
     };
     let d = elf.dims();
-    let all = elf.partial(&vec![None; d]).expect("a full partial-match query");
+    let all = elf
+        .partial(&vec![None; d])
+        .expect("a full partial-match query");
     let lo = vec![0u32; d];
     let hi = vec![u32::MAX; d];
     assert_eq!(elf.range(&lo, &hi).expect("a full window"), all);

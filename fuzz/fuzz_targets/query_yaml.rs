@@ -17,9 +17,16 @@ fn tiny_ssb() -> Database {
     let dir = pmolap_fuzz::scratch().join("ssb");
     for t in ssb::TABLES {
         let rows = if t == "lineorder" { 24 } else { 6 };
-        pmolap_fuzz::write_table(&dir.join(t), ssb::schema(t).expect("an SSB table"), rows, 6, &[]);
+        pmolap_fuzz::write_table(
+            &dir.join(t),
+            ssb::schema(t).expect("an SSB table"),
+            rows,
+            6,
+            &[],
+        );
     }
-    Database::open(&dir, &Placement::home(), &OpenOptions::default()).expect("the tiny SSB database opens")
+    Database::open(&dir, &Placement::home(), &OpenOptions::default())
+        .expect("the tiny SSB database opens")
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -6,9 +6,7 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use pmolap_store::format::{
-    Header, HEADER_USED, MANIFEST_MAGIC, MF_BODY, PAYLOAD_OFFSET,
-};
+use pmolap_store::format::{Header, HEADER_USED, MANIFEST_MAGIC, MF_BODY, PAYLOAD_OFFSET};
 use pmolap_store::Manifest;
 
 fn manifest(b: &[u8]) {

@@ -87,7 +87,8 @@ fuzz_target!(|data: &[u8]| {
         let size = f.len() as u64;
         if let Some(crc) = pmolap_fuzz::fix_structure(f, true) {
             let name = name.clone();
-            let mut m = Manifest::decode(Path::new(MANIFEST), &files[0].1).expect("the pristine manifest");
+            let mut m =
+                Manifest::decode(Path::new(MANIFEST), &files[0].1).expect("the pristine manifest");
             for e in m.columns.iter_mut().flat_map(|c| c.files.iter_mut()) {
                 if e.file == name {
                     e.size = size;

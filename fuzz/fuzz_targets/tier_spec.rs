@@ -12,9 +12,9 @@ fuzz_target!(|data: &[u8]| {
     match text.parse::<TierSpec>() {
         Ok(spec) => {
             let shown = spec.to_string();
-            let again: TierSpec = shown
-                .parse()
-                .unwrap_or_else(|e| panic!("`{shown}` (printed from `{text}`) does not parse: {e}"));
+            let again: TierSpec = shown.parse().unwrap_or_else(|e| {
+                panic!("`{shown}` (printed from `{text}`) does not parse: {e}")
+            });
             assert_eq!(again, spec, "`{text}` printed as `{shown}`");
             let json = serde_json::to_string(&spec).expect("a spec serialises");
             let back: TierSpec = serde_json::from_str(&json).expect("its serde form parses");

@@ -6,8 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use pmolap_store::format::{
-    HEADER_USED, MF_BODY, MF_OFF_CRC, MF_OFF_LEN, OFF_HEADER_CRC, OFF_PAYLOAD_CRC,
-    PAYLOAD_OFFSET,
+    HEADER_USED, MF_BODY, MF_OFF_CRC, MF_OFF_LEN, OFF_HEADER_CRC, OFF_PAYLOAD_CRC, PAYLOAD_OFFSET,
 };
 use pmolap_store::{ColumnType, Schema, TableBuilder, Value, WriteOptions};
 
