@@ -166,7 +166,9 @@ fn predict_sums_the_structures_off_dram() {
         .unwrap();
     assert!(close(one.t_ns, 1068.8));
     assert_eq!((one.tiers[0].bytes, one.tiers[1].bytes), (100, 300));
-    let none = m.predict(&w, &[p.clone()], &Assignment::all(2, 0)).unwrap();
+    let none = m
+        .predict(&w, std::slice::from_ref(&p), &Assignment::all(2, 0))
+        .unwrap();
     assert_eq!((none.t_ns, none.relative), (0.0, 1.0));
     let e = m.predict(&w, &[p], &Assignment::all(2, 2)).unwrap_err();
     assert!(e.to_string().contains("tier 2"), "{e}");

@@ -233,11 +233,8 @@ fn mip_is_optimal_on_three_tiers_with_capacities() {
                     solved += 1;
                     assert!(moves_whole_groups(&s.assignment.tier, &groups));
                     let cost: u64 = (0..n).map(|i| ps[s.assignment.tier[i]][i]).sum();
-                    for t in 0..3 {
-                        assert!(
-                            caps[t].is_none_or(|c| s.bytes_per_tier[t] <= c),
-                            "case {case}: capacity"
-                        );
+                    for (cap, &used) in caps.iter().zip(&s.bytes_per_tier) {
+                        assert!(cap.is_none_or(|c| used <= c), "case {case}: capacity");
                     }
                     match obj {
                         Objective::Budget(_) => {

@@ -217,9 +217,9 @@ pub fn solve_tiers_within(
     let mut moved = Expression::from(0.0);
     let mut time = Expression::from(0.0);
     for (it, xs) in p.items.iter().zip(&x) {
-        for j in 1..k {
-            moved += units(it.bytes) * xs[j];
-            time += (it.cost_ps[j] as f64 / t_ps) * xs[j];
+        for (&x, &c) in xs.iter().zip(&it.cost_ps).skip(1) {
+            moved += units(it.bytes) * x;
+            time += (c as f64 / t_ps) * x;
         }
     }
     let mut model = match objective {
