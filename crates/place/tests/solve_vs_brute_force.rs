@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{brute_front, costs_ps, groups_of, model, random_workload, subsets};
+use common::{brute_front, costs_ps, groups_of, model, model_for, random_workload, subsets};
 use pmolap_place::solve::mip::solve_tiers_within;
 use pmolap_place::{
     pareto_front, solve_budget, solve_target, solve_tiers, Error, Granularity, Objective, Profile,
@@ -30,11 +30,11 @@ fn moves_whole_groups(tier: &[usize], groups: &[Vec<usize>]) -> bool {
 fn front_and_modes_are_optimal_at_every_granularity() {
     let mut rng = SmallRng::seed_from_u64(7);
     let profile = Profile::optane_200();
-    let m = model();
     for case in 0..60 {
+        let m = model_for(case);
         let n = rng.gen_range(1..=14);
         let w = random_workload(&mut rng, n);
-        let ps = costs_ps(&w, &profile);
+        let ps = costs_ps(&w, &profile, &m);
         for (g, by) in GRANULARITIES {
             let groups = groups_of(&w, by);
             let all = subsets(&w, &groups, &ps);
@@ -174,13 +174,13 @@ fn all_choices(groups: usize, k: usize) -> Vec<Vec<usize>> {
 #[test]
 fn mip_is_optimal_on_three_tiers_with_capacities() {
     let mut rng = SmallRng::seed_from_u64(5);
-    let m = model();
     let profiles = [
         Profile::optane_200(),
         scaled(&Profile::optane_100(), "far-pmem", 1.7),
     ];
     let mut solved = 0;
     for case in 0..24 {
+        let m = model_for(case);
         let n = rng.gen_range(2..=7);
         let w = random_workload(&mut rng, n);
         let total = w.total_bytes();
@@ -188,7 +188,7 @@ fn mip_is_optimal_on_three_tiers_with_capacities() {
             .map(|_| rng.gen_bool(0.6).then(|| rng.gen_range(0..=total)))
             .collect();
         let ps: Vec<Vec<u64>> = std::iter::once(vec![0; n])
-            .chain(profiles.iter().map(|p| costs_ps(&w, p)))
+            .chain(profiles.iter().map(|p| costs_ps(&w, p, &m)))
             .collect();
         let (g, by) = GRANULARITIES[case % 3];
         let groups = groups_of(&w, by);
@@ -309,7 +309,7 @@ fn capacities_no_placement_can_meet_are_infeasible() {
         Granularity::Structure,
     )
     .unwrap();
-    let costly = costs_ps(&w, &profiles[0]).iter().any(|&c| c > 0);
+    let costly = costs_ps(&w, &profiles[0], &model()).iter().any(|&c| c > 0);
     match solve_tiers(&p, Objective::Budget(0.0)) {
         Err(Error::Infeasible(m)) => assert!(costly && m.contains("budget"), "{m}"),
         Ok(s) => assert!(!costly && s.bytes_moved == total),
