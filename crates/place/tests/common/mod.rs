@@ -16,7 +16,7 @@ pub fn model() -> Model {
 /// different sizes tie in cost exactly.
 pub fn model_for(case: usize) -> Model {
     Model::new(ModelOptions {
-        cache_miss_ratio: case % 2 == 0,
+        cache_miss_ratio: case.is_multiple_of(2),
         ..ModelOptions::new(4096)
     })
     .unwrap()
