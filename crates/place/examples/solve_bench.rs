@@ -7,13 +7,16 @@
 //! much larger front).
 //!
 //! `cargo run --release -p pmolap-place --example solve_bench -- [--runs N] [--copies C]
-//! [--all-accessed]` (`--copies` repeats the schema C times to scale the structures).
+//! [--all-accessed] [--mip]` (`--copies` repeats the schema C times to scale the
+//! structures; `--mip` also times the three-tier MIP, once per granularity).
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
+use pmolap_place::solve::mip::solve_tiers_within;
 use pmolap_place::solve::Granularity;
 use pmolap_place::{
-    pareto_front, Encoding, Model, ModelOptions, Profile, StructureLoad, TwoTierProblem, Workload,
+    pareto_front, Encoding, Model, ModelOptions, Objective, Profile, StructureLoad, TierProblem,
+    TwoTierProblem, Workload,
 };
 use pmolap_store::{AccessCounts, ColumnType, StructureKind};
 use rand::rngs::SmallRng;
@@ -241,6 +244,7 @@ fn main() {
     let mut runs = 51usize;
     let mut copies = 1usize;
     let mut all = false;
+    let mut mip = false;
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -248,12 +252,16 @@ fn main() {
             all = true;
             continue;
         }
+        if a == "--mip" {
+            mip = true;
+            continue;
+        }
         let v = it.next().and_then(|v| v.parse().ok());
         match (a.as_str(), v) {
             ("--runs", Some(n)) if n > 0 => runs = n,
             ("--copies", Some(n)) if n > 0 => copies = n,
             _ => {
-                eprintln!("usage: solve_bench [--runs N] [--copies C] [--all-accessed]");
+                eprintln!("usage: solve_bench [--runs N] [--copies C] [--all-accessed] [--mip]");
                 std::process::exit(2);
             }
         }
@@ -302,5 +310,34 @@ fn main() {
             median(times),
             median(read)
         );
+    }
+    if mip {
+        // Three tiers: Optane 200 and a slower copy of Optane 100, each holding at most
+        // 40 % of the bytes; budget 10 %.
+        let mut far = Profile::optane_100();
+        far.tier = "far-pmem".into();
+        let profiles = [profile.clone(), far];
+        let cap = Some(w.total_bytes() * 2 / 5);
+        for g in [
+            Granularity::Table,
+            Granularity::Column,
+            Granularity::Structure,
+        ] {
+            let t0 = Instant::now();
+            let p = TierProblem::new(&w, &model, &profiles, &[None, cap, cap], g).expect("problem");
+            let r = solve_tiers_within(&p, Objective::Budget(0.1), Duration::from_secs(120));
+            println!(
+                "MIP, 3 tiers, {g:?} ({} units): {:.1} ms: {}",
+                p.items().len(),
+                t0.elapsed().as_secs_f64() * 1e3,
+                match r {
+                    Ok(s) => format!(
+                        "optimal, {} bytes off DRAM, relative {:.4}",
+                        s.bytes_moved, s.relative
+                    ),
+                    Err(e) => e.to_string(),
+                }
+            );
+        }
     }
 }
