@@ -13,6 +13,7 @@ mod files;
 pub mod model;
 pub mod placement;
 pub mod profile;
+pub mod scenarios;
 pub mod solve;
 pub mod workload;
 
@@ -20,6 +21,7 @@ pub use error::{Error, Result};
 pub use model::{Assignment, Model, ModelOptions, Prediction, TierShare};
 pub use placement::PlacementFile;
 pub use profile::{Access, CostEntry, Profile, Source, Variant, BUILTIN_PROFILES, REFERENCE_TIER};
+pub use scenarios::{scenarios, Scenario, BUDGETS, TARGETS};
 pub use solve::{
     pareto_front, solve_budget, solve_target, solve_tiers, FrontPoint, Granularity, Objective,
     ParetoFront, Solution, TierProblem, TwoTierProblem,

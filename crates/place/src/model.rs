@@ -58,7 +58,7 @@ impl ModelOptions {
 
 /// Which tier each structure of a workload is on: `tier[i]` is 0 for the reference tier
 /// (DRAM) and `k` for the `k`-th slow tier (`profiles[k - 1]`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Assignment {
     pub tier: Vec<usize>,
 }

@@ -248,7 +248,16 @@ impl PlacementFile {
     pub fn to_store_placement(&self, table: &str) -> Result<pmolap_store::Placement> {
         self.validate()?;
         let file = self.file();
+        // Structures the file does not list stay on the reference tier (DRAM, or where
+        // the reference tier's location says).
+        let reference = match self.tiers.first().and_then(|t| t.location.as_deref()) {
+            Some(loc) => loc
+                .parse::<Location>()
+                .map_err(|e| Error::invalid(file, "tiers[0]", format!("{e}")))?,
+            None => Location::Tier(pmolap_tier::TierSpec::Dram { node: None }),
+        };
         let mut p = pmolap_store::Placement::home();
+        p.default = reference;
         for (i, s) in self.structures.iter().enumerate() {
             if s.table != table {
                 continue;

@@ -188,8 +188,11 @@ fn placements_round_trip_and_apply_to_the_store() {
         let want: Location = pf.tiers[k].location.as_ref().unwrap().parse().unwrap();
         assert_eq!(sp.location(&s.column, s.kind), &want);
     }
-    // A table the placement does not mention stays home.
-    assert_eq!(back.to_store_placement("zz").unwrap(), Placement::home());
+    // A table the placement does not mention stays on the reference tier.
+    assert_eq!(
+        back.to_store_placement("zz").unwrap(),
+        Placement::all(pmolap_tier::TierSpec::Dram { node: None })
+    );
 }
 
 #[test]
