@@ -32,6 +32,7 @@ pub(crate) fn all() -> Vec<(&'static str, Step)> {
         ("iobench", iobench),
         ("ssb tiers", ssb_tiers),
         ("ssb breakdown", ssb_breakdown),
+        ("placement", placement),
     ]
 }
 
@@ -248,4 +249,14 @@ fn ssb_breakdown(c: &Ctx) -> Result<Outcome> {
             ))
         ),
     })
+}
+
+fn placement(_c: &Ctx) -> Result<Outcome> {
+    // `pmolap place workload|advise|whatif` run end to end, but the engine's probe reads
+    // packed words with its own kernels, past the store's access counters: a recorded
+    // workload has (almost) no counts and every placement would be predicted free.
+    // Advice on such counts would mislead, so the demo says so instead.
+    Ok(Outcome::Skipped(
+        "placement advice needs per-structure access counts from the engine's probe kernels, which do not feed the store's counters yet (issue 12); `pmolap place` runs, but its advice would rest on empty counts".into(),
+    ))
 }
