@@ -17,7 +17,7 @@ cargo build --release --locked -q
 P=$PWD/target/release/pmolap
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-answers() { "$P" ssb run --quiet --reps 1 --data "$1" --answers "$2" >/dev/null; }
+answers() { "$P" ssb run --quiet --reps 1 --data "$1" --answers "$2" >/dev/null 2>&1; }
 "$P" ssb load --quiet --sf 0.01 --out "$W/old" && answers "$W/old" "$W/a-old.json"
 "$P" ssb load --quiet --sf 0.05 --out "$W/new" && answers "$W/new" "$W/a-new.json"
 same_as() { cmp -s "$W/a.json" "$W/a-$1.json"; }

@@ -5,6 +5,7 @@ mod demo_cmd;
 mod elf_cmd;
 mod iobench_cmd;
 mod membench_cmd;
+mod place_cmd;
 mod plot;
 mod plot_elf;
 mod plot_io;
@@ -61,6 +62,11 @@ enum Command {
     },
     /// Drop-in storage workloads over I/O paths (DaMoN'21 §3): table scan, buffer manager, logging.
     Iobench(Box<iobench_cmd::IobenchArgs>),
+    /// The placement advisor (PVLDB'22): record a workload, advise a placement, what-if.
+    Place {
+        #[command(subcommand)]
+        command: place_cmd::PlaceCommand,
+    },
     /// Column-store tables.
     Store {
         #[command(subcommand)]
@@ -230,6 +236,7 @@ fn main() {
     let r: Result<()> = match cli.command {
         Command::Topology { json } => topology_cmd::run(json),
         Command::Demo { out, sf, quiet } => demo_cmd::run(out, sf, quiet),
+        Command::Place { command } => place_cmd::run(&command),
         Command::Membench(args) => membench_cmd::run(&args),
         Command::Iobench(args) => iobench_cmd::run(&args),
         Command::Ssb {

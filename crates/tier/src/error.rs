@@ -73,7 +73,7 @@ pub enum Error {
     Locked(String),
 
     /// A `file:` tier names an existing file that the command was not asked to overwrite.
-    #[error("{}: already exists and is not scratch space; name a directory (pmolap makes its own temporary file there) or a new file, or pass --overwrite if this file may be destroyed", .0.display())]
+    #[error("{}: already exists and is not scratch space; name a directory (pmolap makes its own temporary file there) or a new file (membench and iobench take --overwrite for a file that may be destroyed)", .0.display())]
     Exists(PathBuf),
 
     /// Out of room: a full filesystem, a quota, or the file-size limit (`ulimit -f`).

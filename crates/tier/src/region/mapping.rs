@@ -277,6 +277,22 @@ fn open_file(
     opts: &RegionOptions,
 ) -> Result<(File, PathBuf, Option<PathBuf>)> {
     let (path, fresh) = if path.is_dir() {
+        if !opts.keep_file {
+            // An unnamed file in the directory (O_TMPFILE): nothing to remove on any exit
+            // path, not even between creating and mapping it. Filesystems without
+            // O_TMPFILE get a named file, unlinked once mapped.
+            use std::os::unix::fs::OpenOptionsExt;
+            if let Ok(file) = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .mode(0o600)
+                .custom_flags(libc::O_TMPFILE)
+                .open(path)
+            {
+                size_file(&file, path, len, None)?;
+                return Ok((file, path.join("(unnamed O_TMPFILE)"), None));
+            }
+        }
         let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
         let p = path.join(format!("pmolap-{}-{n}.region", std::process::id()));
         (p, true)
@@ -294,29 +310,7 @@ fn open_file(
     }
     let file = oo.open(&path).map_err(|e| Error::io(&path, e))?;
     let temp = (!exists && !opts.keep_file).then(|| path.clone());
-    let current = file.metadata().map_err(|e| Error::io(&path, e))?.len();
-    if current < len as u64 {
-        // SAFETY: a valid open fd; posix_fallocate only reads its integer arguments.
-        let rc = unsafe { libc::posix_fallocate(file.as_raw_fd(), 0, len as libc::off_t) };
-        if rc == libc::ENOSPC {
-            if let Some(t) = &temp {
-                let _ = std::fs::remove_file(t);
-            }
-            return Err(Error::TooLarge {
-                tier: format!("file:{}", path.display()),
-                requested: len as u64,
-                available: fs_free_bytes(&parent_dir(&path)).unwrap_or(0) + current,
-            });
-        }
-        if rc != 0 {
-            if let Err(e) = file.set_len(len as u64) {
-                if let Some(t) = &temp {
-                    let _ = std::fs::remove_file(t);
-                }
-                return Err(Error::io(&path, e));
-            }
-        }
-    }
+    size_file(&file, &path, len, temp.as_deref())?;
     Ok((file, path, temp))
 }
 
@@ -361,4 +355,34 @@ fn map_shared(file: &File, path: &Path, map_len: usize, extra: libc::c_int) -> R
     }
     NonNull::new(p.cast::<u8>())
         .ok_or_else(|| Error::Invalid("mmap returned a null mapping".into()))
+}
+
+/// Makes `file` (at `path`, for messages) at least `len` bytes with its blocks allocated
+/// (`posix_fallocate`, so a full filesystem fails here, not with SIGBUS later); on
+/// failure removes `temp`, the name of a file this call's caller created.
+fn size_file(file: &File, path: &Path, len: usize, temp: Option<&Path>) -> Result<()> {
+    let current = file.metadata().map_err(|e| Error::io(path, e))?.len();
+    if current < len as u64 {
+        // SAFETY: a valid open fd; posix_fallocate only reads its integer arguments.
+        let rc = unsafe { libc::posix_fallocate(file.as_raw_fd(), 0, len as libc::off_t) };
+        if rc == libc::ENOSPC {
+            if let Some(t) = temp {
+                let _ = std::fs::remove_file(t);
+            }
+            return Err(Error::TooLarge {
+                tier: format!("file:{}", path.display()),
+                requested: len as u64,
+                available: fs_free_bytes(&parent_dir(path)).unwrap_or(0) + current,
+            });
+        }
+        if rc != 0 {
+            if let Err(e) = file.set_len(len as u64) {
+                if let Some(t) = temp {
+                    let _ = std::fs::remove_file(t);
+                }
+                return Err(Error::io(path, e));
+            }
+        }
+    }
+    Ok(())
 }
