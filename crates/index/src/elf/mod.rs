@@ -57,6 +57,7 @@
 //! whose checksums match is trusted structurally: a deliberately forged payload can make a
 //! query panic on an out-of-range offset (never undefined behaviour).
 
+pub mod bench;
 pub mod baseline;
 mod build;
 pub mod cache;
