@@ -10,7 +10,7 @@ use pmolap_bench::size::format_size;
 use pmolap_index::elf::bench::results::BenchReport;
 
 use crate::draw::axis::{count, qps_unit};
-use crate::draw::{slug, Bar, BarFigure, Figure, LineFigure, Series, XAxis, MAX_SERIES, SEP};
+use crate::draw::{capitalized, slug, Bar, BarFigure, Figure, LineFigure, Series, XAxis, MAX_SERIES, SEP};
 
 /// Every figure `doc` supports.
 pub(crate) fn figures(doc: &BenchReport) -> Vec<Figure> {
@@ -58,7 +58,7 @@ impl Ctx {
             if self.cpu.is_empty() {
                 String::new()
             } else {
-                format!(" of a {}", self.cpu)
+                format!(" ({})", self.cpu)
             },
             self.notes[..2].join(", ")
         )
@@ -226,7 +226,7 @@ fn line_figures(doc: &BenchReport, ctx: &Ctx) -> Vec<Figure> {
             ctx.caption(
                 &format!(
                     "{} throughput per window of the query stream, warm page cache",
-                    query_words(kind)
+                    capitalized(&query_words(kind))
                 ),
                 &qt.tier,
                 "Fig. 4 (throughput progression of cached Elf variants)",

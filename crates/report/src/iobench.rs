@@ -171,6 +171,6 @@ fn caption(k: &ChartKey, what: &str, cpu: &str, paper: &str) -> String {
         k.workload,
         k.bench,
         k.dirs,
-        if cpu.is_empty() { String::new() } else { format!(" of a {cpu}") },
+        if cpu.is_empty() { String::new() } else { format!(" ({cpu})") },
     )
 }

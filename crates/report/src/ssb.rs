@@ -16,7 +16,17 @@ fn on_machine(m: &Machine) -> String {
     if cpu.is_empty() {
         String::new()
     } else {
-        format!(" of a {cpu}")
+        format!(" ({cpu})")
+    }
+}
+
+/// The CPU as a subtitle part (with its separator), if known.
+fn cpu_note(m: &Machine) -> String {
+    let cpu = m.cpu_model.trim();
+    if cpu.is_empty() {
+        String::new()
+    } else {
+        format!("{SEP}{cpu}")
     }
 }
 
@@ -46,7 +56,7 @@ pub(crate) fn tiers_figures(doc: &TiersReport) -> Vec<Figure> {
         doc.config.threads,
         doc.config.pin,
         doc.config.reps,
-        on_machine(&doc.machine).replace(" of a ", SEP)
+        cpu_note(&doc.machine)
     );
     let mut out = vec![Figure::Grouped(GroupedBars {
         stem: "ssb-tiers-ms".into(),
@@ -58,10 +68,10 @@ pub(crate) fn tiers_figures(doc: &TiersReport) -> Vec<Figure> {
         series: series(0, &|q, _| q),
         reference: None,
         caption: format!(
-            "Median time of each SSB query on every tier of the machine{} ({}). \
+            "Median time of each SSB query on every tier ({}){}. \
              Corresponds to SIGMOD'21 Fig. 14 (SSB performance, PMEM vs DRAM).",
-            on_machine(&doc.machine),
-            names.join(", ")
+            names.join(", "),
+            on_machine(&doc.machine)
         ),
     })];
     if doc.tiers.len() > 1 {
@@ -76,8 +86,7 @@ pub(crate) fn tiers_figures(doc: &TiersReport) -> Vec<Figure> {
             series: slowdowns,
             reference: Some(1.0),
             caption: format!(
-                "Slowdown of each SSB query on each tier relative to {} (dashed: 1×), on the \
-                 machine{}. Corresponds to SIGMOD'21 Fig. 14 (the PMEM/DRAM ratio).",
+                "Slowdown of each SSB query on each tier relative to {} (dashed: 1×){}. Corresponds to SIGMOD'21 Fig. 14 (the PMEM/DRAM ratio).",
                 base.tier.name,
                 on_machine(&doc.machine)
             ),
@@ -156,7 +165,7 @@ pub(crate) fn breakdown_figures(doc: &BreakdownReport) -> Vec<Figure> {
                 .map(|t| t.to_string())
                 .collect::<Vec<_>>()
                 .join("/"),
-            on_machine(&doc.machine).replace(" of a ", SEP)
+            cpu_note(&doc.machine)
         ),
         x_desc: "rung (each adds to the one before)".into(),
         y_desc: "median time (ms)".into(),
@@ -219,7 +228,7 @@ pub(crate) fn run_figures(doc: &RunReport) -> Vec<Figure> {
             c.threads,
             c.pin,
             c.reps,
-            on_machine(&doc.machine).replace(" of a ", SEP)
+            cpu_note(&doc.machine)
         ),
         x_desc: "query".into(),
         y_desc: "median time (ms)".into(),

@@ -260,3 +260,10 @@ pub(crate) fn slug(s: &str) -> String {
     }
 }
 
+
+/// `s` with its first letter in upper case.
+pub(crate) fn capitalized(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
+}

@@ -24,7 +24,7 @@ use serde::Serialize;
 use pmolap_bench::membench::{Results, Run};
 use pmolap_bench::size::format_size;
 
-use crate::draw::{slug, Figure, Series, MAX_SERIES};
+use crate::draw::{capitalized, slug, Figure, Series, MAX_SERIES};
 use charts::{heatmaps, latency_chart, size_chart, threads_chart};
 
 /// Every figure the runs of `doc` support.
@@ -218,6 +218,7 @@ impl Group<'_> {
     /// The report's caption of a chart: what was measured, where, which paper figure.
     fn caption(&self, what: &str, chart: Chart) -> String {
         let reps = self.runs.iter().map(|f| f.run.reps.len()).max().unwrap_or(0);
+        let what = capitalized(what);
         format!(
             "{what}: benchmark `{}`, {} runs (median of {reps} rep{}) on tier {}{}. \
              Corresponds to SIGMOD'21 {}.",
@@ -227,7 +228,7 @@ impl Group<'_> {
             self.tier,
             self.cpu
                 .as_deref()
-                .map_or(String::new(), |c| format!(" of a {c}")),
+                .map_or(String::new(), |c| format!(" ({c})")),
             self.paper_figure(chart)
         )
     }
