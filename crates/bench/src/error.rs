@@ -38,6 +38,10 @@ pub enum Error {
     #[error(transparent)]
     SsbData(#[from] pmolap_ssb::Error),
 
+    /// A workload, profile or placement document that cannot be used.
+    #[error(transparent)]
+    Place(#[from] pmolap_place::Error),
+
     /// An SSB run that cannot be carried out as asked, described in one line.
     #[error("{0}")]
     Ssb(String),

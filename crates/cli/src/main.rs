@@ -5,6 +5,7 @@ mod demo_cmd;
 mod elf_cmd;
 mod iobench_cmd;
 mod membench_cmd;
+mod place_cmd;
 mod report_cmd;
 mod ssb_cmd;
 mod ssb_load;
@@ -59,6 +60,11 @@ enum Command {
     },
     /// Drop-in storage workloads over I/O paths (DaMoN'21 §3): table scan, buffer manager, logging.
     Iobench(Box<iobench_cmd::IobenchArgs>),
+    /// The placement advisor (PVLDB'22): record a workload, advise a placement, what-if.
+    Place {
+        #[command(subcommand)]
+        command: place_cmd::PlaceCommand,
+    },
     /// Column-store tables.
     Store {
         #[command(subcommand)]
@@ -238,6 +244,7 @@ fn main() {
     let r: Result<()> = match cli.command {
         Command::Topology { json } => topology_cmd::run(json),
         Command::Demo { out, sf, quiet } => demo_cmd::run(out, sf, quiet),
+        Command::Place { command } => place_cmd::run(&command),
         Command::Membench(args) => membench_cmd::run(&args),
         Command::Iobench(args) => iobench_cmd::run(&args),
         Command::Ssb {

@@ -61,11 +61,12 @@ impl DataArgs {
         }
     }
 
-    fn options(&self) -> DataOptions {
+    pub(crate) fn options(&self) -> DataOptions {
         DataOptions {
             data: self.data.clone(),
             sf: self.sf,
             exec: self.exec(),
+            placement: None,
         }
     }
 }
@@ -115,8 +116,11 @@ pub struct RunArgs {
     #[command(flatten)]
     pub data: DataArgs,
     /// Tier to put every structure on: dram, dram:node=N, file:DIR, home (the table files).
-    #[arg(long, default_value = "dram")]
+    #[arg(long, default_value = "dram", conflicts_with = "placement")]
     pub tier: String,
+    /// Put each structure on the tier a placement file names (`pmolap place advise`).
+    #[arg(long)]
+    pub placement: Option<PathBuf>,
     /// Timed repetitions per query (after one warm-up run).
     #[arg(long, default_value_t = 3)]
     pub reps: usize,
@@ -146,7 +150,11 @@ pub fn run(a: &RunArgs, queries: Vec<Query>) -> Result<()> {
         .map(|q| with_index(q, &a.data))
         .collect();
     let pb = bar(0, a.quiet);
-    let r = ssb::run(&a.data.options(), &a.tier, &queries, a.reps, &pb)?;
+    let data = DataOptions {
+        placement: a.placement.clone(),
+        ..a.data.options()
+    };
+    let r = ssb::run(&data, &a.tier, &queries, a.reps, &pb)?;
     pb.finish_and_clear();
     for n in &r.notes {
         eprintln!("note: {n}");

@@ -93,6 +93,15 @@ fn table(out: &mut String, header: &[&str], rows: &[Vec<String>]) {
 /// The text report of `pmolap topology`.
 pub fn format_report(t: &Topology) -> String {
     let mut out = String::new();
+    cpu_section(&mut out, t);
+    numa_section(&mut out, t);
+    tiers_section(&mut out, t);
+    summary_section(&mut out, t);
+    out
+}
+
+/// CPU model, counts, features and kernel release.
+fn cpu_section(out: &mut String, t: &Topology) {
     let cores: BTreeSet<(usize, usize)> =
         t.cpus.iter().map(|c| (c.package_id, c.core_id)).collect();
     let sockets: BTreeSet<usize> = t.cpus.iter().map(|c| c.package_id).collect();
@@ -116,7 +125,10 @@ pub fn format_report(t: &Topology) -> String {
         }
     );
     let _ = writeln!(out, "Kernel:    {}", t.kernel_release);
+}
 
+/// The NUMA node table.
+fn numa_section(out: &mut String, t: &Topology) {
     let _ = writeln!(out, "\nNUMA nodes");
     let ids: Vec<String> = t.nodes.iter().map(|n| n.id.to_string()).collect();
     let rows: Vec<Vec<String>> = t
@@ -156,7 +168,7 @@ pub fn format_report(t: &Topology) -> String {
         .collect();
     let dist_header = format!("distances (to {})", ids.join(" "));
     table(
-        &mut out,
+        out,
         &[
             "node",
             "kind",
@@ -169,7 +181,10 @@ pub fn format_report(t: &Topology) -> String {
         ],
         &rows,
     );
+}
 
+/// The tier table.
+fn tiers_section(out: &mut String, t: &Topology) {
     let _ = writeln!(out, "\nTiers");
     let tiers = t.tiers();
     let rows: Vec<Vec<String>> = tiers
@@ -187,7 +202,7 @@ pub fn format_report(t: &Topology) -> String {
         })
         .collect();
     table(
-        &mut out,
+        out,
         &[
             "name",
             "spec",
@@ -199,7 +214,11 @@ pub fn format_report(t: &Topology) -> String {
         ],
         &rows,
     );
+}
 
+/// One line each: persistent memory, CPU-less memory nodes, far memory, kernel memory
+/// tiers, HMAT figures.
+fn summary_section(out: &mut String, t: &Topology) {
     let _ = writeln!(out);
     let devdax = t
         .dax_devices
@@ -262,7 +281,6 @@ pub fn format_report(t: &Topology) -> String {
             "no HMAT figures (the firmware reports no latency/bandwidth)"
         );
     }
-    out
 }
 
 #[cfg(test)]

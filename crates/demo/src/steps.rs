@@ -198,6 +198,7 @@ fn data(c: &Ctx) -> DataOptions {
         data: None,
         sf: Some(c.sf),
         exec: ExecOptions::default(),
+        placement: None,
     }
 }
 

@@ -30,10 +30,20 @@ impl Database {
     /// the database's shared lock while the `Database` lives (no writer replaces it
     /// underneath).
     pub fn open(dir: &Path, placement: &Placement, opts: &OpenOptions) -> Result<Database> {
+        Database::open_placed(dir, &|_| Ok(placement.clone()), opts)
+    }
+
+    /// [`Database::open`] with a placement of its own for each table (by name), e.g. from
+    /// a placement file naming `table.column.kind` structures.
+    pub fn open_placed(
+        dir: &Path,
+        placement_of: &dyn Fn(&str) -> Result<Placement>,
+        opts: &OpenOptions,
+    ) -> Result<Database> {
         let snapshot = DatabaseSnapshot::open(dir)?;
         let mut tables = BTreeMap::new();
         for (name, path) in snapshot.tables() {
-            let t = Table::open_with(path, placement, opts)?;
+            let t = Table::open_with(path, &placement_of(name)?, opts)?;
             snapshot.check_table(name, t.manifest())?;
             tables.insert(name.clone(), t);
         }

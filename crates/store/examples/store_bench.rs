@@ -15,7 +15,9 @@ fn xorshift(x: &mut u64) -> u64 {
     *x
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+type Res<T> = Result<T, Box<dyn std::error::Error>>;
+
+fn main() -> Res<()> {
     let rows: usize = std::env::var("ROWS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -30,6 +32,48 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let tmp = tempfile::tempdir_in(&base)?;
     let dir = tmp.path().join("lineorder");
 
+    let t0 = Instant::now();
+    let b = generate(rows)?;
+    let gen_s = t0.elapsed().as_secs_f64();
+
+    let t1 = Instant::now();
+    let m = b.finish(&dir, &WriteOptions::default().with_index(&["lo_orderdate"]))?;
+    let build_s = t1.elapsed().as_secs_f64();
+    let bytes: u64 = m
+        .columns
+        .iter()
+        .flat_map(|c| c.files.iter().map(|f| f.size))
+        .sum();
+    println!(
+        "build: {rows} rows x {} columns in {build_s:.2} s (+{gen_s:.2} s generating rows), {:.1} MiB on {}",
+        m.columns.len(),
+        bytes as f64 / (1 << 20) as f64,
+        base
+    );
+
+    let t2 = Instant::now();
+    let t = Table::open(&dir, &Placement::home())?;
+    println!(
+        "open (home, checksums verified): {:.3} s",
+        t2.elapsed().as_secs_f64()
+    );
+    let t3 = Instant::now();
+    let td = Table::open(&dir, &"dram".parse()?)?;
+    println!(
+        "open (copy to dram, verified): {:.3} s",
+        t3.elapsed().as_secs_f64()
+    );
+    drop(t);
+
+    let sink = counter_overhead(&td);
+    let c = td.column("lo_orderdate")?.counts();
+    println!("lo_orderdate counters: {}", serde_json_line(&c));
+    println!("(checksum {sink})");
+    Ok(())
+}
+
+/// A builder holding `rows` rows of lineorder-like columns.
+fn generate(rows: usize) -> Res<TableBuilder> {
     // lineorder-like columns: (name, distinct values / generator)
     let ints: [(&str, u64); 15] = [
         ("lo_orderkey", rows as u64 / 4),
@@ -63,7 +107,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     cols.extend(strs.iter().map(|(n, _)| (*n, ColumnType::Str)));
     let schema = Schema::new(cols)?;
 
-    let t0 = Instant::now();
     let mut b = TableBuilder::new(schema);
     let mut x = 0x9e37_79b9_7f4a_7c15u64;
     let mut v = vec![0i64; rows];
@@ -86,39 +129,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .collect();
         b.extend_strs(col, picks.iter().copied())?;
     }
-    let gen_s = t0.elapsed().as_secs_f64();
+    Ok(b)
+}
 
-    let t1 = Instant::now();
-    let m = b.finish(&dir, &WriteOptions::default().with_index(&["lo_orderdate"]))?;
-    let build_s = t1.elapsed().as_secs_f64();
-    let bytes: u64 = m
-        .columns
-        .iter()
-        .flat_map(|c| c.files.iter().map(|f| f.size))
-        .sum();
-    println!(
-        "build: {rows} rows x {} columns in {build_s:.2} s (+{gen_s:.2} s generating rows), {:.1} MiB on {}",
-        m.columns.len(),
-        bytes as f64 / (1 << 20) as f64,
-        base
-    );
-
-    let t2 = Instant::now();
-    let t = Table::open(&dir, &Placement::home())?;
-    println!(
-        "open (home, checksums verified): {:.3} s",
-        t2.elapsed().as_secs_f64()
-    );
-    let t3 = Instant::now();
-    let td = Table::open(&dir, &"dram".parse()?)?;
-    println!(
-        "open (copy to dram, verified): {:.3} s",
-        t3.elapsed().as_secs_f64()
-    );
-    drop(t);
-
-    // Counter overhead: scans (unpack every column) and gathers (batches of 1024 rows at
-    // mixed strides + dictionary decode), counting off vs on, interleaved.
+/// Counter overhead: scans (unpack every column) and gathers (batches of 1024 rows at
+/// mixed strides + dictionary decode), counting off vs on, interleaved; prints the
+/// medians and returns a checksum.
+fn counter_overhead(td: &Table) -> u64 {
     let mut rows_batch: Vec<u32> = Vec::with_capacity(1024);
     let scan = |t: &Table| {
         let mut sum = 0u64;
@@ -156,10 +173,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         for on in [false, true] {
             td.set_counting(on);
             let s = Instant::now();
-            sink = sink.wrapping_add(scan(&td));
+            sink = sink.wrapping_add(scan(td));
             times[0][on as usize].push(s.elapsed().as_secs_f64());
             let s = Instant::now();
-            sink = sink.wrapping_add(gather(&td, rep + 1) as u64);
+            sink = sink.wrapping_add(gather(td, rep + 1) as u64);
             times[1][on as usize].push(s.elapsed().as_secs_f64());
         }
     }
@@ -183,10 +200,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             (on / off - 1.0) * 100.0
         );
     }
-    let c = td.column("lo_orderdate")?.counts();
-    println!("lo_orderdate counters: {}", serde_json_line(&c));
-    println!("(checksum {sink})");
-    Ok(())
+    sink
 }
 
 fn serde_json_line(c: &pmolap_store::ColumnCounts) -> String {

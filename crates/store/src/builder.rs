@@ -229,6 +229,54 @@ impl TableBuilder {
         opts: &WriteOptions,
         steps: &Steps,
     ) -> Result<Manifest> {
+        let rows = self.checked_rows()?;
+        let with_index = self.index_flags(opts)?;
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        let threads = match opts.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
+        let TableBuilder { schema, columns } = self;
+
+        // 1. Encode (dictionary + value ids) every column.
+        let jobs: Vec<_> = columns.into_iter().enumerate().collect();
+        let encoded = par_map(jobs, threads, |(_, data)| encode(data));
+
+        // 2. Sizes, space check, generation.
+        let previous = read_manifest(dir);
+        let generation = next_generation(dir, previous.as_ref().ok())?;
+        let (plan, needed) = structure_plan(&encoded, &with_index, rows);
+        check_space(dir, opts, needed)?;
+        // Leftovers of an earlier, crashed build are garbage: remove them first.
+        if let Ok(prev) = &previous {
+            remove_unlisted(dir, Some(prev))?;
+        } else if matches!(previous, Err(Error::NoTable(_))) {
+            remove_unlisted(dir, None)?;
+        }
+
+        // 3. Write and persist every structure file of the new generation.
+        let written: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+        let out = Generation {
+            dir,
+            schema: &schema,
+            encoded: &encoded,
+            rows,
+            generation,
+            written: &written,
+        };
+        let files = out.write_structures(plan, threads, opts, steps)?;
+
+        // 4. The manifest: staged, fsynced, renamed over MANIFEST, directory fsynced.
+        let manifest = out.manifest(files, &with_index);
+        out.publish(&manifest, steps)?;
+
+        // 5. Only now: the previous generation's files go.
+        remove_unlisted_stepped(dir, &manifest, steps)?;
+        Ok(manifest)
+    }
+
+    /// The number of rows, checked to be the same in every column and to fit row ids.
+    fn checked_rows(&self) -> Result<usize> {
         let rows = self.rows();
         for (c, d) in self.schema.columns.iter().zip(&self.columns) {
             if d.len() != rows {
@@ -246,6 +294,11 @@ impl TableBuilder {
                 u32::MAX
             )));
         }
+        Ok(rows)
+    }
+
+    /// Per column: whether `opts` asks for an inverted index on it.
+    fn index_flags(&self, opts: &WriteOptions) -> Result<Vec<bool>> {
         let mut with_index = vec![false; self.schema.len()];
         for name in &opts.index_columns {
             let i = self
@@ -254,62 +307,93 @@ impl TableBuilder {
                 .ok_or_else(|| Error::Schema(format!("index on unknown column `{name}`")))?;
             with_index[i] = true;
         }
-        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-        let threads = match opts.threads {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n,
-        };
+        Ok(with_index)
+    }
+}
 
-        // 1. Encode (dictionary + value ids) every column.
-        let jobs: Vec<_> = self.columns.into_iter().enumerate().collect();
-        let encoded = par_map(jobs, threads, |(_, data)| encode(data));
+/// The structure files of a new generation, (column, kind, file length) each, and their
+/// bytes in all.
+fn structure_plan(
+    encoded: &[Encoded],
+    with_index: &[bool],
+    rows: usize,
+) -> (Vec<(usize, StructureKind, usize)>, u64) {
+    let mut plan = Vec::new();
+    let mut needed = 0u64;
+    for (ci, e) in encoded.iter().enumerate() {
+        let mut kinds = vec![StructureKind::Dictionary, StructureKind::DataVector];
+        if with_index[ci] {
+            kinds.push(StructureKind::InvertedIndex);
+        }
+        for k in kinds {
+            let len = PAYLOAD_OFFSET + e.payload_len(k, rows);
+            needed += len as u64;
+            plan.push((ci, k, len));
+        }
+    }
+    (plan, needed)
+}
 
-        // 2. Sizes, space check, generation.
-        let previous = read_manifest(dir);
-        let generation = next_generation(dir, previous.as_ref().ok())?;
-        let mut plan = Vec::new();
-        let mut needed = 0u64;
-        for (ci, e) in encoded.iter().enumerate() {
-            let mut kinds = vec![StructureKind::Dictionary, StructureKind::DataVector];
-            if with_index[ci] {
-                kinds.push(StructureKind::InvertedIndex);
-            }
-            for k in kinds {
-                let len = PAYLOAD_OFFSET + e.payload_len(k, rows);
-                needed += len as u64;
-                plan.push((ci, k, len));
-            }
-        }
-        let fs_free = pmolap_tier::region::capacity(&TierSpec::File {
-            path: dir.to_path_buf(),
-        })?;
-        let available = opts.capacity_limit.map_or(fs_free, |l| l.min(fs_free));
-        if needed + 64 * 1024 > available {
-            return Err(Error::OutOfSpace {
-                dir: dir.to_path_buf(),
-                needed,
-                available,
-            });
-        }
-        // Leftovers of an earlier, crashed build are garbage: remove them first.
-        if let Ok(prev) = &previous {
-            remove_unlisted(dir, Some(prev))?;
-        } else if matches!(previous, Err(Error::NoTable(_))) {
-            remove_unlisted(dir, None)?;
-        }
+/// Fails with [`Error::OutOfSpace`] unless `needed` bytes (and 64 KiB to spare) fit in
+/// `dir`'s free space and the quota of `opts`.
+fn check_space(dir: &Path, opts: &WriteOptions, needed: u64) -> Result<()> {
+    let fs_free = pmolap_tier::region::capacity(&TierSpec::File {
+        path: dir.to_path_buf(),
+    })?;
+    let available = opts.capacity_limit.map_or(fs_free, |l| l.min(fs_free));
+    if needed + 64 * 1024 > available {
+        return Err(Error::OutOfSpace {
+            dir: dir.to_path_buf(),
+            needed,
+            available,
+        });
+    }
+    Ok(())
+}
 
-        // 3. Write and persist every structure file of the new generation.
-        let written: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// A generation being written: where, what, and the files written so far (removed again
+/// if the build fails before the manifest is published).
+struct Generation<'a> {
+    dir: &'a Path,
+    schema: &'a Schema,
+    encoded: &'a [Encoded],
+    rows: usize,
+    generation: u64,
+    written: &'a Mutex<Vec<PathBuf>>,
+}
+
+impl Generation<'_> {
+    /// Removes the files written so far and wraps `e` as a failed build.
+    fn fail(&self, e: Error) -> Error {
+        for p in self.written.lock().map(|w| w.clone()).unwrap_or_default() {
+            let _ = std::fs::remove_file(p);
+        }
+        Error::Build {
+            dir: self.dir.to_path_buf(),
+            source: Box::new(e),
+        }
+    }
+
+    /// Writes and persists every structure file of `plan` on up to `threads` threads;
+    /// returns the file entries per column.
+    fn write_structures(
+        &self,
+        plan: Vec<(usize, StructureKind, usize)>,
+        threads: usize,
+        opts: &WriteOptions,
+        steps: &Steps,
+    ) -> Result<Vec<Vec<FileEntry>>> {
+        let (encoded, rows, generation) = (self.encoded, self.rows, self.generation);
         let results = par_map(plan, threads, |(ci, kind, len)| {
             let name = file_name(ci, kind, generation);
-            let path = dir.join(&name);
+            let path = self.dir.join(&name);
             let ty = self.schema.columns[ci].ty;
             let r = write_structure(
                 &path,
                 len,
                 &opts.region,
                 steps,
-                &written,
+                self.written,
                 |payload| encoded[ci].write_payload(kind, rows, payload),
                 |crc| Header {
                     kind_code: kind.code(ty),
@@ -340,33 +424,27 @@ impl TableBuilder {
                 )
             })
         });
-        let fail = |e: Error, written: &Mutex<Vec<PathBuf>>| {
-            for p in written.lock().map(|w| w.clone()).unwrap_or_default() {
-                let _ = std::fs::remove_file(p);
-            }
-            Error::Build {
-                dir: dir.to_path_buf(),
-                source: Box::new(e),
-            }
-        };
         let mut files: Vec<Vec<FileEntry>> = vec![Vec::new(); encoded.len()];
         for r in results {
             match r {
                 Ok((ci, f)) => files[ci].push(f),
-                Err(e) => return Err(fail(e, &written)),
+                Err(e) => return Err(self.fail(e)),
             }
         }
+        Ok(files)
+    }
 
-        // 4. The manifest: staged, fsynced, renamed over MANIFEST, directory fsynced.
-        let manifest = Manifest {
+    /// The manifest of this generation with `files` per column.
+    fn manifest(&self, files: Vec<Vec<FileEntry>>, with_index: &[bool]) -> Manifest {
+        Manifest {
             format_version: FORMAT_VERSION,
-            generation,
-            rows: rows as u64,
+            generation: self.generation,
+            rows: self.rows as u64,
             columns: self
                 .schema
                 .columns
                 .iter()
-                .zip(&encoded)
+                .zip(self.encoded)
                 .zip(files)
                 .enumerate()
                 .map(|(ci, ((c, e), mut files))| {
@@ -381,21 +459,24 @@ impl TableBuilder {
                     }
                 })
                 .collect(),
-        };
+        }
+    }
+
+    /// Publishes `manifest`: staged, fsynced, renamed over MANIFEST, directory fsynced.
+    /// On failure before the rename the generation's files are removed.
+    fn publish(&self, manifest: &Manifest, steps: &Steps) -> Result<()> {
+        let dir = self.dir;
         let staged = dir.join(MANIFEST_TMP);
         if let Err(e) = publish_via(&dir.join(MANIFEST), &staged, &manifest.encode()?, steps) {
             let e = Error::from(e);
             let _ = std::fs::remove_file(dir.join(MANIFEST_TMP));
-            if read_manifest(dir).is_ok_and(|m| m.generation == generation) {
+            if read_manifest(dir).is_ok_and(|m| m.generation == self.generation) {
                 // The rename happened: the new table is published; keep its files.
                 return Err(e);
             }
-            return Err(fail(e, &written));
+            return Err(self.fail(e));
         }
-
-        // 5. Only now: the previous generation's files go.
-        remove_unlisted_stepped(dir, &manifest, steps)?;
-        Ok(manifest)
+        Ok(())
     }
 }
 

@@ -243,7 +243,12 @@ impl Header {
             payload_len: u64_at(b, OFF_PAYLOAD_LEN),
             payload_crc: u32_at(b, OFF_PAYLOAD_CRC),
         };
-        let want = PAYLOAD_OFFSET as u64 + h.payload_len;
+        let Some(want) = h.payload_len.checked_add(PAYLOAD_OFFSET as u64) else {
+            return Err(bad(format!(
+                "payload length {} is past any file size",
+                h.payload_len
+            )));
+        };
         if file_len < want {
             return Err(bad(format!(
                 "truncated: {file_len} bytes, the header says {want}"

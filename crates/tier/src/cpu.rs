@@ -115,3 +115,95 @@ mod tests {
         assert_eq!(f.names(), vec!["avx2", "clwb", "clflush"]);
     }
 }
+
+/// The cache sizes the placement model needs (`S_LLC` = L3 + every core's L2), read from
+/// `/sys/devices/system/cpu/cpuN/cache/index*` (`level`, `type`, `size`) of CPU 0.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheSizes {
+    /// Bytes of L2 per core (unified), if the kernel reports it.
+    pub l2_per_core: Option<u64>,
+    /// Bytes of the L3 CPU 0 shares, if the kernel reports it.
+    pub l3_shared: Option<u64>,
+}
+
+impl CacheSizes {
+    /// Reads CPU 0's caches under `root` (normally `/`).
+    pub fn detect_at(root: &std::path::Path) -> CacheSizes {
+        let mut c = CacheSizes::default();
+        let base = root.join("sys/devices/system/cpu/cpu0/cache");
+        let Ok(rd) = std::fs::read_dir(&base) else {
+            return c;
+        };
+        for e in rd.flatten() {
+            let read = |f: &str| std::fs::read_to_string(e.path().join(f)).unwrap_or_default();
+            let (level, ty, size) = (read("level"), read("type"), read("size"));
+            let Some(bytes) = parse_cache_size(size.trim()) else {
+                continue;
+            };
+            if ty.trim() == "Instruction" {
+                continue;
+            }
+            match level.trim() {
+                "2" => c.l2_per_core = Some(bytes),
+                "3" => c.l3_shared = Some(bytes),
+                _ => {}
+            }
+        }
+        c
+    }
+
+    /// `S_LLC` for `cores` physical cores and `sockets` sockets: every socket's L3 plus
+    /// every core's L2 (None when the kernel reports neither).
+    pub fn llc_bytes(&self, cores: usize, sockets: usize) -> Option<u64> {
+        if self.l2_per_core.is_none() && self.l3_shared.is_none() {
+            return None;
+        }
+        Some(
+            self.l3_shared.unwrap_or(0) * sockets.max(1) as u64
+                + self.l2_per_core.unwrap_or(0) * cores.max(1) as u64,
+        )
+    }
+}
+
+/// `32K`, `512K`, `32768K`, `1M` or plain bytes.
+fn parse_cache_size(s: &str) -> Option<u64> {
+    let (num, mult) = match s.as_bytes().last()? {
+        b'K' => (&s[..s.len() - 1], 1u64 << 10),
+        b'M' => (&s[..s.len() - 1], 1 << 20),
+        b'G' => (&s[..s.len() - 1], 1 << 30),
+        _ => (s, 1),
+    };
+    num.parse::<u64>().ok().map(|n| n * mult)
+}
+
+#[cfg(test)]
+mod cache_tests {
+    use super::*;
+
+    #[test]
+    fn cache_sizes_from_a_fixture_tree() {
+        let d = tempfile::tempdir().unwrap();
+        for (i, level, ty, size) in [
+            (0, "1", "Data", "32K"),
+            (1, "1", "Instruction", "32K"),
+            (2, "2", "Unified", "512K"),
+            (3, "3", "Unified", "32768K"),
+        ] {
+            let p = d
+                .path()
+                .join(format!("sys/devices/system/cpu/cpu0/cache/index{i}"));
+            std::fs::create_dir_all(&p).unwrap();
+            std::fs::write(p.join("level"), level).unwrap();
+            std::fs::write(p.join("type"), ty).unwrap();
+            std::fs::write(p.join("size"), size).unwrap();
+        }
+        let c = CacheSizes::detect_at(d.path());
+        assert_eq!(c.l2_per_core, Some(512 << 10));
+        assert_eq!(c.l3_shared, Some(32 << 20));
+        assert_eq!(c.llc_bytes(2, 1), Some((32 << 20) + 2 * (512 << 10)));
+        assert_eq!(
+            CacheSizes::detect_at(&d.path().join("none")).llc_bytes(2, 1),
+            None
+        );
+    }
+}

@@ -493,186 +493,210 @@ fn fill_random(buf: &mut [u8], seed: u64) {
 }
 
 fn worker(p: &Params, t: usize, rep: usize, backend: Backend, gate: &Gate) -> Result<Outcome> {
-    let op_size = p.op_size();
-    let total_ops = p.bytes_per_thread().div_ceil(op_size);
-    let deadline = p.duration_s.map(Duration::from_secs_f64);
+    let run = Thread {
+        p,
+        t,
+        op_size: p.op_size(),
+        total_ops: p.bytes_per_thread().div_ceil(p.op_size()),
+        deadline: p.duration_s.map(Duration::from_secs_f64),
+        gate,
+    };
     let mut plan = Plan::new(p, t, rep);
-    let mut hist = new_hist()?;
-    let (mut reads, mut writes) = (0u64, 0u64);
+    let hist = new_hist()?;
     match backend {
-        Backend::Ring(mut ring) => {
-            for f in 0..ring.frames() {
-                fill_random(ring.frame_mut(f)?, p.seed ^ t as u64 ^ f as u64);
-            }
-            if !gate.wait() {
-                return Err(threads::called_off());
-            }
-            let start = Instant::now();
-            let mut started = vec![start; ring.frames()];
-            let mut issued = 0u64;
-            let mut done: Vec<Done> = Vec::new();
-            let depth = (p.queue_depth as usize).min(ring.frames());
-            let mut stop = false;
-            loop {
-                while !stop && issued < total_ops && ring.busy() < depth {
-                    let mut op = plan.next();
-                    if p.workload == Workload::BufferManager {
-                        // Any idle frame of the pool: the drawn one or the next idle after it.
-                        let n = ring.frames();
-                        op.frame = (0..n)
-                            .map(|k| (op.frame + k) % n)
-                            .find(|f| !ring.is_busy(*f))
-                            .unwrap_or(op.frame);
-                    } else if p.workload == Workload::TableScan {
-                        op.frame = (0..ring.frames()).find(|f| !ring.is_busy(*f)).unwrap_or(0);
-                    }
-                    started[op.frame] = Instant::now();
-                    if op.write {
-                        let buf = ring.frame_mut(op.frame)?;
-                        buf[op.poke] = buf[op.poke].wrapping_add(1);
-                        let sync = p.sync || p.workload == Workload::Logging;
-                        ring.write(op.frame, op_size as usize, op.stripe, op.offset, sync)?;
-                        writes += 1;
-                    } else {
-                        ring.read(op.frame, op.stripe, op.offset)?;
-                        reads += 1;
-                    }
-                    issued += 1;
-                }
-                if ring.busy() == 0 {
-                    break;
-                }
-                done.clear();
-                ring.wait(1, &mut done)?;
-                let now = Instant::now();
-                for d in &done {
-                    let n = d.result.as_ref().map_err(|e| {
-                        Error::Thread(format!("io_uring request on thread {t}: {e}"))
-                    })?;
-                    if *n as u64 != op_size {
-                        return Err(Error::Thread(format!(
-                            "io_uring request on thread {t} moved {n} of {op_size} bytes"
-                        )));
-                    }
-                    let _ = hist.record((now - started[d.frame]).as_nanos().max(1) as u64);
-                }
-                if deadline.is_some_and(|d| start.elapsed() >= d) || interrupted() {
-                    stop = true;
-                }
-            }
-            let end = Instant::now();
-            let ops = reads + writes;
-            Ok(Outcome {
-                bytes: ops * op_size,
-                ops,
-                reads,
-                writes,
-                start,
-                end,
-                hist,
-            })
-        }
+        Backend::Ring(ring) => run.ring(ring, &mut plan, hist),
         Backend::Sys(files) => {
-            let frames = match p.workload {
-                Workload::BufferManager => (p.pool_size / p.page_size) as usize,
-                _ => 1,
-            };
-            let mut pool = AlignedBuf::new(frames * op_size as usize, ALIGN)?;
-            fill_random(&mut pool, p.seed ^ t as u64);
-            let sz = op_size as usize;
-            if !gate.wait() {
-                return Err(threads::called_off());
-            }
-            let start = Instant::now();
-            let mut ops = 0u64;
-            while ops < total_ops {
-                let op = plan.next();
-                let buf = &mut pool[op.frame * sz..(op.frame + 1) * sz];
+            let mut pool = AlignedBuf::new(run.pool_frames() * run.op_size as usize, ALIGN)?;
+            run.one_at_a_time(&mut pool, &mut plan, hist, |op, buf| {
                 let f = &files[op.stripe];
-                let t0 = Instant::now();
                 if op.write {
-                    buf[op.poke] = buf[op.poke].wrapping_add(1);
                     f.write_all_at(buf, op.offset)
                         .map_err(|e| Error::Thread(format!("pwrite on thread {t}: {e}")))?;
                     if p.sync || p.workload == Workload::Logging {
                         f.sync_data()
                             .map_err(|e| Error::Thread(format!("fdatasync on thread {t}: {e}")))?;
                     }
-                    writes += 1;
                 } else {
                     f.read_exact_at(buf, op.offset)
                         .map_err(|e| Error::Thread(format!("pread on thread {t}: {e}")))?;
-                    reads += 1;
                 }
-                let t1 = Instant::now();
-                let _ = hist.record((t1 - t0).as_nanos().max(1) as u64);
-                ops += 1;
-                if deadline.is_some_and(|d| t1 - start >= d)
-                    || (ops.is_multiple_of(OPS_PER_POLL) && interrupted())
-                {
-                    break;
-                }
-            }
-            std::hint::black_box(&pool);
-            Ok(Outcome {
-                bytes: ops * op_size,
-                ops,
-                reads,
-                writes,
-                start,
-                end: Instant::now(),
-                hist,
+                Ok(())
             })
         }
         Backend::Map(mut regions) => {
-            let frames = match p.workload {
-                Workload::BufferManager => (p.pool_size / p.page_size) as usize,
-                _ => 1,
-            };
-            let mut pool = vec![0u8; frames * op_size as usize];
-            fill_random(&mut pool, p.seed ^ t as u64);
-            let sz = op_size as usize;
-            if !gate.wait() {
-                return Err(threads::called_off());
-            }
-            let start = Instant::now();
-            let mut ops = 0u64;
-            while ops < total_ops {
-                let op = plan.next();
-                let buf = &mut pool[op.frame * sz..(op.frame + 1) * sz];
+            let mut pool = vec![0u8; run.pool_frames() * run.op_size as usize];
+            run.one_at_a_time(&mut pool, &mut plan, hist, |op, buf| {
                 let r = &mut regions[op.stripe];
-                let off = op.offset as usize;
-                let t0 = Instant::now();
+                let (off, sz) = (op.offset as usize, buf.len());
                 if op.write {
-                    buf[op.poke] = buf[op.poke].wrapping_add(1);
                     r.as_mut_slice()[off..off + sz].copy_from_slice(buf);
                     if p.sync || p.workload == Workload::Logging {
                         r.persist(off, sz)?;
                     }
-                    writes += 1;
                 } else {
                     buf.copy_from_slice(&r.as_slice()[off..off + sz]);
-                    reads += 1;
                 }
-                let t1 = Instant::now();
-                let _ = hist.record((t1 - t0).as_nanos().max(1) as u64);
-                ops += 1;
-                if deadline.is_some_and(|d| t1 - start >= d)
-                    || (ops.is_multiple_of(OPS_PER_POLL) && interrupted())
-                {
-                    break;
-                }
-            }
-            std::hint::black_box(&pool);
-            Ok(Outcome {
-                bytes: ops * op_size,
-                ops,
-                reads,
-                writes,
-                start,
-                end: Instant::now(),
-                hist,
+                Ok(())
             })
         }
     }
+}
+
+/// One measuring thread: its parameters, number and limits.
+struct Thread<'a> {
+    p: &'a Params,
+    t: usize,
+    op_size: u64,
+    total_ops: u64,
+    deadline: Option<Duration>,
+    gate: &'a Gate,
+}
+
+impl Thread<'_> {
+    /// Frames of the synchronous backends' buffer pool (one but for the buffer manager).
+    fn pool_frames(&self) -> usize {
+        match self.p.workload {
+            Workload::BufferManager => (self.p.pool_size / self.p.page_size) as usize,
+            _ => 1,
+        }
+    }
+
+    /// The synchronous backends (pread/pwrite, mapped regions): one operation at a time
+    /// through `io` on its frame of `pool` (filled with random bytes first), each timed.
+    fn one_at_a_time(
+        &self,
+        pool: &mut [u8],
+        plan: &mut Plan<'_>,
+        mut hist: Histogram<u64>,
+        mut io: impl FnMut(&Op, &mut [u8]) -> Result<()>,
+    ) -> Result<Outcome> {
+        let (p, t) = (self.p, self.t);
+        fill_random(pool, p.seed ^ t as u64);
+        let sz = self.op_size as usize;
+        if !self.gate.wait() {
+            return Err(threads::called_off());
+        }
+        let (mut reads, mut writes) = (0u64, 0u64);
+        let start = Instant::now();
+        let mut ops = 0u64;
+        while ops < self.total_ops {
+            let op = plan.next();
+            let buf = &mut pool[op.frame * sz..(op.frame + 1) * sz];
+            let t0 = Instant::now();
+            if op.write {
+                buf[op.poke] = buf[op.poke].wrapping_add(1);
+                io(&op, buf)?;
+                writes += 1;
+            } else {
+                io(&op, buf)?;
+                reads += 1;
+            }
+            let t1 = Instant::now();
+            let _ = hist.record((t1 - t0).as_nanos().max(1) as u64);
+            ops += 1;
+            if self.deadline.is_some_and(|d| t1 - start >= d)
+                || (ops.is_multiple_of(OPS_PER_POLL) && interrupted())
+            {
+                break;
+            }
+        }
+        std::hint::black_box(&pool);
+        Ok(Outcome {
+            bytes: ops * self.op_size,
+            ops,
+            reads,
+            writes,
+            start,
+            end: Instant::now(),
+            hist,
+        })
+    }
+
+    /// io_uring: up to the queue depth in flight over the ring's frames (filled with
+    /// random bytes first), each timed from submission to completion.
+    fn ring(
+        &self,
+        mut ring: Box<RingIo>,
+        plan: &mut Plan<'_>,
+        mut hist: Histogram<u64>,
+    ) -> Result<Outcome> {
+        let (p, t, op_size) = (self.p, self.t, self.op_size);
+        for f in 0..ring.frames() {
+            fill_random(ring.frame_mut(f)?, p.seed ^ t as u64 ^ f as u64);
+        }
+        if !self.gate.wait() {
+            return Err(threads::called_off());
+        }
+        let start = Instant::now();
+        let mut started = vec![start; ring.frames()];
+        let (mut issued, mut reads, mut writes) = (0u64, 0u64, 0u64);
+        let mut done: Vec<Done> = Vec::new();
+        let depth = (p.queue_depth as usize).min(ring.frames());
+        let mut stop = false;
+        loop {
+            while !stop && issued < self.total_ops && ring.busy() < depth {
+                let op = next_ring_op(p, &ring, plan);
+                started[op.frame] = Instant::now();
+                if op.write {
+                    let buf = ring.frame_mut(op.frame)?;
+                    buf[op.poke] = buf[op.poke].wrapping_add(1);
+                    let sync = p.sync || p.workload == Workload::Logging;
+                    ring.write(op.frame, op_size as usize, op.stripe, op.offset, sync)?;
+                    writes += 1;
+                } else {
+                    ring.read(op.frame, op.stripe, op.offset)?;
+                    reads += 1;
+                }
+                issued += 1;
+            }
+            if ring.busy() == 0 {
+                break;
+            }
+            done.clear();
+            ring.wait(1, &mut done)?;
+            let now = Instant::now();
+            for d in &done {
+                let n = d
+                    .result
+                    .as_ref()
+                    .map_err(|e| Error::Thread(format!("io_uring request on thread {t}: {e}")))?;
+                if *n as u64 != op_size {
+                    return Err(Error::Thread(format!(
+                        "io_uring request on thread {t} moved {n} of {op_size} bytes"
+                    )));
+                }
+                let _ = hist.record((now - started[d.frame]).as_nanos().max(1) as u64);
+            }
+            if self.deadline.is_some_and(|d| start.elapsed() >= d) || interrupted() {
+                stop = true;
+            }
+        }
+        let end = Instant::now();
+        let ops = reads + writes;
+        Ok(Outcome {
+            bytes: ops * op_size,
+            ops,
+            reads,
+            writes,
+            start,
+            end,
+            hist,
+        })
+    }
+}
+
+/// The next operation of `plan` on an idle frame of `ring`.
+fn next_ring_op(p: &Params, ring: &RingIo, plan: &mut Plan<'_>) -> Op {
+    let mut op = plan.next();
+    if p.workload == Workload::BufferManager {
+        // Any idle frame of the pool: the drawn one or the next idle after it.
+        let n = ring.frames();
+        op.frame = (0..n)
+            .map(|k| (op.frame + k) % n)
+            .find(|f| !ring.is_busy(*f))
+            .unwrap_or(op.frame);
+    } else if p.workload == Workload::TableScan {
+        op.frame = (0..ring.frames()).find(|f| !ring.is_busy(*f)).unwrap_or(0);
+    }
+    op
 }

@@ -23,6 +23,8 @@ pub struct DataOptions {
     /// Else: this scale factor's database under `data/ssb/` (default SF 1).
     pub sf: Option<f64>,
     pub exec: ExecOptions,
+    /// A placement file (`pmolap place advise`): each structure on the tier it names.
+    pub placement: Option<PathBuf>,
 }
 
 /// The database directory: `data`, or `data/ssb/sf<SF>`, generated (whole) when it is
@@ -95,6 +97,34 @@ pub fn open_database(dir: &Path, tier: &str, warm: bool) -> Result<Database> {
         Error::Ssb(format!(
             "opening the database {} on {tier}: {e}",
             dir.display()
+        ))
+    })
+}
+
+/// Opens `dir` warm with every structure where the placement file `file` puts it
+/// (structures it does not list stay on its reference tier, DRAM).
+pub fn open_placed(dir: &Path, file: &Path) -> Result<Database> {
+    let pf = pmolap_place::PlacementFile::load(file)?;
+    let opts = OpenOptions {
+        verify_checksums: true,
+        region: RegionOptions {
+            prefault: true,
+            ..RegionOptions::default()
+        },
+    };
+    Database::open_placed(
+        dir,
+        &|table| {
+            pf.to_store_placement(table)
+                .map_err(|e| pmolap_engine::Error::Options(e.to_string()))
+        },
+        &opts,
+    )
+    .map_err(|e| {
+        Error::Ssb(format!(
+            "opening the database {} under {}: {e}",
+            dir.display(),
+            file.display()
         ))
     })
 }

@@ -12,6 +12,7 @@
 pub mod data;
 pub mod run;
 pub mod tiers;
+pub mod workload;
 
 pub use data::{database_dir, open_database, DataOptions};
 pub use run::{run, QueryFigures, RunConfig, RunReport};
@@ -19,6 +20,7 @@ pub use tiers::{
     breakdown, chosen_tiers, tiers, BreakdownReport, LadderStep, TierChoice, TierResult,
     TiersConfig, TiersReport,
 };
+pub use workload::ssb_workload;
 
 /// The kinds of the SSB result documents (`kind` field).
 pub const KIND_RUN: &str = "ssb-run";

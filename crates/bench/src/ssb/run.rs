@@ -11,7 +11,9 @@ use serde::{Deserialize, Serialize};
 use pmolap_engine::{Layout, Query, QueryRun};
 use pmolap_tier::Topology;
 
-use super::data::{database_dir_noting, open_database, ColdTier, DataOptions, Prepared};
+use super::data::{
+    database_dir_noting, open_database, open_placed, ColdTier, DataOptions, Prepared,
+};
 use crate::error::{Error, Result};
 use crate::machine::Machine;
 
@@ -148,7 +150,11 @@ pub fn run(
     }
     let topo = Topology::detect()?;
     let dir = database_dir_noting(data, pb)?;
-    let p = Prepared::new(open_database(&dir, tier, true)?, &topo, data.exec.clone())?;
+    let (db, tier) = match &data.placement {
+        Some(f) => (open_placed(&dir, f)?, format!("placement:{}", f.display())),
+        None => (open_database(&dir, tier, true)?, tier.to_string()),
+    };
+    let p = Prepared::new(db, &topo, data.exec.clone())?;
     pb.set_length((queries.len() * reps) as u64);
     let figs = run_queries(Source::Warm(&p), queries, reps, pb)?;
     let join_index = queries
@@ -164,7 +170,7 @@ pub fn run(
         partial: pmolap_tier::signal::interrupted(),
         config: RunConfig {
             data: dir,
-            tier: tier.to_string(),
+            tier,
             reps,
             threads: p.layout.threads,
             pin: p.layout.pin.to_string(),

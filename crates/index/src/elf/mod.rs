@@ -62,6 +62,7 @@ pub mod baseline;
 mod build;
 pub mod cache;
 mod file;
+mod traverse;
 
 use std::path::{Path, PathBuf};
 
@@ -71,6 +72,7 @@ use rand::{Rng, SeedableRng};
 use crate::error::{Error, Result};
 pub use cache::{CacheStats, CachedElf, Policy, Variant};
 pub use file::WriteOptions;
+use traverse::Words;
 
 /// The marker bit: last entry of a DimensionList (in value words), MonoList (in pointer
 /// words), TID list (in TID words).
@@ -195,45 +197,8 @@ impl Elf {
     /// [`Elf::exact`], appending to `out`.
     pub fn exact_into(&self, key: &[u32], out: &mut Vec<u32>) -> Result<()> {
         self.check_len(key.len(), "key")?;
-        let w = self.words();
-        let d = self.dims;
-        let v0 = key[0] as usize;
-        if v0 >= w[1] as usize {
-            return Ok(());
-        }
-        let mut p = w[PRELUDE + v0];
-        if p == EMPTY {
-            return Ok(());
-        }
-        let mut level = 1;
-        loop {
-            if level == d {
-                emit(w, p, out);
-                return Ok(());
-            }
-            let off = (p & VALUE_MASK) as usize;
-            if p & FLAG != 0 {
-                if w[off..off + d - level] == key[level..] {
-                    emit(w, w[off + d - level], out);
-                }
-                return Ok(());
-            }
-            let want = key[level];
-            let mut i = off;
-            loop {
-                let e = w[i];
-                let v = e & VALUE_MASK;
-                if v == want {
-                    p = w[i + 1];
-                    break;
-                }
-                if v > want || e & FLAG != 0 {
-                    return Ok(());
-                }
-                i += 2;
-            }
-            level += 1;
-        }
+        traverse::exact(&mut Words(self.words()), self.dims, key, out);
+        Ok(())
     }
 
     /// TIDs of the rows with `lo[d] <= row[d] <= hi[d]` in every dimension `d`, in key
@@ -248,17 +213,7 @@ impl Elf {
     pub fn range_into(&self, lo: &[u32], hi: &[u32], out: &mut Vec<u32>) -> Result<()> {
         self.check_len(lo.len(), "lower bound")?;
         self.check_len(hi.len(), "upper bound")?;
-        let w = self.words();
-        let card0 = w[1];
-        if card0 == 0 || lo[0] > hi[0] {
-            return Ok(());
-        }
-        for v in lo[0]..=hi[0].min(card0 - 1) {
-            let p = w[PRELUDE + v as usize];
-            if p != EMPTY {
-                descend(w, self.dims, p, 1, lo, hi, out);
-            }
-        }
+        traverse::range(&mut Words(self.words()), self.dims, lo, hi, out);
         Ok(())
     }
 
@@ -279,62 +234,6 @@ impl Elf {
             )));
         }
         Ok(())
-    }
-}
-
-/// Appends the TIDs of TID word `t`.
-#[inline]
-fn emit(w: &[u32], t: u32, out: &mut Vec<u32>) {
-    if t & FLAG == 0 {
-        out.push(t);
-    } else {
-        let off = (t & VALUE_MASK) as usize;
-        let n = w[off] as usize;
-        out.extend_from_slice(&w[off + 1..off + 1 + n]);
-    }
-}
-
-/// Window search below pointer `p` at `level` (1..=dims).
-fn descend(
-    w: &[u32],
-    dims: usize,
-    p: u32,
-    level: usize,
-    lo: &[u32],
-    hi: &[u32],
-    out: &mut Vec<u32>,
-) {
-    if level == dims {
-        emit(w, p, out);
-        return;
-    }
-    let off = (p & VALUE_MASK) as usize;
-    if p & FLAG != 0 {
-        let n = dims - level;
-        let values = &w[off..off + n];
-        for (i, &v) in values.iter().enumerate() {
-            if v < lo[level + i] || v > hi[level + i] {
-                return;
-            }
-        }
-        emit(w, w[off + n], out);
-        return;
-    }
-    let (l, h) = (lo[level], hi[level]);
-    let mut i = off;
-    loop {
-        let e = w[i];
-        let v = e & VALUE_MASK;
-        if v > h {
-            return;
-        }
-        if v >= l {
-            descend(w, dims, w[i + 1], level + 1, lo, hi, out);
-        }
-        if e & FLAG != 0 {
-            return;
-        }
-        i += 2;
     }
 }
 

@@ -1,0 +1,231 @@
+//! `pmolap place workload | advise | whatif`: parses, prints and writes files; the model,
+//! the solvers and the workload recording live in `pmolap_place` and `pmolap_bench::ssb`.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand};
+
+use pmolap_bench::machine::Machine;
+use pmolap_bench::ssb::{self, DataOptions};
+use pmolap_place::{
+    scenarios, solve_budget, solve_target, Granularity, Model, ModelOptions, PlacementFile,
+    Profile, TwoTierProblem, Workload,
+};
+use pmolap_tier::cpu::CacheSizes;
+use pmolap_tier::Topology;
+
+use crate::ssb_run::DataArgs;
+
+#[derive(Debug, Subcommand)]
+pub enum PlaceCommand {
+    /// Run SSB queries in DRAM with the store's access counters on and write the workload
+    /// (per structure: bytes, type, width, counts per access type; T_DRAM).
+    Workload {
+        #[command(flatten)]
+        data: DataArgs,
+        /// Queries: all, or a list such as 1.1,2.3.
+        #[arg(long, default_value = "all")]
+        queries: String,
+        /// Timed repetitions per query for T_DRAM.
+        #[arg(long, default_value_t = 3)]
+        reps: usize,
+        /// Where to write the workload JSON.
+        #[arg(short, long)]
+        out: PathBuf,
+    },
+    /// Solve a placement: most bytes on the slow tier within a slowdown budget, or least
+    /// slowdown with a target share of bytes there; print it and write a placement file.
+    Advise(Box<AdviseArgs>),
+    /// Predict the slowdown of the usual placements on a tier this machine may not have
+    /// (a published profile): model output, labelled as such.
+    Whatif(Box<ModelArgs>),
+}
+
+/// The workload and the model.
+#[derive(Debug, Clone, Args)]
+pub struct ModelArgs {
+    /// A workload file (`pmolap place workload`).
+    #[arg(long)]
+    pub workload: PathBuf,
+    /// The slow tier's profile: optane-100, optane-200 (published, the paper's Table 2) or
+    /// a profile file.
+    #[arg(long, default_value = "optane-200")]
+    pub profile: String,
+    /// structure, column or table: what moves as one unit.
+    #[arg(long, default_value = "structure")]
+    pub granularity: Granularity,
+    /// S_LLC in bytes (default: L3 + every core's L2 of this machine).
+    #[arg(long)]
+    pub llc: Option<u64>,
+    /// Ablation: cache-miss ratio 1 for every structure (no Eq. 6).
+    #[arg(long)]
+    pub no_cmr: bool,
+    /// Ablation: dense lookups counted as random lookups.
+    #[arg(long)]
+    pub no_dense: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct AdviseArgs {
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Slowdown allowed, as a share of T_DRAM (`10%` or `0.1`).
+    #[arg(long, conflicts_with = "target")]
+    pub budget: Option<String>,
+    /// Share of the bytes to put on the slow tier (`75%` or `0.75`).
+    #[arg(long)]
+    pub target: Option<String>,
+    /// Where the store puts the slow tier's structures (`file:/mnt/pmem0`, `home`, ...).
+    #[arg(long, default_value = "home")]
+    pub location: String,
+    /// Where to write the placement file.
+    #[arg(short, long)]
+    pub out: PathBuf,
+}
+
+fn fraction(s: &str, what: &str) -> Result<f64> {
+    let v = match s.strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().map(|x| x / 100.0),
+        None => s.trim().parse::<f64>(),
+    }
+    .with_context(|| format!("{what} `{s}`: not a number or a percentage"))?;
+    if !(0.0..=1.0e6).contains(&v) {
+        bail!("{what} `{s}`: out of range");
+    }
+    Ok(v)
+}
+
+fn profile(name: &str) -> Result<Profile> {
+    Ok(match Profile::builtin(name) {
+        Some(p) => p,
+        None => Profile::load(Path::new(name)).with_context(|| {
+            format!("--profile {name}: not a built-in profile (optane-100, optane-200) nor a readable profile file")
+        })?,
+    })
+}
+
+fn model(a: &ModelArgs) -> Result<(Model, u64)> {
+    let llc = match a.llc {
+        Some(b) => b,
+        None => {
+            let topo = Topology::detect()?;
+            let m = Machine::from_topology(&topo);
+            CacheSizes::detect_at(Path::new("/"))
+                .llc_bytes(m.physical_cores, m.sockets)
+                .context("this machine reports no L2/L3 sizes in sysfs; give --llc BYTES")?
+        }
+    };
+    let mut o = ModelOptions::new(llc);
+    o.cache_miss_ratio = !a.no_cmr;
+    o.dense_classes = !a.no_dense;
+    Ok((Model::new(o)?, llc))
+}
+
+pub fn run(cmd: &PlaceCommand) -> Result<()> {
+    match cmd {
+        PlaceCommand::Workload {
+            data,
+            queries,
+            reps,
+            out,
+        } => {
+            crate::ssb_run::check_output(Some(out)).context("--out")?;
+            let qs = crate::ssb_run::ssb_list(queries)?;
+            let opts: DataOptions = data.options();
+            let w = ssb::ssb_workload(&opts, &qs, *reps, &indicatif::ProgressBar::hidden())?;
+            w.save(out)?;
+            println!(
+                "{} structures, {:.1} MiB, T_DRAM {:.1} ms ({}) -> {}",
+                w.structures.len(),
+                w.total_bytes() as f64 / (1 << 20) as f64,
+                w.t_dram_ns / 1e6,
+                w.description,
+                out.display()
+            );
+            Ok(())
+        }
+        PlaceCommand::Advise(a) => advise(a),
+        PlaceCommand::Whatif(a) => whatif(a),
+    }
+}
+
+fn advise(a: &AdviseArgs) -> Result<()> {
+    crate::ssb_run::check_output(Some(&a.out)).context("--out")?;
+    let w = Workload::load(&a.model.workload)?;
+    let p = profile(&a.model.profile)?;
+    let (m, llc) = model(&a.model)?;
+    let problem = TwoTierProblem::new(&w, &m, &p, a.model.granularity)?;
+    let (s, mode) = match (&a.budget, &a.target) {
+        (Some(b), None) => (
+            solve_budget(&problem, fraction(b, "--budget")?)?,
+            format!("budget {b}"),
+        ),
+        (None, Some(t)) => (
+            solve_target(&problem, fraction(t, "--target")?)?,
+            format!("target {t}"),
+        ),
+        _ => bail!("give --budget (e.g. 10%) or --target (e.g. 75%)"),
+    };
+    let mut pf = PlacementFile::from_solution(&w, std::slice::from_ref(&p), &s);
+    pf.tiers[0].location = Some("dram".into());
+    if let Some(t) = pf.tiers.get_mut(1) {
+        t.location = Some(a.location.clone());
+    }
+    pf.save(&a.out)?;
+    println!(
+        "{mode} on {} ({}), S_LLC {} KiB, {:?} granularity",
+        p.tier,
+        p.source,
+        llc >> 10,
+        a.model.granularity
+    );
+    for (si, st) in w.structures.iter().enumerate() {
+        if s.assignment.tier[si] != 0 {
+            println!(
+                "  {:<34} {:>10.1} KiB -> {}",
+                st.id(),
+                st.bytes as f64 / 1024.0,
+                p.tier
+            );
+        }
+    }
+    println!(
+        "bytes: {:.1} MiB in dram, {:.1} MiB on {} ({:.1}%); predicted relative time {:.3} (model output)",
+        s.bytes_per_tier[0] as f64 / (1 << 20) as f64,
+        s.bytes_moved as f64 / (1 << 20) as f64,
+        p.tier,
+        100.0 * s.bytes_moved as f64 / w.total_bytes().max(1) as f64,
+        s.relative
+    );
+    println!("placement: {}", a.out.display());
+    Ok(())
+}
+
+fn whatif(a: &ModelArgs) -> Result<()> {
+    let w = Workload::load(&a.workload)?;
+    let p = profile(&a.profile)?;
+    let (m, llc) = model(a)?;
+    println!(
+        "model output: predicted relative time of {} on {} ({}), S_LLC {} KiB{}{}",
+        a.workload.display(),
+        p.tier,
+        p.source,
+        llc >> 10,
+        if a.no_cmr { ", no CMR" } else { "" },
+        if a.no_dense { ", no dense classes" } else { "" }
+    );
+    println!(
+        "{:<20} {:>12} {:>10}",
+        "placement", "bytes slow", "relative"
+    );
+    for s in scenarios(&w, &m, &p, a.granularity)? {
+        println!(
+            "{:<20} {:>11.1}% {:>10.3}",
+            s.name,
+            100.0 * s.slow_fraction,
+            s.relative
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,203 @@
+//! Execution: a morsel-driven parallel probe over the packed fact columns with
+//! per-thread aggregation, merged at the end, and the SIGMOD'21 Table 1 switches —
+//! threads, pinning, striping fact partitions over NUMA nodes, replicating the join
+//! filters per node.
+//!
+//! A morsel is [`ExecOptions::morsel_rows`] consecutive fact rows. Its first step unpacks
+//! one column and tests every id, producing a selection vector (row offsets) and the
+//! rows' partial group ids; each later step reads only the selected rows — by unpacking
+//! the morsel again when many are left, by random gets when few are — and compacts the
+//! selection. Aggregates decode the surviving rows' ids through the column dictionaries.
+
+mod aggregate;
+mod layout;
+mod probe;
+mod views;
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use pmolap_tier::{pin, Pinning, RegionOptions};
+use serde::{Deserialize, Serialize};
+
+use self::aggregate::{merge, result_rows, Acc};
+use self::probe::{run_morsel, Scratch};
+use self::views::{group_views, replicate_filters, GroupView};
+use crate::error::{Error, Result};
+use crate::plan::{OutValue, Plan, DENSE_GROUPS_MAX};
+
+pub use self::layout::{Layout, StripedFact, ThreadGroup};
+
+/// Execution switches.
+#[derive(Debug, Clone)]
+pub struct ExecOptions {
+    /// Worker threads (0: one per online CPU).
+    pub threads: usize,
+    pub pin: Pinning,
+    /// Fact partitions on each NUMA node's memory, read only by that node's threads.
+    pub stripe: bool,
+    /// Join filters copied onto each NUMA node's memory.
+    pub replicate_dims: bool,
+    /// Rows per morsel (a multiple of 64).
+    pub morsel_rows: usize,
+    /// Largest group domain aggregated in dense per-thread arrays; larger ones use hash
+    /// tables.
+    pub dense_groups_max: u64,
+    /// Test hook: treat these nodes as the machine's CPU nodes (repeats allowed), so the
+    /// striped and replicated paths run on a one-node machine. `None`: the topology's.
+    pub nodes_override: Option<Vec<u32>>,
+    /// Allow far more threads than CPUs (more than [`OVERSUBSCRIBE_FACTOR`] per CPU).
+    pub oversubscribe: bool,
+}
+
+/// Threads per logical CPU allowed without [`ExecOptions::oversubscribe`].
+pub const OVERSUBSCRIBE_FACTOR: usize = 4;
+/// The largest morsel: per-thread scratch buffers are sized by it.
+pub const MAX_MORSEL_ROWS: usize = 1 << 24;
+
+impl Default for ExecOptions {
+    fn default() -> Self {
+        ExecOptions {
+            threads: 0,
+            pin: Pinning::Cores,
+            stripe: true,
+            replicate_dims: true,
+            morsel_rows: 16 * 1024,
+            dense_groups_max: DENSE_GROUPS_MAX,
+            nodes_override: None,
+            oversubscribe: false,
+        }
+    }
+}
+
+/// What one execution did.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ExecStats {
+    pub probe_ms: f64,
+    pub morsels: usize,
+    /// Fact rows surviving every step.
+    pub rows_qualifying: u64,
+    pub groups: usize,
+    /// Bytes of join filters copied per node (replication), this run.
+    pub replicated_bytes: u64,
+}
+
+/// What one worker thread returns: its accumulator, qualifying rows and morsels.
+type WorkerResult = Result<(Acc, u64, usize)>;
+
+/// Runs `plan` with `layout`: returns the result rows (ordered and limited as the query
+/// says) and what the run did.
+pub fn execute(
+    plan: &Plan<'_>,
+    layout: &Layout,
+    striped: &StripedFact,
+    opts: &ExecOptions,
+    region: &RegionOptions,
+) -> Result<(Vec<Vec<OutValue>>, ExecStats)> {
+    let t0 = Instant::now();
+    let m = opts.morsel_rows;
+    if m == 0 || !m.is_multiple_of(64) {
+        return Err(Error::Options(format!(
+            "morsel size {m} rows is not a positive multiple of 64"
+        )));
+    }
+    let (replicas, replicated_bytes) = replicate_filters(plan, layout, region)?;
+    let views = group_views(plan, layout, striped, &replicas);
+    let results = run_workers(plan, layout, &views, m, opts.dense_groups_max);
+    let (total, qualifying, morsels) = merge(results, plan.aggs.len())?;
+    let groups = total.len();
+    let out = result_rows(plan, total);
+    Ok((
+        out,
+        ExecStats {
+            probe_ms: t0.elapsed().as_secs_f64() * 1e3,
+            morsels,
+            rows_qualifying: qualifying,
+            groups,
+            replicated_bytes,
+        },
+    ))
+}
+
+/// Starts one worker per CPU set of every thread group (morsels of `m` rows) and returns
+/// what each returned; a thread that could not be started ends the list with its error.
+fn run_workers(
+    plan: &Plan<'_>,
+    layout: &Layout,
+    views: &[GroupView<'_>],
+    m: usize,
+    dense_max: u64,
+) -> Vec<WorkerResult> {
+    let rows = plan.fact_rows;
+    let shared = AtomicUsize::new(0);
+    let own: Vec<AtomicUsize> = layout.groups.iter().map(|_| AtomicUsize::new(0)).collect();
+    std::thread::scope(|scope| {
+        let mut handles = Vec::new();
+        let mut spawn_error: Option<std::io::Error> = None;
+        for (gi, g) in layout.groups.iter().enumerate() {
+            let range = g.rows.clone().unwrap_or(0..rows);
+            let counter = if g.rows.is_some() { &own[gi] } else { &shared };
+            let (cols, steps) = &views[gi];
+            for cpus in &g.cpus {
+                if spawn_error.is_some() {
+                    break;
+                }
+                let range = range.clone();
+                let worker = std::thread::Builder::new().spawn_scoped(scope, move || {
+                    pin::pin_current_thread(cpus)?;
+                    Ok(probe_rows(plan, cols, steps, counter, range, m, dense_max))
+                });
+                match worker {
+                    Ok(h) => handles.push(h),
+                    Err(e) => spawn_error = Some(e),
+                }
+            }
+        }
+        let mut results: Vec<WorkerResult> = handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(Error::Options("a worker thread panicked".into())))
+            })
+            .collect();
+        if let Some(e) = spawn_error {
+            results.push(Err(Error::Options(format!(
+                "cannot start worker thread {} of {}: {e}",
+                results.len() + 1,
+                layout.threads
+            ))));
+        }
+        results
+    })
+}
+
+/// One worker's loop: claims morsels of `range` from `counter` until none are left.
+/// Returns its accumulator, qualifying rows and morsels.
+fn probe_rows(
+    plan: &Plan<'_>,
+    cols: &[probe::ColRef<'_>],
+    steps: &[probe::StepRef<'_>],
+    counter: &AtomicUsize,
+    range: Range<usize>,
+    m: usize,
+    dense_max: u64,
+) -> (Acc, u64, usize) {
+    let mut acc = Acc::new(plan.group_domain, plan.aggs.len(), dense_max);
+    let mut s = Scratch::new(m);
+    let (mut qualifying, mut morsels) = (0u64, 0usize);
+    if plan.never {
+        return (acc, 0, 0);
+    }
+    loop {
+        let i = counter.fetch_add(1, Ordering::Relaxed);
+        let start = range.start.saturating_add(i.saturating_mul(m));
+        if start >= range.end {
+            break;
+        }
+        let n = m.min(range.end - start);
+        qualifying += run_morsel(plan, cols, steps, start, n, &mut s, &mut acc);
+        morsels += 1;
+    }
+    (acc, qualifying, morsels)
+}

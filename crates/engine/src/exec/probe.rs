@@ -1,0 +1,256 @@
+//! The morsel kernels of the probe: a step's test over one morsel's value ids producing
+//! and compacting the selection vector and the rows' group ids, reading a column by
+//! unpacking the morsel or by random gets.
+
+use pmolap_store::bitpack;
+
+use super::aggregate::{accumulate, Acc};
+use crate::plan::{Plan, MISS};
+
+/// A step's test, borrowed from the plan or from a node-local copy.
+#[derive(Clone, Copy)]
+pub(super) enum TestRef<'a> {
+    Range { lo: u32, span: u32 },
+    Bits(&'a [u64]),
+    Lookup(&'a [u32]),
+}
+
+#[derive(Clone, Copy)]
+pub(super) struct StepRef<'a> {
+    pub(super) col: usize,
+    pub(super) test: TestRef<'a>,
+    pub(super) stride: u32,
+}
+
+/// A column as one thread group sees it.
+#[derive(Clone, Copy)]
+pub(super) struct ColRef<'a> {
+    pub(super) words: &'a [u64],
+    pub(super) width: u32,
+    /// Row of `words`' first id.
+    pub(super) base: usize,
+}
+
+/// Per-thread buffers of one morsel.
+pub(super) struct Scratch {
+    pub(super) buf: Vec<u32>,
+    pub(super) sel: Vec<u32>,
+    pub(super) gid: Vec<u32>,
+    pub(super) ids: Vec<u32>,
+    pub(super) vals: Vec<i64>,
+}
+
+impl Scratch {
+    pub(super) fn new(morsel: usize) -> Scratch {
+        Scratch {
+            buf: vec![0; morsel],
+            sel: vec![0; morsel],
+            gid: vec![0; morsel],
+            ids: Vec::with_capacity(morsel),
+            vals: Vec::with_capacity(morsel),
+        }
+    }
+}
+
+/// The first step of a morsel: tests every id, writes the selection vector, and (for a
+/// group-code lookup) the rows' group ids. Returns the count and whether ids were written.
+#[inline(always)]
+fn first_step(
+    ids: &[u32],
+    t: TestRef<'_>,
+    stride: u32,
+    sel: &mut [u32],
+    gid: &mut [u32],
+) -> (usize, bool) {
+    let mut k = 0;
+    match t {
+        TestRef::Range { lo, span } => {
+            for (i, &id) in ids.iter().enumerate() {
+                sel[k] = i as u32;
+                k += usize::from(id.wrapping_sub(lo) <= span);
+            }
+            (k, false)
+        }
+        TestRef::Bits(b) => {
+            for (i, &id) in ids.iter().enumerate() {
+                sel[k] = i as u32;
+                k += (b[id as usize >> 6] >> (id & 63) & 1) as usize;
+            }
+            (k, false)
+        }
+        TestRef::Lookup(l) => {
+            for (i, &id) in ids.iter().enumerate() {
+                let g = l[id as usize];
+                sel[k] = i as u32;
+                gid[k] = g.wrapping_mul(stride);
+                k += usize::from(g != MISS);
+            }
+            (k, true)
+        }
+    }
+}
+
+/// A later step over the `k` selected rows, compacting the selection (and the group ids
+/// when `G`: they exist). A lookup starts the group ids when `!G`.
+#[inline(always)]
+fn next_step<const G: bool>(
+    k: usize,
+    fetch: impl Fn(u32) -> u32,
+    t: TestRef<'_>,
+    stride: u32,
+    sel: &mut [u32],
+    gid: &mut [u32],
+) -> usize {
+    let mut m = 0;
+    match t {
+        TestRef::Range { lo, span } => {
+            for j in 0..k {
+                let r = sel[j];
+                let id = fetch(r);
+                sel[m] = r;
+                if G {
+                    gid[m] = gid[j];
+                }
+                m += usize::from(id.wrapping_sub(lo) <= span);
+            }
+        }
+        TestRef::Bits(b) => {
+            for j in 0..k {
+                let r = sel[j];
+                let id = fetch(r);
+                sel[m] = r;
+                if G {
+                    gid[m] = gid[j];
+                }
+                m += (b[id as usize >> 6] >> (id & 63) & 1) as usize;
+            }
+        }
+        TestRef::Lookup(l) => {
+            for j in 0..k {
+                let r = sel[j];
+                let g = l[fetch(r) as usize];
+                sel[m] = r;
+                let base = if G { gid[j] } else { 0 };
+                gid[m] = base.wrapping_add(g.wrapping_mul(stride));
+                m += usize::from(g != MISS);
+            }
+        }
+    }
+    m
+}
+
+/// Runs one step over the selection, reading the column by unpacking the morsel when
+/// many rows are left and by random gets when few are.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn step<const G: bool>(
+    c: ColRef<'_>,
+    st: &StepRef<'_>,
+    start: usize,
+    n: usize,
+    k: usize,
+    buf: &mut [u32],
+    sel: &mut [u32],
+    gid: &mut [u32],
+) -> usize {
+    let local = start - c.base;
+    if k * 8 >= n {
+        bitpack::unpack(c.words, c.width, local, &mut buf[..n]);
+        let b = &buf[..n];
+        next_step::<G>(k, |r| b[r as usize], st.test, st.stride, sel, gid)
+    } else {
+        next_step::<G>(
+            k,
+            |r| bitpack::get(c.words, c.width, local + r as usize),
+            st.test,
+            st.stride,
+            sel,
+            gid,
+        )
+    }
+}
+
+/// Fetches the ids of the `k` selected rows of morsel `[start, start+n)` into `out`:
+/// an unpack of the morsel when dense, random gets when sparse.
+#[inline(always)]
+pub(super) fn fetch_ids(
+    c: ColRef<'_>,
+    start: usize,
+    n: usize,
+    sel: &[u32],
+    buf: &mut [u32],
+    out: &mut [u32],
+) {
+    let local = start - c.base;
+    if sel.len() * 8 >= n {
+        bitpack::unpack(c.words, c.width, local, &mut buf[..n]);
+        for (o, &r) in out.iter_mut().zip(sel) {
+            *o = buf[r as usize];
+        }
+    } else {
+        for (o, &r) in out.iter_mut().zip(sel) {
+            *o = bitpack::get(c.words, c.width, local + r as usize);
+        }
+    }
+}
+
+/// Runs `steps` over morsel `[start, start+n)` and adds the surviving rows to `acc`;
+/// returns their count.
+pub(super) fn run_morsel(
+    plan: &Plan<'_>,
+    cols: &[ColRef<'_>],
+    steps: &[StepRef<'_>],
+    start: usize,
+    n: usize,
+    s: &mut Scratch,
+    acc: &mut Acc,
+) -> u64 {
+    let (k, has_gid) = select(cols, steps, start, n, s);
+    if k == 0 {
+        return 0;
+    }
+    if !has_gid {
+        s.gid[..k].fill(0);
+    }
+    accumulate(plan, cols, start, n, k, s, acc);
+    k as u64
+}
+
+/// Runs every step over the morsel: the selection vector (and group ids, when a lookup
+/// ran) in `s`; returns the rows left and whether group ids were written.
+#[inline]
+fn select(
+    cols: &[ColRef<'_>],
+    steps: &[StepRef<'_>],
+    start: usize,
+    n: usize,
+    s: &mut Scratch,
+) -> (usize, bool) {
+    let Scratch { buf, sel, gid, .. } = s;
+    let (mut k, mut has_gid) = match steps.first() {
+        None => {
+            for (i, x) in sel[..n].iter_mut().enumerate() {
+                *x = i as u32;
+            }
+            (n, false)
+        }
+        Some(st) => {
+            let c = cols[st.col];
+            bitpack::unpack(c.words, c.width, start - c.base, &mut buf[..n]);
+            first_step(&buf[..n], st.test, st.stride, sel, gid)
+        }
+    };
+    for st in steps.iter().skip(1) {
+        if k == 0 {
+            return (0, has_gid);
+        }
+        let c = cols[st.col];
+        k = if has_gid {
+            step::<true>(c, st, start, n, k, buf, sel, gid)
+        } else {
+            step::<false>(c, st, start, n, k, buf, sel, gid)
+        };
+        has_gid |= matches!(st.test, TestRef::Lookup(_));
+    }
+    (k, has_gid)
+}

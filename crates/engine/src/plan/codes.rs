@@ -1,0 +1,157 @@
+//! Predicates as value-id sets of a sorted dictionary ([`CodeSet`]), the probe tests made
+//! of them, and the sampled selectivity of a test over a fact column.
+
+use pmolap_store::dictionary::Dictionary;
+use pmolap_store::table::Column;
+use pmolap_store::{bitpack, ColumnType};
+
+use super::{FactCol, Test, MISS};
+use crate::error::{Error, Result};
+use crate::query::{Literal, Predicate};
+
+/// First value id `>= x` (`strict`: `> x`) of a sorted dictionary.
+fn bound(dict: &Dictionary, x: &Literal, strict: bool, what: &str) -> Result<u32> {
+    let n = dict.len();
+    let pp = match (dict.ty(), x) {
+        (ColumnType::Int, Literal::Int(v)) => {
+            let ints = dict.ints();
+            ints.partition_point(|e| if strict { e <= v } else { e < v })
+        }
+        (ColumnType::Str, Literal::Str(s)) => {
+            let (mut lo, mut hi) = (0usize, n);
+            while lo < hi {
+                let mid = (lo + hi) / 2;
+                let e = dict.get(mid as u32);
+                let e = e.as_str().unwrap_or_default();
+                let before = if strict {
+                    e <= s.as_str()
+                } else {
+                    e < s.as_str()
+                };
+                if before {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            lo
+        }
+        (ty, lit) => {
+            return Err(Error::Query(format!(
+                "{what} holds {ty} values; {lit} is not one"
+            )))
+        }
+    };
+    Ok(pp as u32)
+}
+
+/// The value ids of `dict` satisfying `p`: a range `[lo, hi)` and optionally a list.
+pub(super) struct CodeSet {
+    lo: u32,
+    hi: u32,
+    list: Option<Vec<u32>>,
+}
+
+impl CodeSet {
+    pub(super) fn of(dict: &Dictionary, p: &Predicate, what: &str) -> Result<CodeSet> {
+        let n = dict.len() as u32;
+        let (mut lo, mut hi) = (0u32, n);
+        let mut narrow = |a: u32, b: u32| {
+            lo = lo.max(a);
+            hi = hi.min(b);
+        };
+        if let Some(x) = &p.eq {
+            narrow(bound(dict, x, false, what)?, bound(dict, x, true, what)?);
+        }
+        if let Some((a, b)) = &p.between {
+            narrow(bound(dict, a, false, what)?, bound(dict, b, true, what)?);
+        }
+        if let Some(x) = &p.lt {
+            narrow(0, bound(dict, x, false, what)?);
+        }
+        if let Some(x) = &p.le {
+            narrow(0, bound(dict, x, true, what)?);
+        }
+        if let Some(x) = &p.gt {
+            narrow(bound(dict, x, true, what)?, n);
+        }
+        if let Some(x) = &p.ge {
+            narrow(bound(dict, x, false, what)?, n);
+        }
+        let list = match &p.one_of {
+            None => None,
+            Some(items) => {
+                let mut l = Vec::new();
+                for x in items {
+                    let (a, b) = (bound(dict, x, false, what)?, bound(dict, x, true, what)?);
+                    if a < b && a >= lo && a < hi {
+                        l.push(a);
+                    }
+                }
+                l.sort_unstable();
+                l.dedup();
+                Some(l)
+            }
+        };
+        Ok(CodeSet { lo, hi, list })
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.lo >= self.hi || self.list.as_ref().is_some_and(Vec::is_empty)
+    }
+
+    pub(super) fn contains(&self, c: u32) -> bool {
+        match &self.list {
+            Some(l) => l.binary_search(&c).is_ok(),
+            None => c >= self.lo && c < self.hi,
+        }
+    }
+
+    pub(super) fn test(&self, dict_len: usize) -> Test {
+        match &self.list {
+            None => Test::Range {
+                lo: self.lo,
+                span: self.hi.wrapping_sub(self.lo).wrapping_sub(1),
+            },
+            Some(l) => {
+                let mut bits = vec![0u64; dict_len.div_ceil(64) + 1];
+                for &c in l {
+                    bits[c as usize >> 6] |= 1 << (c & 63);
+                }
+                Test::Bits(bits)
+            }
+        }
+    }
+}
+
+/// Value ids of every row of a column.
+pub(super) fn all_ids(col: &Column) -> Vec<u32> {
+    let mut v = Vec::with_capacity(col.rows());
+    col.dv.for_each_block(|_, ids| v.extend_from_slice(ids));
+    v
+}
+
+#[inline]
+pub(crate) fn passes(test: &Test, id: u32) -> bool {
+    match test {
+        Test::Range { lo, span } => id.wrapping_sub(*lo) <= *span,
+        Test::Bits(b) => b[id as usize >> 6] >> (id & 63) & 1 != 0,
+        Test::Lookup(l) => l[id as usize] != MISS,
+    }
+}
+
+/// The fraction of fact rows passing `test`, from an even sample of the column.
+pub(super) fn sample_selectivity(col: &FactCol<'_>, rows: usize, test: &Test) -> f64 {
+    const SAMPLES: usize = 4096;
+    if rows == 0 {
+        return 0.0;
+    }
+    let n = SAMPLES.min(rows);
+    let hits = (0..n)
+        .filter(|&i| {
+            let row = (i as u128 * rows as u128 / n as u128) as usize;
+            passes(test, bitpack::get(col.words, col.width, row))
+        })
+        .count();
+    hits as f64 / n as f64
+}

@@ -1,0 +1,252 @@
+//! Joins at plan time: a dimension's predicates and carried attributes evaluated over its
+//! rows (a pass flag and a group code per row), then turned into a join filter and a
+//! group-code lookup keyed by the value id of the fact table's foreign key.
+
+use std::collections::HashMap;
+
+use pmolap_store::table::Column;
+use pmolap_store::{ColumnType, Table};
+
+use super::codes::{all_ids, CodeSet};
+use super::{qerr, GroupSource, JoinReport, OutValue, Planner, Step, Test, MISS};
+use crate::db::Database;
+use crate::error::Result;
+use crate::query::{Join, Query};
+
+/// Group codes of a dimension's rows: the carried tuples numbered densely among the
+/// passing rows ([`MISS`] for the others), and the tuples by code.
+struct GroupCodes {
+    code: Vec<u32>,
+    tuples: Vec<Vec<OutValue>>,
+}
+
+impl Planner<'_, '_> {
+    /// Evaluates join `j`: pushes its filter step and group-code lookup (and group
+    /// source) and reports what was built.
+    pub(super) fn join(&mut self, db: &Database, j: &Join) -> Result<JoinReport> {
+        let query = self.query;
+        let dim = db.table(&j.dim).map_err(|e| qerr(query, e.to_string()))?;
+        let m = dim.rows();
+        let pass = dimension_pass(query, j, dim)?;
+        let carried: Vec<&Column> = j
+            .carry
+            .iter()
+            .map(|c| dim_column(query, j, dim, c))
+            .collect::<Result<_>>()?;
+        let GroupCodes { code, tuples } = group_codes(query, j, &carried, &pass)?;
+        let dim_rows_passing = pass.iter().filter(|&&p| p).count();
+        // The join filter, by value id of the fact foreign key.
+        let fk = self.col(&j.on.0)?;
+        let fk_col = self.fact.column(&j.on.0)?;
+        if fk_col.ty() != ColumnType::Int {
+            return Err(qerr(
+                query,
+                format!("foreign key {}.{} is not an int column", query.fact, j.on.0),
+            ));
+        }
+        let _ = dim_column(query, j, dim, &j.on.1)?;
+        let (index, built) = db.join_index(&j.dim, &j.on.1, j.index)?;
+        let lut: Vec<u32> = fk_col
+            .dict
+            .ints()
+            .iter()
+            .map(|&k| index.get(k).map_or(MISS, |r| code[r as usize]))
+            .collect();
+        let (filter_test, any_hit) = join_filter(&lut);
+        let filter = match (&filter_test, j.carry.is_empty()) {
+            (None, true) => "eliminated",
+            (None, false) => "lookup",
+            (Some(Test::Range { .. }), true) => "range",
+            (Some(Test::Range { .. }), false) => "range + lookup",
+            (Some(_), true) => "bitmap",
+            (Some(_), false) => "bitmap + lookup",
+        };
+        self.never |= !any_hit;
+        let filter_bytes = match &filter_test {
+            Some(Test::Bits(b)) => b.len() * 8,
+            _ => 0,
+        } + if j.carry.is_empty() { 0 } else { lut.len() * 4 };
+        let report = JoinReport {
+            dim: j.dim.clone(),
+            index: index.info(),
+            index_build_ms: built,
+            dim_rows: m,
+            dim_rows_passing,
+            groups: tuples.len(),
+            filter: filter.to_string(),
+            filter_bytes,
+        };
+        self.push_join_steps(j, fk, filter_test, lut, tuples);
+        Ok(report)
+    }
+
+    /// The join's filter step (if it filters) and group-code lookup (if it carries).
+    fn push_join_steps(
+        &mut self,
+        j: &Join,
+        fk: usize,
+        filter_test: Option<Test>,
+        lut: Vec<u32>,
+        tuples: Vec<Vec<OutValue>>,
+    ) {
+        if let Some(test) = filter_test {
+            self.steps.push(Step {
+                what: format!("join {}", j.dim),
+                col: fk,
+                test,
+                stride: 0,
+                selectivity: 0.0,
+                group_only: false,
+            });
+        }
+        if !j.carry.is_empty() {
+            self.steps.push(Step {
+                what: format!("groups of {}", j.dim),
+                col: fk,
+                test: Test::Lookup(lut),
+                stride: 0,
+                selectivity: 0.0,
+                group_only: true,
+            });
+            self.sources.push((
+                GroupSource {
+                    columns: j.carry.clone(),
+                    tuples,
+                    stride: 0,
+                },
+                self.steps.len() as u64 - 1,
+            ));
+        }
+    }
+}
+
+/// Column `name` of dimension `dim` of join `j`.
+fn dim_column<'t>(query: &Query, j: &Join, dim: &'t Table, name: &str) -> Result<&'t Column> {
+    dim.column(name).map_err(|_| {
+        qerr(
+            query,
+            format!(
+                "dimension `{}` has no column `{name}` (have: {})",
+                j.dim,
+                dim.columns()
+                    .iter()
+                    .map(|c| c.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )
+    })
+}
+
+/// Whether each row of `dim` passes every predicate of join `j`.
+fn dimension_pass(query: &Query, j: &Join, dim: &Table) -> Result<Vec<bool>> {
+    let mut pass = vec![true; dim.rows()];
+    for (name, p) in &j.filters {
+        let col = dim_column(query, j, dim, name)?;
+        let set = CodeSet::of(&col.dict, p, &format!("{}.{name}", j.dim))
+            .map_err(|e| qerr(query, e.to_string()))?;
+        for (r, id) in all_ids(col).into_iter().enumerate() {
+            pass[r] &= set.contains(id);
+        }
+    }
+    Ok(pass)
+}
+
+/// Group codes: carried tuples numbered densely among the passing rows.
+fn group_codes(query: &Query, j: &Join, carried: &[&Column], pass: &[bool]) -> Result<GroupCodes> {
+    let carried_ids: Vec<Vec<u32>> = carried.iter().map(|c| all_ids(c)).collect();
+    // A tuple's key: its value ids in mixed radix (dictionary sizes), which fits a u64
+    // for any realistic carry; the map is skipped when nothing is carried.
+    let radix: Vec<u64> = carried.iter().map(|c| c.dict.len().max(1) as u64).collect();
+    if radix
+        .iter()
+        .try_fold(1u64, |acc, &r| acc.checked_mul(r))
+        .is_none()
+    {
+        return Err(qerr(
+            query,
+            format!(
+                "join {}: the carried columns have too many value combinations",
+                j.dim
+            ),
+        ));
+    }
+    let combos: u64 = radix.iter().product();
+    // Tuple key → code: a dense array when the key space is small, else a hash map.
+    let mut dense_of: Vec<u32> = if combos <= 1 << 20 {
+        vec![MISS; combos as usize]
+    } else {
+        Vec::new()
+    };
+    let mut tuple_of: HashMap<u64, u32> = HashMap::new();
+    let mut tuples: Vec<Vec<OutValue>> = Vec::new();
+    let mut code = vec![MISS; pass.len()];
+    for r in 0..pass.len() {
+        if !pass[r] {
+            continue;
+        }
+        if carried.is_empty() {
+            code[r] = 0;
+            continue;
+        }
+        let key = carried_ids
+            .iter()
+            .zip(&radix)
+            .fold(0u64, |k, (ids, &rad)| k * rad + ids[r] as u64);
+        let known = if dense_of.is_empty() {
+            tuple_of.get(&key).copied()
+        } else {
+            Some(dense_of[key as usize]).filter(|&c| c != MISS)
+        };
+        code[r] = match known {
+            Some(c) => c,
+            None => {
+                let next = tuples.len() as u32;
+                tuples.push(
+                    carried_ids
+                        .iter()
+                        .zip(carried)
+                        .map(|(ids, c)| OutValue::from(c.dict.get(ids[r])))
+                        .collect(),
+                );
+                if dense_of.is_empty() {
+                    tuple_of.insert(key, next);
+                } else {
+                    dense_of[key as usize] = next;
+                }
+                next
+            }
+        };
+    }
+    Ok(GroupCodes { code, tuples })
+}
+
+/// The filter test of a join's lookup table (`None`: every fact key passes) and whether
+/// any key passes at all.
+///
+/// A join becomes a filter step (unless every fact key passes) and, when it carries
+/// attributes, a group-code lookup that runs after every filter, on the few rows left:
+/// the filter probes a bit per value id (or a range), not a 32-bit code.
+fn join_filter(lut: &[u32]) -> (Option<Test>, bool) {
+    let hits: Vec<u32> = (0..lut.len() as u32)
+        .filter(|&c| lut[c as usize] != MISS)
+        .collect();
+    let contiguous = hits
+        .first()
+        .zip(hits.last())
+        .is_some_and(|(a, z)| (z - a) as usize + 1 == hits.len());
+    let all_pass = hits.len() == lut.len();
+    let test = if all_pass {
+        None
+    } else if contiguous {
+        let (lo, hi) = (hits[0], hits[hits.len() - 1]);
+        Some(Test::Range { lo, span: hi - lo })
+    } else {
+        let mut bits = vec![0u64; lut.len().div_ceil(64) + 1];
+        for &c in &hits {
+            bits[c as usize >> 6] |= 1 << (c & 63);
+        }
+        Some(Test::Bits(bits))
+    };
+    (test, !hits.is_empty())
+}

@@ -1,0 +1,338 @@
+//! Planning: a [`Query`] bound to a [`Database`]. Every predicate becomes a set of value
+//! ids of its column's sorted dictionary (a code range, or a bitmap for `in`); every
+//! joined dimension becomes a *join filter* keyed by the value id of the fact table's
+//! foreign-key column, holding for each id the dimension row's group code (its carried
+//! attributes, numbered densely among the passing rows) or "no match". The probe then
+//! never touches a dimension: it reads packed fact value ids and small arrays.
+
+mod codes;
+mod join;
+
+use std::time::Instant;
+
+use pmolap_store::{ColumnType, Table, Value};
+use serde::{Deserialize, Serialize};
+
+use self::codes::{sample_selectivity, CodeSet};
+use crate::db::Database;
+use crate::error::{Error, Result};
+use crate::joinindex::JoinIndexInfo;
+use crate::query::{Expr, Op, Query};
+
+/// "No match" in a join filter.
+pub const MISS: u32 = u32::MAX;
+
+/// Largest group domain aggregated in dense per-thread arrays; larger ones use hash tables.
+pub const DENSE_GROUPS_MAX: u64 = 1 << 20;
+
+/// A value of a result row.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum OutValue {
+    Null,
+    Int(i64),
+    Str(String),
+}
+
+impl From<Value<'_>> for OutValue {
+    fn from(v: Value<'_>) -> Self {
+        match v {
+            Value::Int(i) => OutValue::Int(i),
+            Value::Str(s) => OutValue::Str(s.to_string()),
+        }
+    }
+}
+
+/// A fact column the query reads.
+#[derive(Debug)]
+pub struct FactCol<'db> {
+    pub name: String,
+    pub words: &'db [u64],
+    pub width: u32,
+    /// Integer values by value id (empty for a string column).
+    pub ints: &'db [i64],
+}
+
+/// How a step tests a value id.
+#[derive(Debug, Clone)]
+pub enum Test {
+    /// `id - lo <= span` (wrapping): a contiguous set of ids.
+    Range { lo: u32, span: u32 },
+    /// Bit `id` set.
+    Bits(Vec<u64>),
+    /// `lut[id]`: the group code, or [`MISS`].
+    Lookup(Vec<u32>),
+}
+
+/// One probe step over a fact column: a fact predicate or a join filter.
+#[derive(Debug, Clone)]
+pub struct Step {
+    /// What it is, for reports (`lo_discount`, `join part`).
+    pub what: String,
+    /// Index into [`Plan::cols`].
+    pub col: usize,
+    pub test: Test,
+    /// Multiplier of this step's group code in the row's group id.
+    pub stride: u32,
+    /// Estimated fraction of fact rows passing (from a sample of the column).
+    pub selectivity: f64,
+    /// Only fetches group codes (of rows every filter step has passed): runs last.
+    pub group_only: bool,
+}
+
+/// `sum(a)` or `sum(a op b)` over fact columns ([`Plan::cols`] indexes).
+#[derive(Debug, Clone, Copy)]
+pub struct AggPlan {
+    pub a: usize,
+    pub op: Option<(Op, usize)>,
+}
+
+/// A source of group-by columns: a joined dimension's carried attributes or carried fact
+/// columns; `tuples[t]` are the values of tuple code `t`.
+#[derive(Debug, Clone)]
+pub struct GroupSource {
+    pub columns: Vec<String>,
+    pub tuples: Vec<Vec<OutValue>>,
+    pub stride: u32,
+}
+
+/// What planning found out about one join, for reports.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct JoinReport {
+    pub dim: String,
+    pub index: JoinIndexInfo,
+    /// Set when this query built the index (ms); absent when it was cached.
+    pub index_build_ms: Option<f64>,
+    pub dim_rows: usize,
+    pub dim_rows_passing: usize,
+    pub groups: usize,
+    /// The filter — `bitmap` (a bit per fact value id), `range` (contiguous value ids) or
+    /// none (every key passes) — and `lookup` when group codes are carried; `eliminated`
+    /// when the join neither filters nor carries
+    /// (every fact key passes and nothing is carried).
+    pub filter: String,
+    pub filter_bytes: usize,
+}
+
+/// A query bound to a database, ready to execute.
+#[derive(Debug)]
+pub struct Plan<'db> {
+    pub query: Query,
+    pub fact_rows: usize,
+    pub cols: Vec<FactCol<'db>>,
+    /// In execution order (most selective first).
+    pub steps: Vec<Step>,
+    pub aggs: Vec<AggPlan>,
+    pub groups: Vec<GroupSource>,
+    /// Product of the group domains.
+    pub group_domain: u64,
+    /// A predicate no value satisfies: the result is empty without a scan.
+    pub never: bool,
+    pub joins: Vec<JoinReport>,
+    pub plan_ms: f64,
+}
+
+impl Plan<'_> {
+    /// Bytes of packed fact data the probe reads (every fact column used, whole).
+    pub fn fact_bytes(&self) -> u64 {
+        self.cols.iter().map(|c| c.words.len() as u64 * 8).sum()
+    }
+}
+
+fn qerr(q: &Query, m: String) -> Error {
+    Error::Query(format!("query {}: {m}", q.label()))
+}
+
+/// A plan under construction: the fact columns bound so far, the probe steps and the
+/// group sources (each with the index of the step producing its codes).
+struct Planner<'q, 'db> {
+    query: &'q Query,
+    fact: &'db Table,
+    cols: Vec<FactCol<'db>>,
+    steps: Vec<Step>,
+    /// A predicate no value satisfies.
+    never: bool,
+    sources: Vec<(GroupSource, u64)>,
+}
+
+/// Binds `query` to `db`.
+pub fn plan<'db>(db: &'db Database, query: &Query) -> Result<Plan<'db>> {
+    let t0 = Instant::now();
+    query.validate()?;
+    let fact = db.table(&query.fact)?;
+    let fact_rows = fact.rows();
+    let mut p = Planner {
+        query,
+        fact,
+        cols: Vec::new(),
+        steps: Vec::new(),
+        never: false,
+        sources: Vec::new(),
+    };
+    p.fact_predicates()?;
+    p.carried_fact_columns()?;
+    let mut joins = Vec::new();
+    for j in &query.joins {
+        joins.push(p.join(db, j)?);
+    }
+    let group_domain = p.group_strides()?;
+    let aggs = p.aggregates()?;
+    p.order_steps(fact_rows);
+    Ok(Plan {
+        query: query.clone(),
+        fact_rows,
+        cols: p.cols,
+        steps: p.steps,
+        aggs,
+        groups: p.sources.into_iter().map(|(s, _)| s).collect(),
+        group_domain,
+        never: p.never,
+        joins,
+        plan_ms: t0.elapsed().as_secs_f64() * 1e3,
+    })
+}
+
+impl<'db> Planner<'_, 'db> {
+    /// The index of fact column `name` in [`Plan::cols`], binding it on first use.
+    fn col(&mut self, name: &str) -> Result<usize> {
+        if let Some(i) = self.cols.iter().position(|c| c.name == name) {
+            return Ok(i);
+        }
+        let q = self.query;
+        let c = self.fact.column(name).map_err(|_| {
+            qerr(
+                q,
+                format!(
+                    "fact table `{}` has no column `{name}` (have: {})",
+                    q.fact,
+                    self.fact
+                        .columns()
+                        .iter()
+                        .map(|c| c.name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+        })?;
+        self.cols.push(FactCol {
+            name: name.to_string(),
+            words: c.dv.words(),
+            width: c.dv.width(),
+            ints: c.dict.ints(),
+        });
+        Ok(self.cols.len() - 1)
+    }
+
+    /// Fact predicates: value-id sets of the fact columns.
+    fn fact_predicates(&mut self) -> Result<()> {
+        let (query, fact) = (self.query, self.fact);
+        for (name, p) in &query.filters {
+            let ci = self.col(name)?;
+            let col = fact.column(name)?;
+            let set = CodeSet::of(&col.dict, p, &format!("{}.{name}", query.fact))
+                .map_err(|e| qerr(query, e.to_string()))?;
+            self.never |= set.is_empty();
+            self.steps.push(Step {
+                what: name.clone(),
+                col: ci,
+                test: set.test(col.dict.len()),
+                stride: 0,
+                selectivity: 0.0,
+                group_only: false,
+            });
+        }
+        Ok(())
+    }
+
+    /// Carried fact columns: the value id is the group code.
+    fn carried_fact_columns(&mut self) -> Result<()> {
+        let (query, fact) = (self.query, self.fact);
+        for name in &query.carry {
+            let ci = self.col(name)?;
+            let col = fact.column(name)?;
+            let n = col.dict.len();
+            self.steps.push(Step {
+                what: format!("group by {name}"),
+                col: ci,
+                test: Test::Lookup((0..n as u32).collect()),
+                stride: 0,
+                selectivity: 0.0,
+                group_only: true,
+            });
+            let tuples = (0..n as u32)
+                .map(|c| vec![OutValue::from(col.dict.get(c))])
+                .collect();
+            self.sources.push((
+                GroupSource {
+                    columns: vec![name.clone()],
+                    tuples,
+                    stride: 0,
+                },
+                self.steps.len() as u64 - 1,
+            ));
+        }
+        Ok(())
+    }
+
+    /// Mixed-radix group ids: source s has stride Π domains before it. Returns the
+    /// product of the group domains.
+    fn group_strides(&mut self) -> Result<u64> {
+        let query = self.query;
+        let mut domain: u64 = 1;
+        for (src, step) in &mut self.sources {
+            src.stride = u32::try_from(domain)
+                .map_err(|_| qerr(query, "the group-by domain exceeds 2^32 groups".into()))?;
+            self.steps[*step as usize].stride = src.stride;
+            domain = domain.saturating_mul(src.tuples.len().max(1) as u64);
+        }
+        if domain > u32::MAX as u64 {
+            return Err(qerr(
+                query,
+                format!("the group-by domain ({domain} groups) exceeds 2^32"),
+            ));
+        }
+        Ok(domain)
+    }
+
+    /// The aggregates, over bound int fact columns.
+    fn aggregates(&mut self) -> Result<Vec<AggPlan>> {
+        let (query, fact) = (self.query, self.fact);
+        let mut aggs = Vec::new();
+        for a in &query.aggregates {
+            let mut int_col = |c: &str| -> Result<usize> {
+                if fact.column(c).is_ok_and(|col| col.ty() != ColumnType::Int) {
+                    return Err(qerr(
+                        query,
+                        format!("aggregate `{}` sums the string column `{c}`", a.name),
+                    ));
+                }
+                self.col(c)
+            };
+            let plan = match &a.sum {
+                Expr::Col(c) => AggPlan {
+                    a: int_col(c)?,
+                    op: None,
+                },
+                Expr::Bin(x, op, y) => AggPlan {
+                    a: int_col(x)?,
+                    op: Some((*op, int_col(y)?)),
+                },
+            };
+            aggs.push(plan);
+        }
+        Ok(aggs)
+    }
+
+    /// Order: filters most selective first (by a sample of `fact_rows`), then the
+    /// group-code lookups.
+    fn order_steps(&mut self, fact_rows: usize) {
+        for s in &mut self.steps {
+            s.selectivity = sample_selectivity(&self.cols[s.col], fact_rows, &s.test);
+        }
+        self.steps.sort_by(|x, y| {
+            (x.group_only, x.selectivity)
+                .partial_cmp(&(y.group_only, y.selectivity))
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+    }
+}

@@ -1,0 +1,80 @@
+//! The placement crate's error type: one variant per way loading, modelling or solving
+//! can fail. Every message is one line; file errors name the file and the item at fault.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong in the placement advisor.
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Reading or writing a workload, profile or placement file failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// A file that is not valid JSON for its document type.
+    #[error("{}: {message}", path.display())]
+    Json { path: PathBuf, message: String },
+
+    /// A document (workload, profile, placement) with an invalid item. `file` is the
+    /// file name, or `<memory>` for a document built in code.
+    #[error("{file}: {item}: {problem}")]
+    Invalid {
+        file: String,
+        item: String,
+        problem: String,
+    },
+
+    /// A profile made for another version of the store's format than the workload's.
+    #[error(
+        "{file}: profile `{tier}` is for store format version {profile_version}, the workload is from version {workload_version}"
+    )]
+    VersionMismatch {
+        file: String,
+        tier: String,
+        profile_version: u32,
+        workload_version: u32,
+    },
+
+    /// The model needs a cost the profile does not have (an access type with counts on
+    /// a structure variant the profile never measured).
+    #[error("profile `{tier}` has no cost for {key}, needed by {structure} ({count} accesses)")]
+    MissingCost {
+        tier: String,
+        key: String,
+        structure: String,
+        count: u64,
+    },
+
+    /// A budget, target or capacity no placement can meet.
+    #[error("infeasible: {0}")]
+    Infeasible(String),
+
+    /// An argument outside its domain (a negative budget, a target above 1, ...).
+    #[error("{0}")]
+    Argument(String),
+
+    /// The MIP solver failed or could not prove optimality.
+    #[error("MIP solver: {0}")]
+    Solver(String),
+}
+
+impl Error {
+    pub(crate) fn invalid(
+        file: impl Into<String>,
+        item: impl Into<String>,
+        problem: impl Into<String>,
+    ) -> Self {
+        Error::Invalid {
+            file: file.into(),
+            item: item.into(),
+            problem: problem.into(),
+        }
+    }
+}
+
+/// The crate's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,59 @@
+//! Reading and writing the crate's JSON documents with errors that name the file.
+
+use std::path::Path;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+
+/// Reads `path` as a JSON document of type `T`; a syntax or shape error names the file
+/// and the line and column.
+pub(crate) fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    serde_json::from_str(&text).map_err(|e| Error::Json {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
+}
+
+/// Writes `value` to `path` as pretty JSON with a final newline.
+pub(crate) fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
+    let mut text = serde_json::to_string_pretty(value).map_err(|e| Error::Json {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    text.push('\n');
+    std::fs::write(path, text).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Checks a document's `format` and `version` header fields.
+pub(crate) fn check_header(
+    file: &str,
+    format: &str,
+    version: u32,
+    want_format: &str,
+    want_version: u32,
+) -> Result<()> {
+    if format != want_format {
+        return Err(Error::invalid(
+            file,
+            "format",
+            format!("`{format}`, expected `{want_format}`"),
+        ));
+    }
+    if version != want_version {
+        return Err(Error::invalid(
+            file,
+            "version",
+            format!("{version}, this build reads version {want_version}"),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,29 @@
+//! pmolap's placement advisor, after the placement paper
+//! (`placement-cost-model-pvldb22`): tier access-cost [`Profile`]s (the paper's Table 2
+//! built in, or measured here), the slowdown [`Model`] of Eq. 2–6 over a [`Workload`]'s
+//! per-structure access counters, and placement solving — the exact Pareto front for
+//! two tiers, and a MIP for three or more tiers with capacities — written as
+//! [`PlacementFile`]s. `docs/placement.md` describes the model, the solvers and the
+//! JSON formats.
+
+#![forbid(unsafe_code)]
+
+pub mod error;
+mod files;
+pub mod model;
+pub mod placement;
+pub mod profile;
+pub mod scenarios;
+pub mod solve;
+pub mod workload;
+
+pub use error::{Error, Result};
+pub use model::{Assignment, Model, ModelOptions, Prediction, TierShare};
+pub use placement::PlacementFile;
+pub use profile::{Access, CostEntry, Profile, Source, Variant, BUILTIN_PROFILES, REFERENCE_TIER};
+pub use scenarios::{scenarios, Scenario, BUDGETS, TARGETS};
+pub use solve::{
+    pareto_front, solve_budget, solve_target, solve_tiers, FrontPoint, Granularity, Objective,
+    ParetoFront, Solution, TierProblem, TwoTierProblem,
+};
+pub use workload::{Encoding, StoreTable, StructureLoad, Workload};

@@ -1,0 +1,344 @@
+//! The two-tier solver: the exact Pareto front of (bytes on the slow tier ↑, extra time
+//! `t` ↓) over all placements, by the Nemhauser–Ullmann (1969) list algorithm, and
+//! budget and target mode read off it.
+//!
+//! Why it is exact. Let `P_k` be the Pareto-optimal (bytes, cost) points over subsets
+//! of the first `k` items (items: the structures, columns or tables that move as one).
+//! If subset `S` of items `1..=k` is Pareto-optimal, then `S \ {k}` is Pareto-optimal
+//! among subsets of `1..k` — otherwise the subset dominating it, plus item `k` when `S`
+//! has it, would dominate `S` (costs and bytes are additive). Hence
+//! `P_k ⊆ P_{k-1} ∪ (P_{k-1} + item_k)`, and filtering the merged lists of the two
+//! (both sorted by cost) for dominated points gives exactly `P_k`. Costs are integer ps
+//! and bytes integers, so every comparison is exact; the result is the complete front,
+//! one representative placement per distinct (bytes, cost) point.
+//!
+//! Why the modes are answered exactly by the front. Budget mode: an optimal placement
+//! `S` (most bytes with cost <= B) is either on the front or dominated by a front point
+//! `F` with bytes(F) >= bytes(S) and cost(F) <= cost(S) <= B, so `F` is optimal too; the
+//! last front point with cost <= B is therefore optimal (and the cheapest such). Target
+//! mode is symmetric: the first front point with bytes >= target. (This needs no upper
+//! bound on the slow tier's bytes; with capacities use [`crate::solve::mip`].)
+//!
+//! Items of zero cost and positive size are on the slow tier in every front point (they
+//! add bytes for free) and items of zero size stay on DRAM; neither enters the lists.
+//! Greedy orders by cost per byte give only the front's convex hull, not the front.
+
+use crate::error::{Error, Result};
+use crate::model::{Assignment, Model};
+use crate::profile::Profile;
+use crate::solve::{budget_ps, groups, target_bytes, to_ps, Granularity, Solution};
+use crate::workload::Workload;
+
+/// One unit that moves as a whole: its structures (workload indices), total bytes, and
+/// total extra cost on the slow tier in ps (sum of its structures' rounded costs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Item {
+    pub structures: Vec<usize>,
+    pub bytes: u64,
+    pub cost_ps: u64,
+}
+
+/// A two-tier placement problem: DRAM and one slow tier without a capacity limit.
+#[derive(Debug, Clone)]
+pub struct TwoTierProblem {
+    items: Vec<Item>,
+    n_structures: usize,
+    total_bytes: u64,
+    t_dram_ns: f64,
+}
+
+impl TwoTierProblem {
+    /// The items of `w` at granularity `g`, each with its bytes and its cost on
+    /// `profile`'s tier under `model`.
+    pub fn new(w: &Workload, model: &Model, profile: &Profile, g: Granularity) -> Result<Self> {
+        let costs = model.costs(w, profile)?;
+        let ps = costs
+            .iter()
+            .zip(&w.structures)
+            .map(|(&c, s)| to_ps(&s.id(), c))
+            .collect::<Result<Vec<u64>>>()?;
+        let items: Vec<Item> = groups(w, g)
+            .into_iter()
+            .map(|structures| Item {
+                bytes: structures.iter().map(|&i| w.structures[i].bytes).sum(),
+                cost_ps: structures.iter().map(|&i| ps[i]).sum(),
+                structures,
+            })
+            .collect();
+        let total: u128 = ps.iter().map(|&p| p as u128).sum();
+        if total >= (u64::MAX / 2) as u128 {
+            return Err(Error::Argument(format!(
+                "the workload's total extra cost ({} ns) is too large to solve in whole ps",
+                total / 1000
+            )));
+        }
+        Ok(TwoTierProblem {
+            items,
+            n_structures: w.structures.len(),
+            total_bytes: w.total_bytes(),
+            t_dram_ns: w.t_dram_ns,
+        })
+    }
+
+    /// The units that move as a whole, in workload order of first structure.
+    pub fn items(&self) -> &[Item] {
+        &self.items
+    }
+
+    pub fn total_bytes(&self) -> u64 {
+        self.total_bytes
+    }
+
+    pub fn t_dram_ns(&self) -> f64 {
+        self.t_dram_ns
+    }
+}
+
+/// One point of the front: bytes on the slow tier and the extra cost in ps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FrontPoint {
+    pub bytes: u64,
+    pub cost_ps: u64,
+}
+
+impl FrontPoint {
+    /// The extra CPU time in ns.
+    pub fn t_ns(&self) -> f64 {
+        self.cost_ps as f64 / 1000.0
+    }
+}
+
+/// The complete Pareto front of a [`TwoTierProblem`], sorted by bytes (and cost)
+/// ascending, from all-DRAM (cost 0) to everything on the slow tier, with a placement
+/// for every point.
+#[derive(Debug, Clone)]
+pub struct ParetoFront {
+    points: Vec<FrontPoint>,
+    /// Items on the slow tier in every point (zero cost).
+    forced: Vec<usize>,
+    /// The items the lists were built from, in processing order.
+    order: Vec<usize>,
+    /// Per processed item, per point of its list: `parent << 1 | took`.
+    trace: Vec<u32>,
+    /// Start of each processed item's list in `trace`.
+    offsets: Vec<usize>,
+    item_structures: Vec<Vec<usize>>,
+    n_structures: usize,
+    total_bytes: u64,
+    t_dram_ns: f64,
+}
+
+/// Computes the exact Pareto front of `p` in one pass.
+pub fn pareto_front(p: &TwoTierProblem) -> Result<ParetoFront> {
+    let mut forced = Vec::new();
+    let mut order = Vec::new();
+    let mut base = 0u64;
+    for (i, it) in p.items.iter().enumerate() {
+        if it.bytes == 0 {
+            continue;
+        }
+        if it.cost_ps == 0 {
+            forced.push(i);
+            base += it.bytes;
+        } else {
+            order.push(i);
+        }
+    }
+    // Any order is exact. Smallest items first keeps the intermediate lists short:
+    // subsets of small items span few distinct byte totals (on the SSB-shaped bench,
+    // 5.6 M list entries in all against 27 M for cheapest-cost-per-byte first and 18 M
+    // for largest first; examples/solve_bench.rs).
+    order.sort_by_key(|&i| (p.items[i].bytes, i));
+    let mut cur = Lists {
+        bytes: vec![base],
+        cost: vec![0],
+        len: 1,
+    };
+    let mut next = Lists::default();
+    let mut scratch = Vec::new();
+    let mut trace = Vec::new();
+    let mut offsets = Vec::with_capacity(order.len());
+    for &k in &order {
+        let (w, c) = (p.items[k].bytes, p.items[k].cost_ps);
+        if 2 * cur.len >= (u32::MAX >> 1) as usize {
+            return Err(Error::Argument(format!(
+                "the Pareto front grew past {} points",
+                u32::MAX >> 2
+            )));
+        }
+        offsets.push(trace.len());
+        merge(&cur, w, c, &mut next, &mut scratch);
+        trace.extend_from_slice(&scratch[..next.len]);
+        std::mem::swap(&mut cur, &mut next);
+    }
+    Ok(ParetoFront {
+        points: cur.bytes[..cur.len]
+            .iter()
+            .zip(&cur.cost[..cur.len])
+            .map(|(&bytes, &cost_ps)| FrontPoint { bytes, cost_ps })
+            .collect(),
+        forced,
+        order,
+        trace,
+        offsets,
+        item_structures: p.items.iter().map(|i| i.structures.clone()).collect(),
+        n_structures: p.n_structures,
+        total_bytes: p.total_bytes,
+        t_dram_ns: p.t_dram_ns,
+    })
+}
+
+/// A staircase of points in reusable buffers: the first `len` entries are valid.
+#[derive(Default)]
+struct Lists {
+    bytes: Vec<u64>,
+    cost: Vec<u64>,
+    len: usize,
+}
+
+/// Grows `v` to at least `n` entries (contents beyond what is written are stale).
+fn ensure<T: Copy + Default>(v: &mut Vec<T>, n: usize) {
+    if v.len() < n {
+        v.resize(n, T::default());
+    }
+}
+
+/// One Nemhauser–Ullmann step: merges the staircase `cur` (cost and bytes strictly
+/// ascending, first point of cost 0) with itself shifted by the item `(w, c)` (`c > 0`)
+/// into `next`, keeping the non-dominated points; `scratch[..next.len]` gets each kept
+/// point's `parent << 1 | took`.
+///
+/// The loop is branch-free: every candidate is written and the length advances only
+/// when the candidate has more bytes than every point kept before it (candidates come
+/// by cost ascending, so that is exactly "not dominated").
+fn merge(cur: &Lists, w: u64, c: u64, next: &mut Lists, scratch: &mut Vec<u32>) {
+    let n = cur.len;
+    let (pb, pc) = (&cur.bytes[..n], &cur.cost[..n]);
+    ensure(&mut next.bytes, 2 * n);
+    ensure(&mut next.cost, 2 * n);
+    ensure(scratch, 2 * n);
+    let (nbs, ncs, tr) = (&mut next.bytes[..], &mut next.cost[..], &mut scratch[..]);
+    // The all-reference point (cost 0) is always first and kept.
+    nbs[0] = pb[0];
+    ncs[0] = pc[0];
+    tr[0] = 0;
+    let (mut i, mut j, mut len, mut last) = (1usize, 0usize, 1usize, pb[0]);
+    while i < n && j < n {
+        let (bi, ci) = (pb[i], pc[i]);
+        let (bj, cj) = (pb[j] + w, pc[j] + c);
+        // By cost ascending; on equal cost larger bytes first; on a full tie the point
+        // without the item.
+        let from_i = ci < cj || (ci == cj && bi >= bj);
+        let (b, cost, code) = if from_i {
+            (bi, ci, (i as u32) << 1)
+        } else {
+            (bj, cj, (j as u32) << 1 | 1)
+        };
+        i += from_i as usize;
+        j += !from_i as usize;
+        nbs[len] = b;
+        ncs[len] = cost;
+        tr[len] = code;
+        len += (b > last) as usize;
+        last = last.max(b);
+    }
+    // Left-over unshifted points are dominated by the last shifted point (more bytes,
+    // and it came first by cost); left-over shifted points are kept once they pass
+    // `last`, and then all of them (bytes ascending).
+    while j < n {
+        let b = pb[j] + w;
+        nbs[len] = b;
+        ncs[len] = pc[j] + c;
+        tr[len] = (j as u32) << 1 | 1;
+        len += (b > last) as usize;
+        last = last.max(b);
+        j += 1;
+    }
+    next.len = len;
+}
+
+impl ParetoFront {
+    /// The points, bytes and cost strictly ascending.
+    pub fn points(&self) -> &[FrontPoint] {
+        &self.points
+    }
+
+    /// The items on the slow tier at point `i`, ascending.
+    pub fn items_on_slow(&self, i: usize) -> Vec<usize> {
+        let mut out = self.forced.clone();
+        let mut idx = i;
+        for s in (0..self.order.len()).rev() {
+            let code = self.trace[self.offsets[s] + idx];
+            if code & 1 == 1 {
+                out.push(self.order[s]);
+            }
+            idx = (code >> 1) as usize;
+        }
+        out.sort_unstable();
+        out
+    }
+
+    /// The placement of point `i` (tier 1 = the slow tier).
+    pub fn assignment(&self, i: usize) -> Assignment {
+        let mut a = Assignment::all(self.n_structures, 0);
+        for k in self.items_on_slow(i) {
+            for &s in &self.item_structures[k] {
+                a.tier[s] = 1;
+            }
+        }
+        a
+    }
+
+    /// Point `i` as a [`Solution`].
+    pub fn solution(&self, i: usize) -> Solution {
+        let p = self.points[i];
+        let t_ns = p.t_ns();
+        Solution {
+            assignment: self.assignment(i),
+            bytes_per_tier: vec![self.total_bytes - p.bytes, p.bytes],
+            bytes_moved: p.bytes,
+            t_ns,
+            relative: (self.t_dram_ns + t_ns) / self.t_dram_ns,
+        }
+    }
+
+    /// Budget mode: the point with the most bytes on the slow tier whose extra time is
+    /// at most `budget · T_DRAM` (0.1 = 10 % more CPU time).
+    pub fn budget_index(&self, budget: f64) -> Result<usize> {
+        let b = budget_ps(budget, self.t_dram_ns)?;
+        // Point 0 costs 0, so at least one point fits.
+        Ok(self.points.partition_point(|p| p.cost_ps <= b) - 1)
+    }
+
+    /// Target mode: the point with the least extra time that has at least
+    /// `target · total bytes` on the slow tier.
+    pub fn target_index(&self, target: f64) -> Result<usize> {
+        let need = target_bytes(target, self.total_bytes)?;
+        let i = self.points.partition_point(|p| p.bytes < need);
+        if i == self.points.len() {
+            // Only zero-byte items can be missing from the last point, so this cannot
+            // happen for need <= total; kept as a typed error, not a panic.
+            return Err(Error::Infeasible(format!(
+                "target {target}: at most {} of {} bytes can move",
+                self.points.last().map_or(0, |p| p.bytes),
+                self.total_bytes
+            )));
+        }
+        Ok(i)
+    }
+}
+
+/// Budget mode on two tiers: most bytes on the slow tier with `t <= budget · T_DRAM`.
+pub fn solve_budget(p: &TwoTierProblem, budget: f64) -> Result<Solution> {
+    budget_ps(budget, p.t_dram_ns)?;
+    let f = pareto_front(p)?;
+    Ok(f.solution(f.budget_index(budget)?))
+}
+
+/// Target mode on two tiers: least `t` with at least `target` of the bytes on the slow
+/// tier.
+pub fn solve_target(p: &TwoTierProblem, target: f64) -> Result<Solution> {
+    target_bytes(target, p.total_bytes)?;
+    let f = pareto_front(p)?;
+    Ok(f.solution(f.target_index(target)?))
+}

@@ -1,0 +1,126 @@
+//! Placement solving (§5 of the placement paper): budget mode (most bytes off DRAM with
+//! `t <= b · T_DRAM`) and target mode (least `t` with at least `target` of the bytes off
+//! DRAM), at structure, column or table granularity.
+//!
+//! - Two tiers ([`front`]): the exact Pareto front of (bytes on the slow tier, `t`) by
+//!   the Nemhauser–Ullmann list algorithm, in one pass; both modes are read off it.
+//! - Three or more tiers, or capacities ([`mip`]): a MIP through `good_lp` with its
+//!   pure-Rust solver `microlp`, accepted only when the solver proves optimality.
+//!
+//! Costs are solved in integer picoseconds: each structure's `t_s` (ns) is rounded to
+//! the nearest ps once, and all sums and comparisons after that are exact integer
+//! arithmetic (so "optimal" is exact for the rounded costs; a total differs from the
+//! model's real-valued `t` by at most 0.5 ps per structure).
+
+pub mod front;
+pub mod mip;
+
+use std::collections::HashMap;
+
+use crate::error::{Error, Result};
+use crate::model::Assignment;
+use crate::workload::Workload;
+
+pub use front::{
+    pareto_front, solve_budget, solve_target, FrontPoint, ParetoFront, TwoTierProblem,
+};
+pub use mip::{solve_tiers, Objective, TierProblem};
+
+/// What moves together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Granularity {
+    /// Each dictionary, data vector and inverted index on its own (the paper's default).
+    #[default]
+    Structure,
+    /// All structures of a column together.
+    Column,
+    /// All structures of a table together.
+    Table,
+}
+
+impl std::str::FromStr for Granularity {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "structure" => Ok(Granularity::Structure),
+            "column" => Ok(Granularity::Column),
+            "table" => Ok(Granularity::Table),
+            _ => Err(Error::Argument(format!(
+                "granularity `{s}`: use structure, column or table"
+            ))),
+        }
+    }
+}
+
+/// The structures of `w` grouped by `g`, groups in order of first appearance.
+pub fn groups(w: &Workload, g: Granularity) -> Vec<Vec<usize>> {
+    let mut index: HashMap<(&str, &str), usize> = HashMap::new();
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    for (i, s) in w.structures.iter().enumerate() {
+        let key = match g {
+            Granularity::Structure => {
+                out.push(vec![i]);
+                continue;
+            }
+            Granularity::Column => (s.table.as_str(), s.column.as_str()),
+            Granularity::Table => (s.table.as_str(), ""),
+        };
+        let k = *index.entry(key).or_insert_with(|| {
+            out.push(Vec::new());
+            out.len() - 1
+        });
+        out[k].push(i);
+    }
+    out
+}
+
+/// A ns cost as integer picoseconds (rounded to nearest).
+pub(crate) fn to_ps(what: &str, ns: f64) -> Result<u64> {
+    let ps = (ns * 1000.0).round();
+    if !(ps.is_finite() && ps >= 0.0 && ps < (u64::MAX / 4) as f64) {
+        return Err(Error::Argument(format!(
+            "{what}: cost {ns} ns is not a usable number (negative, not finite, or above 2^62 ps)"
+        )));
+    }
+    Ok(ps as u64)
+}
+
+/// Float noise allowed when turning a budget or target into whole units.
+const REL_EPS: f64 = 1e-12;
+
+/// The largest whole number of ps within budget `b` (fraction of `T_DRAM`).
+pub(crate) fn budget_ps(b: f64, t_dram_ns: f64) -> Result<u64> {
+    if !(b.is_finite() && b >= 0.0) {
+        return Err(Error::Argument(format!(
+            "budget {b} is not a non-negative fraction of T_DRAM (0.1 = 10 % more CPU time)"
+        )));
+    }
+    let x = b * t_dram_ns * 1000.0;
+    Ok((x + x * REL_EPS).floor().min((u64::MAX / 2) as f64) as u64)
+}
+
+/// The smallest whole number of bytes that is at least `target` of `total`.
+pub(crate) fn target_bytes(target: f64, total: u64) -> Result<u64> {
+    if !(0.0..=1.0).contains(&target) {
+        return Err(Error::Argument(format!(
+            "target {target} is not a fraction of the bytes in 0..=1"
+        )));
+    }
+    let x = target * total as f64;
+    Ok(((x - x * REL_EPS).ceil() as u64).min(total))
+}
+
+/// A solved placement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Solution {
+    /// Tier per structure of the workload (0 = reference tier).
+    pub assignment: Assignment,
+    /// Bytes per tier, reference tier first.
+    pub bytes_per_tier: Vec<u64>,
+    /// Bytes off the reference tier.
+    pub bytes_moved: u64,
+    /// The model's extra CPU time, ns (sum of the per-structure costs in whole ps).
+    pub t_ns: f64,
+    /// `(T_DRAM + t) / T_DRAM`.
+    pub relative: f64,
+}

@@ -1,0 +1,273 @@
+//! `Workload`: what the model needs to know about a workload (§4.1 of the placement
+//! paper) — per structure its table, column, kind, memory footprint, the variant that
+//! selects its access costs (value type for dictionaries, encoding and bit width for
+//! data vectors) and its access counters per access type — plus `T_DRAM`, the workload's
+//! CPU time with every structure on the reference tier (DRAM).
+//!
+//! JSON (`docs/placement.md`):
+//!
+//! ```json
+//! { "format": "pmolap-workload", "version": 1, "store_format": 1,
+//!   "t_dram_ns": 2.5e11, "description": "SSB SF 10, 13 queries",
+//!   "structures": [
+//!     { "table": "lineorder", "column": "lo_revenue", "kind": "data_vector",
+//!       "bytes": 245760000, "type": "int", "bit_width": 21,
+//!       "counts": { "scan": 60000000, "lookup": 0, "near_dense": 1200,
+//!                   "medium_dense": 30, "far_dense": 2 } } ] }
+//! ```
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use pmolap_store::{AccessCounts, ColumnCounts, ColumnType, StructureKind, TableInfo};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::files::{check_header, read_json, write_json};
+use crate::profile::{Access, Variant};
+
+/// The `format` field of a workload document.
+pub const WORKLOAD_FORMAT: &str = "pmolap-workload";
+/// The version of the workload document this build reads and writes.
+pub const WORKLOAD_VERSION: u32 = 1;
+
+/// How a data vector's value ids are stored.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Encoding {
+    /// Bit-packed value ids with no further compression: the store's only data-vector
+    /// format, and what the paper's Table 2 calls "uncompressed" (HANA's data vectors are
+    /// bit-packed before any of its compression methods apply).
+    #[default]
+    Uncompressed,
+    /// Run-length encoded (the paper's Table 2 row; not produced by the store today).
+    Rle,
+}
+
+/// One structure of a workload: where it is, how big it is, and how it was accessed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StructureLoad {
+    pub table: String,
+    pub column: String,
+    pub kind: StructureKind,
+    /// Memory footprint in bytes (what moves to another tier).
+    pub bytes: u64,
+    /// The column's value type (selects integer or string dictionary costs).
+    #[serde(rename = "type")]
+    pub value_type: ColumnType,
+    /// Data vectors only: how ids are stored (default `uncompressed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<Encoding>,
+    /// Data vectors only: bits per value id (1..=32); selects width-specific costs
+    /// where a profile has them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bit_width: Option<u32>,
+    /// Logical accesses per access type while the workload ran.
+    pub counts: AccessCounts,
+}
+
+impl StructureLoad {
+    /// `table.column.kind` with the store's short kind names (`dict`, `dv`, `inv`): the
+    /// name placement files and error messages use.
+    pub fn id(&self) -> String {
+        structure_id(&self.table, &self.column, self.kind)
+    }
+
+    /// The profile variant whose costs apply to this structure.
+    pub fn variant(&self) -> Variant {
+        match self.kind {
+            StructureKind::Dictionary => match self.value_type {
+                ColumnType::Int => Variant::Int,
+                ColumnType::Str => Variant::Str,
+            },
+            StructureKind::DataVector => match self.encoding.unwrap_or_default() {
+                Encoding::Uncompressed => Variant::Uncompressed,
+                Encoding::Rle => Variant::Rle,
+            },
+            StructureKind::InvertedIndex => Variant::Any,
+        }
+    }
+
+    /// The counter value of one access type.
+    pub fn count(&self, access: Access) -> u64 {
+        access.count(&self.counts)
+    }
+}
+
+/// `table.column.kind` (kind as `dict`, `dv` or `inv`).
+pub fn structure_id(table: &str, column: &str, kind: StructureKind) -> String {
+    format!("{table}.{column}.{}", kind.short())
+}
+
+/// A workload: its structures with their counters, and its all-DRAM CPU time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Workload {
+    /// Always [`WORKLOAD_FORMAT`].
+    pub format: String,
+    /// Always [`WORKLOAD_VERSION`].
+    pub version: u32,
+    /// The store format version the structures and counters come from
+    /// (`pmolap_store::format::FORMAT_VERSION` of the store that ran the workload).
+    pub store_format: u32,
+    /// CPU time of the workload with every structure on the reference tier, in ns
+    /// (`T_DRAM` of §4.4 and §5.1).
+    pub t_dram_ns: f64,
+    #[serde(default)]
+    pub description: String,
+    pub structures: Vec<StructureLoad>,
+}
+
+/// One table of the store as [`Workload::from_store`] reads it.
+#[derive(Debug, Clone, Copy)]
+pub struct StoreTable<'a> {
+    /// The table's name in the database (e.g. `lineorder`).
+    pub name: &'a str,
+    /// `Table::info()`: structures, their kinds and sizes.
+    pub info: &'a TableInfo,
+    /// `Table::access_counts()` after the workload ran.
+    pub counts: &'a [ColumnCounts],
+}
+
+impl Workload {
+    /// A workload document from its parts, validated.
+    pub fn new(store_format: u32, t_dram_ns: f64, structures: Vec<StructureLoad>) -> Result<Self> {
+        let w = Workload {
+            format: WORKLOAD_FORMAT.into(),
+            version: WORKLOAD_VERSION,
+            store_format,
+            t_dram_ns,
+            description: String::new(),
+            structures,
+        };
+        w.validate("<memory>")?;
+        Ok(w)
+    }
+
+    /// A workload from open store tables and their counters: one structure per
+    /// dictionary, data vector and inverted index, its footprint the size of its
+    /// structure file (header page included: that is the region that moves).
+    pub fn from_store(tables: &[StoreTable<'_>], t_dram_ns: f64) -> Result<Self> {
+        let mut structures = Vec::new();
+        let mut store_format = None;
+        for t in tables {
+            if *store_format.get_or_insert(t.info.format_version) != t.info.format_version {
+                return Err(Error::invalid(
+                    "<store>",
+                    t.name,
+                    format!(
+                        "store format version {} differs from the other tables'",
+                        t.info.format_version
+                    ),
+                ));
+            }
+            for col in &t.info.columns {
+                let counts = t
+                    .counts
+                    .iter()
+                    .find(|c| c.column == col.name)
+                    .ok_or_else(|| {
+                        Error::invalid("<store>", format!("{}.{}", t.name, col.name), "no counters")
+                    })?;
+                for s in &col.structures {
+                    let (c, bit_width) = match s.kind {
+                        StructureKind::Dictionary => (counts.dictionary, None),
+                        StructureKind::DataVector => (counts.data_vector, Some(col.bit_width)),
+                        StructureKind::InvertedIndex => {
+                            (counts.inverted_index.unwrap_or_default(), None)
+                        }
+                    };
+                    structures.push(StructureLoad {
+                        table: t.name.to_string(),
+                        column: col.name.clone(),
+                        kind: s.kind,
+                        bytes: s.info.file_bytes,
+                        value_type: col.ty,
+                        encoding: (s.kind == StructureKind::DataVector)
+                            .then_some(Encoding::Uncompressed),
+                        bit_width,
+                        counts: c,
+                    });
+                }
+            }
+        }
+        let store_format = store_format.unwrap_or(pmolap_store::format::FORMAT_VERSION);
+        Workload::new(store_format, t_dram_ns, structures)
+    }
+
+    /// Loads and validates a workload file.
+    pub fn load(path: &Path) -> Result<Self> {
+        let w: Workload = read_json(path)?;
+        w.validate(&path.display().to_string())?;
+        Ok(w)
+    }
+
+    /// Writes the workload as JSON.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        write_json(path, self)
+    }
+
+    /// Checks the header, `T_DRAM`, names, uniqueness and per-kind fields; `file` names
+    /// the document in errors.
+    pub fn validate(&self, file: &str) -> Result<()> {
+        check_header(
+            file,
+            &self.format,
+            self.version,
+            WORKLOAD_FORMAT,
+            WORKLOAD_VERSION,
+        )?;
+        if !(self.t_dram_ns.is_finite() && self.t_dram_ns > 0.0) {
+            return Err(Error::invalid(
+                file,
+                "t_dram_ns",
+                format!("{} is not a positive number of nanoseconds", self.t_dram_ns),
+            ));
+        }
+        if self.structures.is_empty() {
+            return Err(Error::invalid(file, "structures", "empty"));
+        }
+        let mut seen = BTreeSet::new();
+        for (i, s) in self.structures.iter().enumerate() {
+            let item = format!("structure {i} ({})", s.id());
+            let bad = |p: &str| Error::invalid(file, &item, p);
+            if s.table.is_empty() || s.column.is_empty() {
+                return Err(bad("empty table or column name"));
+            }
+            if s.table.contains('.') {
+                return Err(bad("table names may not contain `.`"));
+            }
+            if !seen.insert((s.table.as_str(), s.column.as_str(), s.kind)) {
+                return Err(bad("appears twice"));
+            }
+            match s.kind {
+                StructureKind::DataVector => {
+                    if let Some(w) = s.bit_width {
+                        if !(1..=32).contains(&w) {
+                            return Err(bad(&format!("bit_width {w} is not in 1..=32")));
+                        }
+                    }
+                }
+                _ => {
+                    if s.encoding.is_some() || s.bit_width.is_some() {
+                        return Err(bad("encoding and bit_width apply to data vectors only"));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Total footprint of all structures.
+    pub fn total_bytes(&self) -> u64 {
+        self.structures.iter().map(|s| s.bytes).sum()
+    }
+
+    /// The index of the structure named `table.column.kind`.
+    pub fn find(&self, table: &str, column: &str, kind: StructureKind) -> Option<usize> {
+        self.structures
+            .iter()
+            .position(|s| s.table == table && s.column == column && s.kind == kind)
+    }
+}
