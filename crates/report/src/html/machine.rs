@@ -5,7 +5,6 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use pmolap_bench::machine::Machine;
-use pmolap_bench::size::format_size;
 use pmolap_demo::{DemoSummary, Status};
 
 use super::{esc, file_name, table_html, Table};
@@ -93,7 +92,7 @@ fn nodes_table(m: &Machine) -> String {
                 vec![
                     n.id.to_string(),
                     n.cpus.len().to_string(),
-                    format_size(n.mem_total),
+                    bytes(n.mem_total),
                     if n.cpu_less { "CPU-less memory (CXL/PMEM)" } else { "CPUs + memory" }.into(),
                     n.distances
                         .iter()
@@ -120,7 +119,7 @@ fn tiers_table(m: &Machine) -> String {
                     t.name.clone(),
                     t.spec.clone(),
                     t.kind.clone(),
-                    if t.capacity == 0 { "?".into() } else { format_size(t.capacity) },
+                    if t.capacity == 0 { "?".into() } else { bytes(t.capacity) },
                     t.numa_node.map_or("–".into(), |n| n.to_string()),
                     t.persistence.clone(),
                     t.notes.join("; "),
@@ -167,6 +166,16 @@ pub(super) fn demo_html(path: &std::path::Path, d: &DemoSummary) -> String {
         if d.partial { super::PARTIAL_BADGE } else { "" },
         table_html(&t)
     )
+}
+
+/// Bytes in GiB (or MiB below 1 GiB), one decimal.
+fn bytes(b: u64) -> String {
+    let gib = b as f64 / f64::from(1u32 << 30);
+    if gib >= 1.0 {
+        format!("{gib:.1} GiB")
+    } else {
+        format!("{:.1} MiB", b as f64 / f64::from(1u32 << 20))
+    }
 }
 
 fn dedup(it: impl Iterator<Item = String>) -> Vec<String> {
