@@ -57,8 +57,14 @@ pub const KINDS: &[(&str, u32)] = &[
     ("membench", membench::results::FORMAT_VERSION),
     ("iobench", iobench::results::FORMAT_VERSION),
     (elfbench::KIND, elfbench::FORMAT_VERSION),
-    (pmolap_bench::ssb::KIND_RUN, pmolap_bench::ssb::FORMAT_VERSION),
-    (pmolap_bench::ssb::KIND_TIERS, pmolap_bench::ssb::FORMAT_VERSION),
+    (
+        pmolap_bench::ssb::KIND_RUN,
+        pmolap_bench::ssb::FORMAT_VERSION,
+    ),
+    (
+        pmolap_bench::ssb::KIND_TIERS,
+        pmolap_bench::ssb::FORMAT_VERSION,
+    ),
     (
         pmolap_bench::ssb::KIND_BREAKDOWN,
         pmolap_bench::ssb::FORMAT_VERSION,

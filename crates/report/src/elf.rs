@@ -10,12 +10,17 @@ use pmolap_bench::size::format_size;
 use pmolap_index::elf::bench::results::BenchReport;
 
 use crate::draw::axis::{count, qps_unit};
-use crate::draw::{capitalized, slug, Bar, BarFigure, Figure, LineFigure, Series, XAxis, MAX_SERIES, SEP};
+use crate::draw::{
+    capitalized, slug, Bar, BarFigure, Figure, LineFigure, Series, XAxis, MAX_SERIES, SEP,
+};
 
 /// Every figure `doc` supports.
 pub(crate) fn figures(doc: &BenchReport) -> Vec<Figure> {
     let ctx = Ctx::new(doc);
-    let mut out: Vec<Figure> = bar_figures(doc, &ctx).into_iter().map(Figure::Bars).collect();
+    let mut out: Vec<Figure> = bar_figures(doc, &ctx)
+        .into_iter()
+        .map(Figure::Bars)
+        .collect();
     out.extend(line_figures(doc, &ctx));
     out
 }
@@ -187,12 +192,18 @@ fn line_figures(doc: &BenchReport, ctx: &Ctx) -> Vec<Figure> {
     let cold: Vec<_> = doc
         .cold
         .iter()
-        .map(|c| (c.variant.clone(), c.window_queries as f64, c.qps_per_window.clone()))
+        .map(|c| {
+            (
+                c.variant.clone(),
+                c.window_queries as f64,
+                c.qps_per_window.clone(),
+            )
+        })
         .collect();
-    let cold_tier = doc
-        .cold
-        .first()
-        .map_or_else(|| format!("{} (page cache dropped)", ctx.tier), |c| c.tier.clone());
+    let cold_tier = doc.cold.first().map_or_else(
+        || format!("{} (page cache dropped)", ctx.tier),
+        |c| c.tier.clone(),
+    );
     out.extend(progression(
         "elfbench-cold-progression".into(),
         format!("ELF exact-match throughput over the query stream, cold: {cold_tier}"),
@@ -212,7 +223,13 @@ fn line_figures(doc: &BenchReport, ctx: &Ctx) -> Vec<Figure> {
         let runs: Vec<_> = qt
             .variants
             .iter()
-            .map(|v| (v.variant.clone(), v.window_queries as f64, v.qps_per_window.clone()))
+            .map(|v| {
+                (
+                    v.variant.clone(),
+                    v.window_queries as f64,
+                    v.qps_per_window.clone(),
+                )
+            })
             .collect();
         out.extend(progression(
             slug(&format!("elfbench-{kind}-progression")),

@@ -61,8 +61,7 @@ pub(crate) fn figures(doc: &Results) -> Vec<Figure> {
     let cpu = doc.machine.cpu_model.trim().to_string();
     let mut out = Vec::new();
     for (k, lines) in acc {
-        let threads: BTreeSet<usize> =
-            lines.values().flat_map(|m| m.keys().copied()).collect();
+        let threads: BTreeSet<usize> = lines.values().flat_map(|m| m.keys().copied()).collect();
         if threads.len() < 2 {
             continue;
         }
@@ -162,7 +161,15 @@ pub(crate) fn figures(doc: &Results) -> Vec<Figure> {
 
 /// The report's caption of a chart: what, where, which paper figure.
 fn caption(k: &ChartKey, what: &str, cpu: &str, paper: &str) -> String {
-    let mut unit = format!("{} {}", format_size(k.unit), if k.workload == "logging" { "entries" } else { "pages" });
+    let mut unit = format!(
+        "{} {}",
+        format_size(k.unit),
+        if k.workload == "logging" {
+            "entries"
+        } else {
+            "pages"
+        }
+    );
     if k.workload == "buffer-manager" {
         unit.push_str(&format!(", {}% writes", k.write_pct));
     }
@@ -171,6 +178,10 @@ fn caption(k: &ChartKey, what: &str, cpu: &str, paper: &str) -> String {
         k.workload,
         k.bench,
         k.dirs,
-        if cpu.is_empty() { String::new() } else { format!(" ({cpu})") },
+        if cpu.is_empty() {
+            String::new()
+        } else {
+            format!(" ({cpu})")
+        },
     )
 }

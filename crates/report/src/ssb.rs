@@ -186,7 +186,15 @@ pub(crate) fn breakdown_figures(doc: &BreakdownReport) -> Vec<Figure> {
 pub(crate) fn breakdown_table(doc: &BreakdownReport) -> Table {
     Table {
         head: [
-            "tier", "rung", "threads", "pin", "striped", "replicated", "ms", "speedup", "notes",
+            "tier",
+            "rung",
+            "threads",
+            "pin",
+            "striped",
+            "replicated",
+            "ms",
+            "speedup",
+            "notes",
         ]
         .map(String::from)
         .to_vec(),

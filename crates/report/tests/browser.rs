@@ -236,7 +236,11 @@ fn decode_png(png: &[u8]) -> (usize, usize, Vec<[u8; 3]>) {
                 3 => ((u16::from(a) + u16::from(b)) / 2) as u8,
                 4 => {
                     let p = i16::from(a) + i16::from(b) - i16::from(c);
-                    let (pa, pb, pc) = ((p - i16::from(a)).abs(), (p - i16::from(b)).abs(), (p - i16::from(c)).abs());
+                    let (pa, pb, pc) = (
+                        (p - i16::from(a)).abs(),
+                        (p - i16::from(b)).abs(),
+                        (p - i16::from(c)).abs(),
+                    );
                     if pa <= pb && pa <= pc {
                         a
                     } else if pb <= pc {
@@ -322,7 +326,10 @@ fn the_checker_reports_empty_figures_console_errors_and_load_errors() {
     assert!(result.starts_with("FAIL "), "{result}");
     assert!(result.contains("figure 1 is empty"), "{result}");
     assert!(result.contains("figure 2 is empty"), "{result}");
-    assert!(result.contains("cannot load") && result.contains("missing-figure.png"), "{result}");
+    assert!(
+        result.contains("cannot load") && result.contains("missing-figure.png"),
+        "{result}"
+    );
     assert!(
         v.console.iter().any(|l| l.contains("boom from the page")),
         "{:#?}",

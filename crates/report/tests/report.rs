@@ -27,7 +27,9 @@ fn render(inputs: &[PathBuf]) -> String {
 }
 
 fn error(inputs: &[PathBuf]) -> String {
-    let e = pmolap_report::render_report(inputs).unwrap_err().to_string();
+    let e = pmolap_report::render_report(inputs)
+        .unwrap_err()
+        .to_string();
     assert!(!e.contains('\n'), "not one line: {e}");
     e
 }
@@ -43,7 +45,10 @@ fn every_section_and_paper_figure_of_the_fixtures_is_there() {
         "ssb-breakdown",
         "elfbench",
     ] {
-        assert!(html.contains(&format!("id=\"{id}\"")), "section {id} missing");
+        assert!(
+            html.contains(&format!("id=\"{id}\"")),
+            "section {id} missing"
+        );
     }
     for text in [
         "<h2>Machine and tiers</h2>",
@@ -139,11 +144,17 @@ fn the_demo_steps_show_what_was_skipped_and_why() {
     .unwrap();
     std::fs::write(dir.path().join("notes.json"), "{\"mine\": 1}").unwrap();
     let html = render(&[dir.path().to_path_buf()]);
-    let steps = html.split("<h2>Demo steps</h2>").nth(1).expect("demo section");
+    let steps = html
+        .split("<h2>Demo steps</h2>")
+        .nth(1)
+        .expect("demo section");
     assert!(steps.contains("<td>skipped</td>"));
     assert!(steps.contains("no fsdax mount: the PMem (MAP_SYNC) path was not run"));
     // A non-result JSON file of a directory is listed, not an error.
-    let skipped = html.split("<h2>Skipped files</h2>").nth(1).expect("skipped list");
+    let skipped = html
+        .split("<h2>Skipped files</h2>")
+        .nth(1)
+        .expect("skipped list");
     assert!(skipped.contains("notes.json</code>: no &quot;kind&quot; field"));
 }
 
@@ -154,18 +165,27 @@ fn bad_input_is_one_line_naming_the_file() {
     let text = d.join("text.json");
     std::fs::write(&text, "hello").unwrap();
     let e = error(&[text]);
-    assert!(e.contains("text.json: not a pmolap result: not JSON"), "{e}");
+    assert!(
+        e.contains("text.json: not a pmolap result: not JSON"),
+        "{e}"
+    );
 
     let no_kind = write(d, "nokind.json", &serde_json::json!({"runs": []}));
     let e = error(&[no_kind]);
-    assert!(e.contains("nokind.json: not a pmolap result: no \"kind\""), "{e}");
+    assert!(
+        e.contains("nokind.json: not a pmolap result: no \"kind\""),
+        "{e}"
+    );
 
     let array = write(d, "array.json", &serde_json::json!([1, 2]));
     assert!(error(&[array]).contains("array.json: not a pmolap result: not a JSON object"));
 
     let unknown = write(d, "other.json", &serde_json::json!({"kind": "spreadsheet"}));
     let e = error(&[unknown]);
-    assert!(e.contains("other.json: not a pmolap result: unknown kind \"spreadsheet\""), "{e}");
+    assert!(
+        e.contains("other.json: not a pmolap result: unknown kind \"spreadsheet\""),
+        "{e}"
+    );
 
     let mut doc = fixture("ssb-tiers.json");
     doc["format_version"] = Value::from(99);
@@ -180,19 +200,28 @@ fn bad_input_is_one_line_naming_the_file() {
     doc["runs"] = Value::from("not runs");
     let broken = write(d, "broken.json", &doc);
     let e = error(&[broken]);
-    assert!(e.contains("broken.json: not a pmolap result: a membench document that does not parse"), "{e}");
+    assert!(
+        e.contains("broken.json: not a pmolap result: a membench document that does not parse"),
+        "{e}"
+    );
 
     let empty = d.join("empty");
     std::fs::create_dir(&empty).unwrap();
     std::fs::write(empty.join("readme.txt"), "no json here").unwrap();
     let e = error(&[empty]);
-    assert!(e.ends_with("empty: no result files (*.json) in this directory"), "{e}");
+    assert!(
+        e.ends_with("empty: no result files (*.json) in this directory"),
+        "{e}"
+    );
 
     let only_others = d.join("others");
     std::fs::create_dir(&only_others).unwrap();
     std::fs::write(only_others.join("package.json"), "{\"name\": \"x\"}").unwrap();
     let e = error(&[only_others]);
-    assert!(e.contains("others: not a pmolap result: none of the JSON files"), "{e}");
+    assert!(
+        e.contains("others: not a pmolap result: none of the JSON files"),
+        "{e}"
+    );
 
     let e = error(&[d.join("missing.json")]);
     assert!(e.contains("missing.json"), "{e}");
@@ -203,7 +232,10 @@ fn bad_input_is_one_line_naming_the_file() {
 fn plot_draws_every_kind_as_png_and_svg() {
     let dir = tempfile::tempdir().unwrap();
     for (file, stem) in [
-        ("iobench-shm.json", "iobench-table-scan-table-scan-4k-w0-bw-vs-threads"),
+        (
+            "iobench-shm.json",
+            "iobench-table-scan-table-scan-4k-w0-bw-vs-threads",
+        ),
         ("elfbench-tiny.json", "elfbench-exact-qps-per-variant"),
         ("ssb-tiers.json", "ssb-tiers-slowdown"),
         ("ssb-breakdown.json", "ssb-breakdown"),

@@ -57,8 +57,8 @@
 //! whose checksums match is trusted structurally: a deliberately forged payload can make a
 //! query panic on an out-of-range offset (never undefined behaviour).
 
-pub mod bench;
 pub mod baseline;
+pub mod bench;
 mod build;
 pub mod cache;
 mod file;

@@ -184,7 +184,6 @@ impl Ranged for Rows {
     }
 }
 
-
 /// 1234567 → "1.23M", 12345 → "12.3k", 12.3 → "12.3".
 pub(crate) fn count(v: f64) -> String {
     let (x, suffix) = if v >= 1e9 {

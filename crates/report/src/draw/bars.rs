@@ -35,7 +35,6 @@ pub(crate) struct BarFigure {
     pub(crate) caption: String,
 }
 
-
 pub(crate) fn draw_bars<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     fig: &BarFigure,
@@ -151,4 +150,3 @@ where
     root.present()?;
     Ok(())
 }
-

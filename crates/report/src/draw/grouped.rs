@@ -35,7 +35,10 @@ pub(crate) struct GroupedBars {
 impl GroupedBars {
     pub(crate) fn size(&self) -> (u32, u32) {
         let bars = (self.categories.len() * self.series.len().max(1)) as u32;
-        ((bars * 14 + self.categories.len() as u32 * 16 + 420).clamp(900, 2200), 620)
+        (
+            (bars * 14 + self.categories.len() as u32 * 16 + 420).clamp(900, 2200),
+            620,
+        )
     }
 }
 
@@ -103,7 +106,10 @@ where
         chart.draw_series(s.values.iter().enumerate().filter_map(|(i, v)| {
             let v = (*v).filter(|v| v.is_finite() && *v >= 0.0)?;
             let x0 = i as f64 + 0.1 + j as f64 * width;
-            Some(Rectangle::new([(x0, 0.0), (x0 + width * 0.92, v)], c.filled()))
+            Some(Rectangle::new(
+                [(x0, 0.0), (x0 + width * 0.92, v)],
+                c.filled(),
+            ))
         }))?;
     }
     if let Some(r) = fig.reference {

@@ -23,7 +23,6 @@ pub(crate) struct HeatFigure {
     pub(crate) caption: String,
 }
 
-
 impl HeatFigure {
     pub(crate) fn size(&self) -> (u32, u32) {
         let nx = self.x_labels.len() as u32;

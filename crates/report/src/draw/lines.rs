@@ -9,7 +9,6 @@ use super::axis::{tick_label, x_range, y_label, Ticked};
 use super::{draw_heading, text_style, FONT, GRID, PALETTE};
 use crate::error::DrawResult;
 
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum XAxis {
     /// x = log2(bytes), labels 64B, 4K, 1M...
@@ -42,7 +41,6 @@ pub(crate) struct LineFigure {
     /// The report's caption: what, where, which paper figure.
     pub(crate) caption: String,
 }
-
 
 pub(crate) fn draw_lines<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
@@ -128,4 +126,3 @@ where
     root.present()?;
     Ok(())
 }
-

@@ -260,7 +260,6 @@ pub(crate) fn slug(s: &str) -> String {
     }
 }
 
-
 /// `s` with its first letter in upper case.
 pub(crate) fn capitalized(s: &str) -> String {
     let mut c = s.chars();

@@ -66,7 +66,14 @@ fn facts_table(m: &Machine, files: &[&(PathBuf, Document)]) -> String {
         ("OS", m.os.clone()),
         ("kernel", m.kernel_release.clone()),
         ("pmolap", versions.join(", ")),
-        ("runs started", if dates.is_empty() { "not recorded".into() } else { dates.join(", ") }),
+        (
+            "runs started",
+            if dates.is_empty() {
+                "not recorded".into()
+            } else {
+                dates.join(", ")
+            },
+        ),
         ("result files", names.join(", ")),
     ];
     let mut s = String::from("<table class=\"facts\">\n");
@@ -93,7 +100,12 @@ fn nodes_table(m: &Machine) -> String {
                     n.id.to_string(),
                     n.cpus.len().to_string(),
                     bytes(n.mem_total),
-                    if n.cpu_less { "CPU-less memory (CXL/PMEM)" } else { "CPUs + memory" }.into(),
+                    if n.cpu_less {
+                        "CPU-less memory (CXL/PMEM)"
+                    } else {
+                        "CPUs + memory"
+                    }
+                    .into(),
                     n.distances
                         .iter()
                         .map(|d| d.to_string())
@@ -108,9 +120,17 @@ fn nodes_table(m: &Machine) -> String {
 
 fn tiers_table(m: &Machine) -> String {
     let t = Table {
-        head: ["tier", "spec", "kind", "capacity", "NUMA node", "persistence", "notes"]
-            .map(String::from)
-            .to_vec(),
+        head: [
+            "tier",
+            "spec",
+            "kind",
+            "capacity",
+            "NUMA node",
+            "persistence",
+            "notes",
+        ]
+        .map(String::from)
+        .to_vec(),
         rows: m
             .tiers
             .iter()
@@ -119,7 +139,11 @@ fn tiers_table(m: &Machine) -> String {
                     t.name.clone(),
                     t.spec.clone(),
                     t.kind.clone(),
-                    if t.capacity == 0 { "?".into() } else { bytes(t.capacity) },
+                    if t.capacity == 0 {
+                        "?".into()
+                    } else {
+                        bytes(t.capacity)
+                    },
                     t.numa_node.map_or("–".into(), |n| n.to_string()),
                     t.persistence.clone(),
                     t.notes.join("; "),
@@ -136,9 +160,15 @@ fn tiers_table(m: &Machine) -> String {
 /// The demo's steps: done, skipped (and why), failed.
 pub(super) fn demo_html(path: &std::path::Path, d: &DemoSummary) -> String {
     let t = Table {
-        head: ["step", "status", "seconds", "what it did, or why not", "files"]
-            .map(String::from)
-            .to_vec(),
+        head: [
+            "step",
+            "status",
+            "seconds",
+            "what it did, or why not",
+            "files",
+        ]
+        .map(String::from)
+        .to_vec(),
         rows: d
             .steps
             .iter()

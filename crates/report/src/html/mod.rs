@@ -84,8 +84,10 @@ pub(crate) fn esc(s: &str) -> String {
 }
 
 pub(crate) fn file_name(p: &Path) -> String {
-    p.file_name()
-        .map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
+    p.file_name().map_or_else(
+        || p.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }
 
 pub(crate) fn table_html(t: &Table) -> String {

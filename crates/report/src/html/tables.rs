@@ -27,7 +27,9 @@ pub(super) fn summary(path: &Path, d: &Document) -> String {
             "{} rows × {} dims, index on {}",
             r.params.rows, r.params.dims, r.params.tier
         ),
-        Document::SsbTiers(r) => format!("{} tiers, data {}", r.tiers.len(), r.config.data.display()),
+        Document::SsbTiers(r) => {
+            format!("{} tiers, data {}", r.tiers.len(), r.config.data.display())
+        }
         Document::SsbBreakdown(r) => format!("query {}, {} rungs", r.query, r.steps.len()),
         Document::SsbRun(r) => format!("{} queries on {}", r.queries.len(), r.config.tier),
         Document::Demo(r) => format!("{} steps", r.steps.len()),
@@ -53,7 +55,11 @@ pub(super) fn notes(d: &Document) -> Vec<String> {
             .iter()
             .flat_map(|run| run.region.warnings.iter().cloned())
             .collect(),
-        Document::Iobench(r) => r.runs.iter().flat_map(|run| run.notes.iter().cloned()).collect(),
+        Document::Iobench(r) => r
+            .runs
+            .iter()
+            .flat_map(|run| run.notes.iter().cloned())
+            .collect(),
         Document::SsbTiers(r) => r.notes.clone(),
         Document::SsbBreakdown(r) => r.notes.clone(),
         Document::SsbRun(r) => r.notes.clone(),
@@ -102,8 +108,18 @@ fn word<T: serde::Serialize>(v: &T) -> String {
 
 fn membench_table(r: &membench::Results) -> Table {
     let head = [
-        "benchmark", "operation", "pattern", "access", "size", "threads", "pinning", "tier",
-        "kernel", "reps", "GiB/s (median)", "p50 ns",
+        "benchmark",
+        "operation",
+        "pattern",
+        "access",
+        "size",
+        "threads",
+        "pinning",
+        "tier",
+        "kernel",
+        "reps",
+        "GiB/s (median)",
+        "p50 ns",
     ]
     .map(String::from)
     .to_vec();
@@ -138,9 +154,16 @@ fn membench_table(r: &membench::Results) -> Table {
 
 fn devices_table(r: &iobench::Results) -> Table {
     Table {
-        head: ["directory", "filesystem", "device", "rotational", "DAX", "mount options"]
-            .map(String::from)
-            .to_vec(),
+        head: [
+            "directory",
+            "filesystem",
+            "device",
+            "rotational",
+            "DAX",
+            "mount options",
+        ]
+        .map(String::from)
+        .to_vec(),
         rows: r
             .devices
             .iter()
@@ -150,7 +173,8 @@ fn devices_table(r: &iobench::Results) -> Table {
                     d.path.clone(),
                     opt(&d.filesystem),
                     opt(&d.device),
-                    d.rotational.map_or("–".into(), |r| if r { "yes" } else { "no" }.into()),
+                    d.rotational
+                        .map_or("–".into(), |r| if r { "yes" } else { "no" }.into()),
                     if d.dax { "yes" } else { "no" }.into(),
                     opt(&d.mount_options),
                 ]
@@ -161,8 +185,17 @@ fn devices_table(r: &iobench::Results) -> Table {
 
 fn iobench_table(r: &iobench::Results) -> Table {
     let head = [
-        "benchmark", "workload", "I/O path", "unit", "writes", "threads", "files/thread",
-        "GiB/s (median)", "ops/s", "p50 µs", "p99 µs",
+        "benchmark",
+        "workload",
+        "I/O path",
+        "unit",
+        "writes",
+        "threads",
+        "files/thread",
+        "GiB/s (median)",
+        "ops/s",
+        "p50 µs",
+        "p99 µs",
     ]
     .map(String::from)
     .to_vec();
@@ -199,7 +232,11 @@ fn elf_tables(r: &BenchReport) -> Vec<Table> {
     let build = Table {
         head: ["structure", "build s", "MiB"].map(String::from).to_vec(),
         rows: vec![
-            vec!["Elf".into(), format!("{:.3}", b.elf_seconds), mib(b.elf_bytes)],
+            vec![
+                "Elf".into(),
+                format!("{:.3}", b.elf_seconds),
+                mib(b.elf_bytes),
+            ],
             vec![
                 "column scan".into(),
                 format!("{:.3}", b.column_scan_seconds),
@@ -215,7 +252,13 @@ fn elf_tables(r: &BenchReport) -> Vec<Table> {
     let ratio = |x: Option<f64>| x.map_or("–".into(), |v| format!("{v:.2}×"));
     let variants = Table {
         head: [
-            "query type", "variant", "queries", "q/s", "× hybrid", "× column scan", "hit ratio",
+            "query type",
+            "variant",
+            "queries",
+            "q/s",
+            "× hybrid",
+            "× column scan",
+            "hit ratio",
             "DRAM MiB",
         ]
         .map(String::from)

@@ -60,7 +60,10 @@ pub(super) fn size_chart(g: &Group, metric: Metric) -> Option<LineFigure> {
         markers: true,
         series,
         caption: g.caption(
-            &format!("{} bandwidth by access size, one line per thread count", metric_word(&g.op, metric)),
+            &format!(
+                "{} bandwidth by access size, one line per thread count",
+                metric_word(&g.op, metric)
+            ),
             Chart::Size,
         ),
     })
@@ -141,9 +144,17 @@ pub(super) fn threads_chart(g: &Group, metric: Metric) -> Option<LineFigure> {
             &format!(
                 "{} bandwidth by thread count, one line per {}",
                 metric_word(&g.op, metric),
-                if g.pin_varies { "pinning" } else { "access size" }
+                if g.pin_varies {
+                    "pinning"
+                } else {
+                    "access size"
+                }
             ),
-            if g.pin_varies { Chart::Pinning } else { Chart::Threads },
+            if g.pin_varies {
+                Chart::Pinning
+            } else {
+                Chart::Threads
+            },
         ),
     })
 }

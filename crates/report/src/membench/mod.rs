@@ -35,7 +35,6 @@ pub(crate) fn figures(doc: &Results) -> Vec<Figure> {
     figs
 }
 
-
 /// A run with the parameters that decide where it is plotted, as words.
 struct Facts<'a> {
     run: &'a Run,
@@ -217,7 +216,12 @@ impl Group<'_> {
 
     /// The report's caption of a chart: what was measured, where, which paper figure.
     fn caption(&self, what: &str, chart: Chart) -> String {
-        let reps = self.runs.iter().map(|f| f.run.reps.len()).max().unwrap_or(0);
+        let reps = self
+            .runs
+            .iter()
+            .map(|f| f.run.reps.len())
+            .max()
+            .unwrap_or(0);
         let what = capitalized(what);
         format!(
             "{what}: benchmark `{}`, {} runs (median of {reps} rep{}) on tier {}{}. \
@@ -411,4 +415,3 @@ fn cap(series: Vec<Series>, what: &str) -> (Vec<Series>, Option<String>) {
     let note = format!("showing {} of {n} {what}", kept.len());
     (kept, Some(note))
 }
-

@@ -185,9 +185,8 @@ fn draws_every_supported_plot_as_png_and_svg() {
         .any(|n| n.contains("latency") && n.contains("bw")));
     assert_eq!(files.len(), names.len());
 
-    let png =
-        fs::read(out.join("seq-read-read-individual-sequential-dram-node-0-bw-vs-size.png"))
-            .unwrap();
+    let png = fs::read(out.join("seq-read-read-individual-sequential-dram-node-0-bw-vs-size.png"))
+        .unwrap();
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
     let svg = fs::read_to_string(
         out.join("seq-read-read-individual-sequential-dram-node-0-bw-vs-size.svg"),
@@ -218,14 +217,11 @@ fn draws_every_supported_plot_as_png_and_svg() {
     ] {
         assert!(svg.contains(text), "SVG lacks {text:?}");
     }
-    let svg = fs::read_to_string(
-        out.join("seq-read-read-individual-sequential-dram-node-0-heatmap.svg"),
-    )
-    .unwrap();
+    let svg =
+        fs::read_to_string(out.join("seq-read-read-individual-sequential-dram-node-0-heatmap.svg"))
+            .unwrap();
     assert!(
-        svg.contains("GiB/s")
-            && svg.lines().any(|l| l.trim() == "threads")
-            && svg.contains("40.0")
+        svg.contains("GiB/s") && svg.lines().any(|l| l.trim() == "threads") && svg.contains("40.0")
     );
 }
 

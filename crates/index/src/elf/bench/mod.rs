@@ -18,8 +18,8 @@ use crate::elf::{self, CachedElf, Variant};
 use crate::error::{Error, Result};
 use crate::Elf;
 use results::{
-    finite, BaselineResult, BenchReport, BuildFigures, ColdRun, QueryTypeResult,
-    SelectivityPoint, SelectivityVariant, Settings, VariantResult,
+    finite, BaselineResult, BenchReport, BuildFigures, ColdRun, QueryTypeResult, SelectivityPoint,
+    SelectivityVariant, Settings, VariantResult,
 };
 
 /// SplitMix64: a fixed query stream per seed, independent of `rand`'s versions.
@@ -252,7 +252,6 @@ fn drop_cache(path: &Path) -> Result<()> {
     Ok(())
 }
 
-
 /// The index file, removed when the benchmark ends (also on an error).
 struct TempIndex(PathBuf);
 
@@ -322,11 +321,25 @@ pub fn bench(p: &BenchParams, progress: &dyn Fn(&str)) -> Result<BenchReport> {
         ),
         (
             "range",
-            windows(p.dims, p.max_value, p.dims, p.range_selectivity, p.range_queries, &mut rng),
+            windows(
+                p.dims,
+                p.max_value,
+                p.dims,
+                p.range_selectivity,
+                p.range_queries,
+                &mut rng,
+            ),
         ),
         (
             "partial",
-            windows(p.dims, p.max_value, half, p.range_selectivity, p.range_queries, &mut rng),
+            windows(
+                p.dims,
+                p.max_value,
+                half,
+                p.range_selectivity,
+                p.range_queries,
+                &mut rng,
+            ),
         ),
     ];
 
@@ -548,7 +561,11 @@ fn selectivity_sweep(
         for v in &sel_variants {
             let mut c = CachedElf::new(pm, *v);
             let s = run_cached(&mut c, &qs, usize::MAX, p.max_secs);
-            progress(&format!("select {f:<6} {:34} {:>12.0} q/s", v.name(), s.qps()));
+            progress(&format!(
+                "select {f:<6} {:34} {:>12.0} q/s",
+                v.name(),
+                s.qps()
+            ));
             vs.push(SelectivityVariant {
                 variant: v.name(),
                 qps: s.qps(),
@@ -635,7 +652,11 @@ mod tests {
         assert_eq!(doc.selectivity.len(), 2);
         assert_eq!(doc.cold.len(), 4);
         let exact = &doc.query_types[0];
-        let hybrid = exact.variants.iter().find(|v| v.variant == "hybrid").unwrap();
+        let hybrid = exact
+            .variants
+            .iter()
+            .find(|v| v.variant == "hybrid")
+            .unwrap();
         assert_eq!(hybrid.relative_to_hybrid, Some(1.0));
         let text = std::fs::read_to_string(dir.path().join("r.json")).unwrap();
         let back: BenchReport = serde_json::from_str(&text).unwrap();
