@@ -6,9 +6,7 @@ mod elf_cmd;
 mod iobench_cmd;
 mod membench_cmd;
 mod place_cmd;
-mod plot;
-mod plot_elf;
-mod plot_io;
+mod report_cmd;
 mod ssb_cmd;
 mod ssb_load;
 mod ssb_run;
@@ -79,10 +77,20 @@ enum Command {
     },
     /// Draw PNG and SVG plots from a results JSON file.
     Plot {
-        /// A results file written by `pmolap membench`.
+        /// A results file written by `pmolap membench`, `iobench`, `elf bench` or `ssb`.
         results: PathBuf,
         /// Output directory (created if missing).
         #[arg(short, long, default_value = "plots")]
+        out: PathBuf,
+    },
+    /// One self-contained HTML page (inline SVG figures) from result files and
+    /// directories of them: machine and tiers, then a section per result kind.
+    Report {
+        /// Result files, or directories whose `*.json` files are read.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// Output directory (created if missing); the page is `DIR/report.html`.
+        #[arg(short, long, default_value = "report")]
         out: PathBuf,
     },
 }
@@ -335,11 +343,8 @@ fn main() {
         Command::Store {
             command: StoreCommand::Info { dir, json },
         } => store_cmd::info(&dir, json),
-        Command::Plot { results, out } => plot::run(&results, &out).map(|files| {
-            for f in files {
-                println!("{}", f.display());
-            }
-        }),
+        Command::Plot { results, out } => report_cmd::plot(&results, &out),
+        Command::Report { inputs, out } => report_cmd::report(&inputs, &out),
     };
     if let Err(e) = r {
         if pmolap_tier::signal::interrupted() {

@@ -22,6 +22,11 @@ pub use error::{Error, Result};
 pub const KIND: &str = "demo";
 pub const FORMAT_VERSION: u32 = 1;
 
+/// Writes the HTML report of an output directory (every result document in it) and
+/// returns the report's path. The CLI passes `pmolap-report`'s; this crate cannot depend
+/// on it, since the report reads `demo.json`.
+pub type ReportWriter = fn(&Path) -> std::result::Result<PathBuf, String>;
+
 /// How the demo runs.
 #[derive(Debug, Clone)]
 pub struct DemoOptions {
@@ -29,6 +34,8 @@ pub struct DemoOptions {
     pub out: PathBuf,
     /// The SSB scale factor (its database is `data/ssb/sf<SF>`, generated once).
     pub sf: f64,
+    /// The last step's report writer (none: the step is skipped, and says so).
+    pub report: Option<ReportWriter>,
 }
 
 /// What became of a step.
@@ -99,6 +106,7 @@ pub fn run(opts: &DemoOptions, on_event: &dyn Fn(Event<'_>)) -> Result<DemoSumma
         out: opts.out.clone(),
         sf: opts.sf,
         topo: topo.clone(),
+        report: opts.report,
     };
     let all = steps::all();
     let mut records = Vec::new();

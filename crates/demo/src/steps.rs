@@ -20,6 +20,7 @@ pub(crate) struct Ctx {
     pub out: PathBuf,
     pub sf: f64,
     pub topo: Topology,
+    pub report: Option<crate::ReportWriter>,
 }
 
 type Step = fn(&Ctx) -> Result<Outcome>;
@@ -33,6 +34,7 @@ pub(crate) fn all() -> Vec<(&'static str, Step)> {
         ("ssb tiers", ssb_tiers),
         ("ssb breakdown", ssb_breakdown),
         ("placement", placement),
+        (REPORT, report),
     ]
 }
 
@@ -224,6 +226,25 @@ fn ssb_tiers(c: &Ctx) -> Result<Outcome> {
     Ok(Outcome::Done {
         files: vec!["ssb-tiers.json".into()],
         detail,
+    })
+}
+
+/// The HTML report of everything in the output directory (the steps so far included).
+fn report(c: &Ctx) -> Result<Outcome> {
+    let Some(write) = c.report else {
+        return Ok(Outcome::Skipped(
+            "no report writer was given to the demo (pmolap-report)".into(),
+        ));
+    };
+    let page = write(&c.out).map_err(crate::Error::Demo)?;
+    let name = page
+        .strip_prefix(&c.out)
+        .unwrap_or(&page)
+        .display()
+        .to_string();
+    Ok(Outcome::Done {
+        detail: format!("{name}: machine and tiers, these steps, a section per result kind"),
+        files: vec![name],
     })
 }
 

@@ -59,6 +59,9 @@ pub enum Error {
     /// A query that does not fit the index (wrong number of dimensions, empty bounds).
     #[error("bad query: {0}")]
     BadQuery(String),
+    /// The benchmark's settings do not allow a run, or its variants disagree.
+    #[error("elf bench: {0}")]
+    Bench(String),
 }
 
 /// `Result` with this crate's [`Error`].

@@ -8,8 +8,9 @@
 //! `file:` tier, opening that file onto any tier (DRAM copy = the paper's "hybrid Elf"),
 //! the selective-caching variants as a query-time layer ([`elf::cache`]: PM-only, hybrid,
 //! static levels, dynamic LRU / TinyLFU, probability-based, static + dynamic), and the
-//! benchmark baselines ([`elf::baseline`]: column scan, sorted projection). The benchmark
-//! itself is `pmolap elf bench` (`crates/cli/src/elf_cmd.rs`).
+//! benchmark baselines ([`elf::baseline`]: column scan, sorted projection), and the
+//! selective-caching benchmark of `pmolap elf bench` with its typed result document
+//! ([`elf::bench`]).
 //!
 //! Not yet here: the persistent hash index (`hash/` in DESIGN.md).
 

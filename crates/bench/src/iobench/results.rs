@@ -6,11 +6,22 @@ use serde::{Deserialize, Serialize};
 use crate::iobench::config::Params;
 use crate::machine::Machine;
 
+/// The format version this build writes and the newest it reads (documents written
+/// before the field existed are version 1).
+pub const FORMAT_VERSION: u32 = 1;
+
+fn version_1() -> u32 {
+    1
+}
+
 /// Everything one `pmolap iobench` invocation measured.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Results {
     /// Always `"iobench"`.
     pub kind: String,
+    /// [`FORMAT_VERSION`] of the writer.
+    #[serde(default = "version_1")]
+    pub format_version: u32,
     pub pmolap_version: String,
     /// Seconds since the Unix epoch when the run started.
     pub started_unix: u64,

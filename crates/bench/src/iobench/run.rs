@@ -152,6 +152,7 @@ pub fn run_all(
     Ok(Results {
         partial,
         kind: "iobench".into(),
+        format_version: super::results::FORMAT_VERSION,
         pmolap_version: env!("CARGO_PKG_VERSION").into(),
         started_unix,
         machine: Machine::from_topology(topo),

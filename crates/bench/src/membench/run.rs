@@ -668,6 +668,7 @@ pub fn run_all(
     }
     Ok(Results {
         kind: "membench".into(),
+        format_version: super::results::FORMAT_VERSION,
         pmolap_version: env!("CARGO_PKG_VERSION").into(),
         started_unix,
         machine: Machine::from_topology(topo),

@@ -58,6 +58,7 @@
 //! query panic on an out-of-range offset (never undefined behaviour).
 
 pub mod baseline;
+pub mod bench;
 mod build;
 pub mod cache;
 mod file;

@@ -1,42 +1,14 @@
-//! Plots of iobench results (DaMoN'21 Figs 2–5): bandwidth vs threads, one line per I/O
-//! path (and log file kind), one chart per benchmark, unit size, write ratio and set of
-//! directories; plus bandwidth relative to pread where pread was measured (Fig. 4).
+//! Figures of iobench results (DaMoN'21 Figs 2–5): bandwidth vs threads, one line per
+//! I/O path (and log file kind), one chart per benchmark, unit size, write ratio and set
+//! of directories; plus bandwidth relative to pread where pread was measured (Fig. 4).
 
-use std::collections::BTreeMap;
-use std::fs;
-use std::path::{Path, PathBuf};
-
-use anyhow::{bail, Context, Result};
+use std::collections::{BTreeMap, BTreeSet};
 
 use pmolap_bench::iobench::config::{name, Workload};
 use pmolap_bench::iobench::{Results, Run};
 use pmolap_bench::size::format_size;
 
-use crate::plot::{ensure_font, slug, write_figure, Figure, LineFigure, Series, XAxis, SEP};
-
-/// Reads an iobench results file and writes PNG and SVG plots into `out_dir`.
-pub fn run(results: &Path, out_dir: &Path) -> Result<Vec<PathBuf>> {
-    let name_ = results.display();
-    let text =
-        fs::read_to_string(results).with_context(|| format!("cannot read results file {name_}"))?;
-    let doc: Results = serde_json::from_str(&text)
-        .with_context(|| format!("{name_} is not an iobench results file"))?;
-    let figures = figures(&doc);
-    if figures.is_empty() {
-        bail!(
-            "nothing to plot in {name_}: {} run(s), but no chart has two or more thread counts",
-            doc.runs.len()
-        );
-    }
-    fs::create_dir_all(out_dir)
-        .with_context(|| format!("cannot create output directory {}", out_dir.display()))?;
-    ensure_font()?;
-    let mut written = Vec::new();
-    for fig in &figures {
-        written.extend(write_figure(fig, out_dir)?);
-    }
-    Ok(written)
-}
+use crate::draw::{slug, Figure, LineFigure, Series, XAxis, SEP};
 
 /// What decides the chart a run goes on.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -63,7 +35,8 @@ fn series_label(r: &Run) -> String {
     l
 }
 
-fn figures(doc: &Results) -> Vec<Figure> {
+/// Every figure the runs of `doc` support.
+pub(crate) fn figures(doc: &Results) -> Vec<Figure> {
     // chart → series label → threads → bandwidths
     type Acc = BTreeMap<ChartKey, BTreeMap<String, BTreeMap<usize, Vec<f64>>>>;
     let mut acc: Acc = BTreeMap::new();
@@ -88,8 +61,7 @@ fn figures(doc: &Results) -> Vec<Figure> {
     let cpu = doc.machine.cpu_model.trim().to_string();
     let mut out = Vec::new();
     for (k, lines) in acc {
-        let threads: std::collections::BTreeSet<usize> =
-            lines.values().flat_map(|m| m.keys().copied()).collect();
+        let threads: BTreeSet<usize> = lines.values().flat_map(|m| m.keys().copied()).collect();
         if threads.len() < 2 {
             continue;
         }
@@ -143,6 +115,12 @@ fn figures(doc: &Results) -> Vec<Figure> {
                 .collect();
             if !rel.is_empty() {
                 out.push(Figure::Lines(LineFigure {
+                    caption: caption(
+                        &k,
+                        "Bandwidth of each I/O path relative to pread at the same thread count",
+                        &cpu,
+                        "Fig. 4 (relative bandwidth to Linux I/O)",
+                    ),
                     stem: format!("{stem_base}-relative-to-pread"),
                     title: format!("{}: {} bandwidth relative to pread", k.bench, k.workload),
                     subtitle: notes.join(SEP),
@@ -155,7 +133,18 @@ fn figures(doc: &Results) -> Vec<Figure> {
                 }));
             }
         }
+        let paper = match k.workload.as_str() {
+            "table-scan" => "Fig. 2 (table scan bandwidth)",
+            "buffer-manager" => "Fig. 3 (buffer management bandwidth)",
+            _ => "Fig. 5 (logging bandwidth)",
+        };
         out.push(Figure::Lines(LineFigure {
+            caption: caption(
+                &k,
+                "Bandwidth by thread count, one line per I/O path",
+                &cpu,
+                paper,
+            ),
             stem: format!("{stem_base}-bw-vs-threads"),
             title: format!("{}: {} bandwidth vs threads", k.bench, k.workload),
             subtitle: notes.join(SEP),
@@ -168,4 +157,31 @@ fn figures(doc: &Results) -> Vec<Figure> {
         }));
     }
     out
+}
+
+/// The report's caption of a chart: what, where, which paper figure.
+fn caption(k: &ChartKey, what: &str, cpu: &str, paper: &str) -> String {
+    let mut unit = format!(
+        "{} {}",
+        format_size(k.unit),
+        if k.workload == "logging" {
+            "entries"
+        } else {
+            "pages"
+        }
+    );
+    if k.workload == "buffer-manager" {
+        unit.push_str(&format!(", {}% writes", k.write_pct));
+    }
+    format!(
+        "{what}: {} workload of benchmark `{}` ({unit}) on {}{}. Corresponds to DaMoN'21 {paper}.",
+        k.workload,
+        k.bench,
+        k.dirs,
+        if cpu.is_empty() {
+            String::new()
+        } else {
+            format!(" ({cpu})")
+        },
+    )
 }

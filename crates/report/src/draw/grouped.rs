@@ -1,0 +1,131 @@
+//! Grouped vertical bar charts: one group per category (an SSB query, a rung of the
+//! Table 1 ladder), one coloured bar per series (a tier) in each group, the legend
+//! beside the plot, and optionally a dashed reference line (slowdown 1×).
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::HPos;
+
+use super::axis::{y_label, Ticked};
+use super::{draw_heading, text_style, FONT, GRID, PALETTE};
+use crate::error::DrawResult;
+
+/// One series: a value (or none: not measured) per category.
+#[derive(Debug, Clone)]
+pub(crate) struct BarSeries {
+    pub(crate) label: String,
+    pub(crate) values: Vec<Option<f64>>,
+}
+
+#[derive(Debug)]
+pub(crate) struct GroupedBars {
+    pub(crate) stem: String,
+    pub(crate) title: String,
+    pub(crate) subtitle: String,
+    pub(crate) x_desc: String,
+    pub(crate) y_desc: String,
+    pub(crate) categories: Vec<String>,
+    pub(crate) series: Vec<BarSeries>,
+    /// A horizontal dashed line at this value (e.g. 1.0 for slowdowns).
+    pub(crate) reference: Option<f64>,
+    /// The report's caption: what, where, which paper figure.
+    pub(crate) caption: String,
+}
+
+impl GroupedBars {
+    pub(crate) fn size(&self) -> (u32, u32) {
+        let bars = (self.categories.len() * self.series.len().max(1)) as u32;
+        (
+            (bars * 14 + self.categories.len() as u32 * 16 + 420).clamp(900, 2200),
+            620,
+        )
+    }
+}
+
+pub(crate) fn draw_grouped<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    fig: &GroupedBars,
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE)?;
+    let (w, _) = root.dim_in_pixel();
+    let body = draw_heading(root, &fig.title, &fig.subtitle)?;
+    let text = text_style(15, HPos::Left);
+    let mut legend_w = 0;
+    for s in &fig.series {
+        legend_w = legend_w.max(root.estimate_text_size(&s.label, &text)?.0);
+    }
+    let legend_w = (legend_w + 48).clamp(120, w / 3);
+    let (plot, legend) = body.split_horizontally(w - legend_w);
+
+    let n = fig.categories.len();
+    let top = fig
+        .series
+        .iter()
+        .flat_map(|s| s.values.iter().flatten())
+        .copied()
+        .filter(|v| v.is_finite())
+        .fold(fig.reference.unwrap_or(0.0), f64::max);
+    let y_max = if top > 0.0 { top * 1.1 } else { 1.0 };
+    let centers: Vec<f64> = (0..n).map(|i| i as f64 + 0.5).collect();
+    let mut chart = ChartBuilder::on(&plot)
+        .margin_left(10)
+        .margin_right(16)
+        .margin_top(8)
+        .margin_bottom(10)
+        .x_label_area_size(52)
+        .y_label_area_size(72)
+        .build_cartesian_2d(Ticked::new(0.0, n as f64, centers), 0f64..y_max)?;
+    let x_fmt = |v: &f64| {
+        fig.categories
+            .get(v.floor().max(0.0) as usize)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let y_fmt = |v: &f64| y_label(*v, y_max);
+    chart
+        .configure_mesh()
+        .x_desc(fig.x_desc.as_str())
+        .y_desc(fig.y_desc.as_str())
+        .x_label_formatter(&x_fmt)
+        .y_label_formatter(&y_fmt)
+        .y_labels(10)
+        .label_style((FONT, 15))
+        .axis_desc_style((FONT, 18))
+        .bold_line_style(GRID)
+        .max_light_lines(0)
+        .disable_x_mesh()
+        .draw()?;
+
+    let k = fig.series.len().max(1) as f64;
+    let width = 0.8 / k;
+    for (j, s) in fig.series.iter().enumerate() {
+        let c = PALETTE[j % PALETTE.len()];
+        chart.draw_series(s.values.iter().enumerate().filter_map(|(i, v)| {
+            let v = (*v).filter(|v| v.is_finite() && *v >= 0.0)?;
+            let x0 = i as f64 + 0.1 + j as f64 * width;
+            Some(Rectangle::new(
+                [(x0, 0.0), (x0 + width * 0.92, v)],
+                c.filled(),
+            ))
+        }))?;
+    }
+    if let Some(r) = fig.reference {
+        chart.draw_series(DashedLineSeries::new(
+            vec![(0.0, r), (n as f64, r)],
+            6,
+            4,
+            BLACK.stroke_width(1),
+        ))?;
+    }
+    for (j, s) in fig.series.iter().enumerate() {
+        let c = PALETTE[j % PALETTE.len()];
+        let y = 20 + 24 * j as i32;
+        legend.draw(&Rectangle::new([(4, y - 7), (28, y + 7)], c.filled()))?;
+        legend.draw(&Text::new(s.label.as_str(), (36, y), text.clone()))?;
+    }
+    root.present()?;
+    Ok(())
+}
