@@ -258,6 +258,7 @@ struct TempIndex(PathBuf);
 impl Drop for TempIndex {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.0);
+        let _ = std::fs::remove_file(crate::elf::file::lock_path(&self.0));
     }
 }
 
