@@ -57,4 +57,8 @@ fn main() {
     put("store_open", "manifest-rows", &[0, 1, 40, 0, 0, 0, b'9']);
     put("store_open", "dv-word", &[2, 1, 0, 16, 0, 0, 0xff, 0xff]);
     put("store_open", "cut-dict", &[1, 3, 0x10, 0x10, 0, 0]);
+    // Header fields behind a matching header checksum (offsets: format.rs): the string
+    // dictionary's entry count, a data vector's bit width.
+    put("store_open", "hdr-entries", &[4, 1, 32, 0, 0, 0, 0x10]);
+    put("store_open", "hdr-width", &[2, 1, 28, 0, 0, 0, 9]);
 }

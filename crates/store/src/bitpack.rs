@@ -24,6 +24,11 @@ pub fn words_for(n: usize, width: u32) -> usize {
     (n * width as usize).div_ceil(64) + 1
 }
 
+/// [`words_for`], or None where `n × width` bits overflow (a damaged header's counts).
+pub fn checked_words_for(n: usize, width: u32) -> Option<usize> {
+    Some(n.checked_mul(width as usize)?.div_ceil(64) + 1)
+}
+
 #[inline(always)]
 fn mask(width: u32) -> u64 {
     (1u64 << width) - 1

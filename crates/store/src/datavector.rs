@@ -58,7 +58,11 @@ impl DataVector {
             return Err(s.corrupt(format!("bit width {width} outside 1..=32")));
         }
         let words: &[u64] = try_cast(&s, s.payload())?;
-        let want = bitpack::words_for(rows, width);
+        let Some(want) = bitpack::checked_words_for(rows, width) else {
+            return Err(s.corrupt(format!(
+                "{rows} rows of {width} bits are more than any data vector holds"
+            )));
+        };
         if words.len() != want {
             return Err(s.corrupt(format!(
                 "data vector holds {} words, {rows} rows of {width} bits need {want}",

@@ -38,13 +38,13 @@ impl Dictionary {
                 }
             }
             ColumnType::Str => {
-                let need = (len + 1) * 8;
-                if p.len() < need {
+                let need = len.checked_add(1).and_then(|n| n.checked_mul(8));
+                let Some(need) = need.filter(|&need| need <= p.len()) else {
                     return Err(s.corrupt(format!(
                         "string dictionary payload of {} bytes is too short for {len} offsets",
                         p.len()
                     )));
-                }
+                };
                 let offs: &[u64] = try_cast(&s, &p[..need])?;
                 let bytes = &p[need..];
                 if offs[0] != 0

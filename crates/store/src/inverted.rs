@@ -19,12 +19,17 @@ impl InvertedIndex {
     pub(crate) fn new(s: Structure, rows: usize, deep: bool) -> Result<InvertedIndex> {
         let distinct = s.header.entries as usize;
         let p = s.payload();
-        let need = (distinct + 1) * 8;
-        if p.len() != need + rows * 4 {
+        let offsets = distinct.checked_add(1).and_then(|n| n.checked_mul(8));
+        let total = offsets.and_then(|n| n.checked_add(rows.checked_mul(4)?));
+        let (Some(need), Some(total)) = (offsets, total) else {
             return Err(s.corrupt(format!(
-                "inverted index payload of {} bytes, {distinct} values and {rows} rows need {}",
-                p.len(),
-                need + rows * 4
+                "inverted index of {distinct} values and {rows} rows is more than any file holds"
+            )));
+        };
+        if p.len() != total {
+            return Err(s.corrupt(format!(
+                "inverted index payload of {} bytes, {distinct} values and {rows} rows need {total}",
+                p.len()
             )));
         }
         let offs: &[u64] = try_cast(&s, &p[..need])?;

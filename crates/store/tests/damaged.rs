@@ -5,7 +5,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use pmolap_store::format::{OFF_VERSION, PAYLOAD_OFFSET};
+use pmolap_store::format::{OFF_ENTRIES, OFF_HEADER_CRC, OFF_VERSION, PAYLOAD_OFFSET};
 use pmolap_store::{OpenOptions, Placement, Table};
 
 /// A fresh copy of a good table, and the path of column 0's data vector in it.
@@ -129,6 +129,34 @@ fn every_kind_of_damage_is_named() {
     std::fs::remove_file(&dv).unwrap();
     let e = open_err(d.path());
     assert!(e.contains("c0000.dv.g1") && e.contains("missing"), "{e}");
+}
+
+/// A header whose entry count is past anything a file can hold, with its header checksum
+/// made to match (found by review while writing the `store_open` fuzz target: the size
+/// arithmetic overflowed, a panic, instead of refusing the file).
+#[test]
+fn entry_counts_past_any_file_are_refused() {
+    let good = tempfile::tempdir().unwrap();
+    common::build(good.path(), 100, 3);
+    // c0001: an indexed int column; c0003: an indexed string column.
+    for file in [
+        "c0001.dv.g1",
+        "c0001.inv.g1",
+        "c0003.dict.g1",
+        "c0003.inv.g1",
+    ] {
+        for entries in [u64::MAX, 1 << 61, 1 << 62] {
+            let (d, _) = fresh(good.path());
+            let path = d.path().join(file);
+            let mut b = std::fs::read(&path).unwrap();
+            b[OFF_ENTRIES..OFF_ENTRIES + 8].copy_from_slice(&entries.to_le_bytes());
+            let crc = crc32fast::hash(&b[..OFF_HEADER_CRC]);
+            b[OFF_HEADER_CRC..OFF_HEADER_CRC + 4].copy_from_slice(&crc.to_le_bytes());
+            std::fs::write(&path, b).unwrap();
+            let e = open_err(d.path());
+            assert!(e.contains(file), "{file} entries {entries}: {e}");
+        }
+    }
 }
 
 #[test]
