@@ -6,7 +6,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::HPos;
 
 use super::axis::{tick_label, x_range, y_label, Ticked};
-use super::{draw_heading, text_style, FONT, GRID, PALETTE};
+use super::{begin, split_legend, text_style, FONT, GRID, PALETTE};
 use crate::error::DrawResult;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,17 +49,9 @@ pub(crate) fn draw_lines<DB: DrawingBackend>(
 where
     DB::ErrorType: 'static,
 {
-    root.fill(&WHITE)?;
-    let (w, _) = root.dim_in_pixel();
-    let body = draw_heading(root, &fig.title, &fig.subtitle)?;
-
+    let (_, body) = begin(root, &fig.title, &fig.subtitle)?;
+    let (plot, legend) = split_legend(&body, fig.series.iter().map(|s| s.label.as_str()), 60)?;
     let text = text_style(15, HPos::Left);
-    let mut legend_w = 0;
-    for s in &fig.series {
-        legend_w = legend_w.max(root.estimate_text_size(&s.label, &text)?.0);
-    }
-    let legend_w = (legend_w + 60).clamp(120, w / 3);
-    let (plot, legend) = body.split_horizontally(w - legend_w);
 
     let xs: Vec<f64> = fig
         .series
