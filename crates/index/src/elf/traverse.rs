@@ -6,8 +6,17 @@
 use super::{EMPTY, FLAG, PRELUDE, VALUE_MASK};
 
 /// Where list reads come from; one implementation per caching variant (and [`Words`]), so
-/// that the traversal is monomorphised per source.
-pub(crate) trait ListSource {
+/// that the traversal is monomorphised per source. `'w`: the lifetime of the words a
+/// [`ListSource::stable`] source reads.
+pub(crate) trait ListSource<'w> {
+    /// `Some(array)` when every read is a plain, uncounted read of one array that outlives
+    /// the traversal ([`Words`]): a window search then recurses straight from a list
+    /// instead of copying its children out first (a cached list may be evicted while the
+    /// recursion reads others). `None` by default.
+    #[inline]
+    fn stable(&self) -> Option<&'w [u32]> {
+        None
+    }
     /// The dense first dimension (`C` words).
     fn dense(&mut self) -> &[u32];
     /// Words starting at the DimensionList at `off` (dimension `level`, 1..D). `up`: the
@@ -20,7 +29,11 @@ pub(crate) trait ListSource {
 /// The array itself, uncounted: [`super::Elf`]'s queries.
 pub(crate) struct Words<'a>(pub &'a [u32]);
 
-impl ListSource for Words<'_> {
+impl<'w> ListSource<'w> for Words<'w> {
+    #[inline]
+    fn stable(&self) -> Option<&'w [u32]> {
+        Some(self.0)
+    }
     #[inline]
     fn dense(&mut self) -> &[u32] {
         &self.0[PRELUDE..PRELUDE + self.0[1] as usize]
@@ -37,7 +50,7 @@ impl ListSource for Words<'_> {
 
 /// Appends the TIDs of TID word `t`.
 #[inline]
-fn emit<S: ListSource>(s: &mut S, t: u32, out: &mut Vec<u32>) {
+fn emit<'w, S: ListSource<'w>>(s: &mut S, t: u32, out: &mut Vec<u32>) {
     if t & FLAG == 0 {
         out.push(t);
     } else {
@@ -48,7 +61,7 @@ fn emit<S: ListSource>(s: &mut S, t: u32, out: &mut Vec<u32>) {
 }
 
 /// Appends the TIDs of the rows equal to `key` (`d` values).
-pub(crate) fn exact<S: ListSource>(s: &mut S, d: usize, key: &[u32], out: &mut Vec<u32>) {
+pub(crate) fn exact<'w, S: ListSource<'w>>(s: &mut S, d: usize, key: &[u32], out: &mut Vec<u32>) {
     let dense = s.dense();
     let v0 = key[0] as usize;
     if v0 >= dense.len() {
@@ -95,48 +108,90 @@ pub(crate) fn exact<S: ListSource>(s: &mut S, d: usize, key: &[u32], out: &mut V
 }
 
 /// Appends the TIDs of the rows inside `lo..=hi` (`d` values each), in key order.
-pub(crate) fn range<S: ListSource>(
+pub(crate) fn range<'w, S: ListSource<'w>>(
     s: &mut S,
     d: usize,
     lo: &[u32],
     hi: &[u32],
     out: &mut Vec<u32>,
 ) {
+    let mut q = Window { d, lo, hi, out };
+    if let Some(w) = s.stable() {
+        let dense = &w[PRELUDE..PRELUDE + w[1] as usize];
+        for &p in dense_window(dense, lo[0], hi[0]) {
+            if p != EMPTY {
+                descend(s, &mut q, p, 1, true, &mut []);
+            }
+        }
+        return;
+    }
     // One scratch vector of child pointers per level, so a list's borrow ends before the
     // recursion reads the next one.
     let mut scratch: Vec<Vec<u32>> = vec![Vec::new(); d + 1];
-    let dense = s.dense();
-    let card0 = dense.len() as u32;
-    if card0 == 0 || lo[0] > hi[0] || lo[0] >= card0 {
-        return;
-    }
     let (first, rest) = scratch.split_first_mut().expect("d >= 1");
     first.extend(
-        dense[lo[0] as usize..=hi[0].min(card0 - 1) as usize]
+        dense_window(s.dense(), lo[0], hi[0])
             .iter()
             .copied()
             .filter(|&p| p != EMPTY),
     );
     for &p in first.iter() {
-        descend(s, d, p, 1, true, lo, hi, rest, out);
+        descend(s, &mut q, p, 1, true, rest);
+    }
+}
+
+/// A window search under way: the number of dimensions, the bounds and the TIDs found.
+struct Window<'q> {
+    d: usize,
+    lo: &'q [u32],
+    hi: &'q [u32],
+    out: &'q mut Vec<u32>,
+}
+
+/// The pointers of the dense first dimension for values `lo..=hi`.
+#[inline]
+fn dense_window(dense: &[u32], lo: u32, hi: u32) -> &[u32] {
+    let card0 = dense.len() as u32;
+    if card0 == 0 || lo > hi || lo >= card0 {
+        return &[];
+    }
+    &dense[lo as usize..=hi.min(card0 - 1) as usize]
+}
+
+/// Calls `f` with the pointer of every entry of the DimensionList `list` whose value is in
+/// `l..=h` (values ascending, the last entry flagged).
+#[inline(always)]
+fn in_window(list: &[u32], l: u32, h: u32, mut f: impl FnMut(u32)) {
+    let mut i = 0;
+    loop {
+        let e = list[i];
+        let v = e & VALUE_MASK;
+        if v > h {
+            return;
+        }
+        if v >= l {
+            f(list[i + 1]);
+        }
+        if e & FLAG != 0 {
+            return;
+        }
+        i += 2;
     }
 }
 
 /// Window search below pointer `p` at `level` (1..=d); `up`: the parent list was in DRAM.
-#[allow(clippy::too_many_arguments)]
-fn descend<S: ListSource>(
+/// `scratch`: one vector per level below (unused by a [`ListSource::stable`] source).
+fn descend<'w, S: ListSource<'w>>(
     s: &mut S,
-    d: usize,
+    q: &mut Window<'_>,
     p: u32,
     level: usize,
     up: bool,
-    lo: &[u32],
-    hi: &[u32],
     scratch: &mut [Vec<u32>],
-    out: &mut Vec<u32>,
 ) {
+    let d = q.d;
     if level == d {
-        emit(s, p, out);
+        emit(s, p, q.out);
         return;
     }
     let off = (p & VALUE_MASK) as usize;
@@ -144,36 +199,29 @@ fn descend<S: ListSource>(
         let n = d - level;
         let m = s.rest(off);
         for (i, &v) in m[..n].iter().enumerate() {
-            if v < lo[level + i] || v > hi[level + i] {
+            if v < q.lo[level + i] || v > q.hi[level + i] {
                 return;
             }
         }
         let t = m[n];
-        emit(s, t, out);
+        emit(s, t, q.out);
         return;
     }
-    let (l, h) = (lo[level], hi[level]);
+    let (l, h) = (q.lo[level], q.hi[level]);
+    if let Some(w) = s.stable() {
+        // The array outlives the traversal: recurse straight from the list.
+        in_window(&w[off..], l, h, |c| {
+            descend(s, q, c, level + 1, false, scratch)
+        });
+        return;
+    }
     let (mine, rest) = scratch.split_first_mut().expect("one scratch per level");
     mine.clear();
     let (list, dram) = s.list(off, level, up);
-    let mut i = 0;
-    loop {
-        let e = list[i];
-        let v = e & VALUE_MASK;
-        if v > h {
-            break;
-        }
-        if v >= l {
-            mine.push(list[i + 1]);
-        }
-        if e & FLAG != 0 {
-            break;
-        }
-        i += 2;
-    }
+    in_window(list, l, h, |c| mine.push(c));
     // `mine` is reused by deeper calls at this level only after we are done with it: the
     // recursion below uses `rest`.
     for &c in mine.iter() {
-        descend(s, d, c, level + 1, dram, lo, hi, rest, out);
+        descend(s, q, c, level + 1, dram, rest);
     }
 }

@@ -40,62 +40,14 @@ impl Region {
         }
         let features = CpuFeatures::detect();
         let mut warnings = Vec::new();
-        let (ptr, map_len, file, path, durability, map_sync) = match spec {
-            TierSpec::Dram { .. } => {
-                let (ptr, map_len) = map_anonymous(len, opts.huge_pages)?;
-                (ptr, map_len, None, None, Durability::Volatile, false)
-            }
-            TierSpec::File { path } => {
-                let (file, path, temp) = open_file(path, len, opts)?;
-                let dax = Topology::detect()
-                    .ok()
-                    .and_then(|t| t.dax_mount_for(&path).cloned());
-                let map_len = round_up(len, PAGE);
-                let mapped = map_file(&file, &path, map_len, dax.is_some());
-                if let Some(t) = &temp {
-                    // Mapped (or failed): the name is no longer needed; the mapping and
-                    // the open descriptor keep the pages until the region is dropped.
-                    let _ = std::fs::remove_file(t);
-                }
-                let ptr = mapped?;
-                let durability = if dax.is_some() {
-                    Durability::CacheFlush
-                } else {
-                    Durability::PageCache
-                };
-                if opts.huge_pages != HugePages::Off {
-                    warnings.push("huge pages apply to dram tiers only; ignored for file:".into());
-                }
-                (
-                    ptr,
-                    map_len,
-                    Some(file),
-                    Some(path),
-                    durability,
-                    dax.is_some(),
-                )
-            }
-            TierSpec::DevDax { path } => {
-                let file = open_devdax(path)?;
-                let map_len = round_up(len, devdax_align(path));
-                if map_len as u64 > available {
-                    return Err(Error::TooLarge {
-                        tier: spec.to_string(),
-                        requested: map_len as u64,
-                        available,
-                    });
-                }
-                let ptr = map_shared(&file, path, map_len, 0)?;
-                (
-                    ptr,
-                    map_len,
-                    Some(file),
-                    Some(path.clone()),
-                    Durability::CacheFlush,
-                    false,
-                )
-            }
-        };
+        let Mapping {
+            ptr,
+            map_len,
+            file,
+            path,
+            durability,
+            map_sync,
+        } = map(spec, len, opts, available, &mut warnings)?;
         let mut region = Region {
             ptr,
             len,
@@ -117,6 +69,14 @@ impl Region {
             flush: PersistMode::best_flush(&features),
             _file: file,
         };
+        region.settle(spec, opts)?;
+        Ok(region)
+    }
+
+    /// After mapping: binds the region to its node, asks for transparent huge pages,
+    /// prefaults it, and records the huge pages granted and where the pages are.
+    fn settle(&mut self, spec: &TierSpec, opts: &RegionOptions) -> Result<()> {
+        let region = self;
         if let Some(node) = spec.node() {
             region.bind(node)?;
         }
@@ -169,7 +129,7 @@ impl Region {
                     .push(format!("page residency not checked: {e}")),
             }
         }
-        Ok(region)
+        Ok(())
     }
 
     /// Binds the whole mapping to `node` (`mbind(MPOL_BIND, MPOL_MF_STRICT|MPOL_MF_MOVE)`).
@@ -214,6 +174,91 @@ impl Region {
             }
         }
     }
+}
+
+/// A new mapping of a region's tier, before it becomes a [`Region`].
+struct Mapping {
+    ptr: NonNull<u8>,
+    map_len: usize,
+    file: Option<File>,
+    path: Option<PathBuf>,
+    durability: Durability,
+    map_sync: bool,
+}
+
+/// Maps `len` bytes of `spec` (`available` bytes there), noting in `warnings` what was
+/// asked and does not apply.
+fn map(
+    spec: &TierSpec,
+    len: usize,
+    opts: &RegionOptions,
+    available: u64,
+    warnings: &mut Vec<String>,
+) -> Result<Mapping> {
+    let (ptr, map_len, file, path, durability, map_sync) = match spec {
+        TierSpec::Dram { .. } => {
+            let (ptr, map_len) = map_anonymous(len, opts.huge_pages)?;
+            (ptr, map_len, None, None, Durability::Volatile, false)
+        }
+        TierSpec::File { path } => {
+            let (file, path, temp) = open_file(path, len, opts)?;
+            let dax = Topology::detect()
+                .ok()
+                .and_then(|t| t.dax_mount_for(&path).cloned());
+            let map_len = round_up(len, PAGE);
+            let mapped = map_file(&file, &path, map_len, dax.is_some());
+            if let Some(t) = &temp {
+                // Mapped (or failed): the name is no longer needed; the mapping and
+                // the open descriptor keep the pages until the region is dropped.
+                let _ = std::fs::remove_file(t);
+            }
+            let ptr = mapped?;
+            let durability = if dax.is_some() {
+                Durability::CacheFlush
+            } else {
+                Durability::PageCache
+            };
+            if opts.huge_pages != HugePages::Off {
+                warnings.push("huge pages apply to dram tiers only; ignored for file:".into());
+            }
+            (
+                ptr,
+                map_len,
+                Some(file),
+                Some(path),
+                durability,
+                dax.is_some(),
+            )
+        }
+        TierSpec::DevDax { path } => {
+            let file = open_devdax(path)?;
+            let map_len = round_up(len, devdax_align(path));
+            if map_len as u64 > available {
+                return Err(Error::TooLarge {
+                    tier: spec.to_string(),
+                    requested: map_len as u64,
+                    available,
+                });
+            }
+            let ptr = map_shared(&file, path, map_len, 0)?;
+            (
+                ptr,
+                map_len,
+                Some(file),
+                Some(path.clone()),
+                Durability::CacheFlush,
+                false,
+            )
+        }
+    };
+    Ok(Mapping {
+        ptr,
+        map_len,
+        file,
+        path,
+        durability,
+        map_sync,
+    })
 }
 
 fn map_anonymous(len: usize, huge: HugePages) -> Result<(NonNull<u8>, usize)> {

@@ -171,7 +171,7 @@ impl<'a> CachedElf<'a> {
         self.range(&lo, &hi)
     }
 
-    fn with(&mut self, f: impl FnOnce(&mut dyn SourceDyn)) {
+    fn with(&mut self, f: impl for<'w> FnOnce(&mut dyn SourceDyn<'w>)) {
         let pm = self.elf.words();
         let stats = &mut self.stats;
         match &mut self.state {
@@ -204,12 +204,12 @@ impl<'a> CachedElf<'a> {
 
 /// Object-safe face of [`ListSource`] for [`CachedElf::with`]; the traversals themselves
 /// are generic and run monomorphised per source.
-trait SourceDyn {
+trait SourceDyn<'w> {
     fn exact(&mut self, d: usize, key: &[u32], out: &mut Vec<u32>);
     fn range(&mut self, d: usize, lo: &[u32], hi: &[u32], out: &mut Vec<u32>);
 }
 
-impl<S: ListSource> SourceDyn for S {
+impl<'w, S: ListSource<'w>> SourceDyn<'w> for S {
     fn exact(&mut self, d: usize, key: &[u32], out: &mut Vec<u32>) {
         traverse::exact(self, d, key, out);
     }
@@ -218,10 +218,10 @@ impl<S: ListSource> SourceDyn for S {
     }
 }
 
-fn exact_gen(s: &mut dyn SourceDyn, d: usize, key: &[u32], out: &mut Vec<u32>) {
+fn exact_gen(s: &mut dyn SourceDyn<'_>, d: usize, key: &[u32], out: &mut Vec<u32>) {
     s.exact(d, key, out);
 }
 
-fn range_gen(s: &mut dyn SourceDyn, d: usize, lo: &[u32], hi: &[u32], out: &mut Vec<u32>) {
+fn range_gen(s: &mut dyn SourceDyn<'_>, d: usize, lo: &[u32], hi: &[u32], out: &mut Vec<u32>) {
     s.range(d, lo, hi, out);
 }

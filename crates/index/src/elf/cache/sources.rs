@@ -23,7 +23,7 @@ impl Plain<'_> {
     }
 }
 
-impl ListSource for Plain<'_> {
+impl<'a> ListSource<'a> for Plain<'a> {
     fn dense(&mut self) -> &[u32] {
         self.count();
         &self.w[PRELUDE..PRELUDE + self.w[1] as usize]
@@ -58,7 +58,7 @@ impl Prefix<'_> {
     }
 }
 
-impl ListSource for Prefix<'_> {
+impl<'a> ListSource<'a> for Prefix<'a> {
     fn dense(&mut self) -> &[u32] {
         let c = self.pm[1] as usize;
         &self.at(PRELUDE).0[..c]
@@ -79,7 +79,7 @@ pub(super) struct Selected<'a> {
     pub(super) stats: &'a mut CacheStats,
 }
 
-impl ListSource for Selected<'_> {
+impl<'a> ListSource<'a> for Selected<'a> {
     fn dense(&mut self) -> &[u32] {
         self.stats.dram += 1;
         let c = self.pm[1] as usize;
@@ -110,7 +110,7 @@ pub(super) struct Split<'a> {
     pub(super) stats: &'a mut CacheStats,
 }
 
-impl ListSource for Split<'_> {
+impl<'a> ListSource<'a> for Split<'a> {
     fn dense(&mut self) -> &[u32] {
         let c = self.pm[1] as usize;
         if self.buf.len() >= PRELUDE + c {
