@@ -8,25 +8,17 @@ use pmolap_bench::machine::Machine;
 use pmolap_bench::ssb::{BreakdownReport, RunReport, TiersReport};
 
 use crate::draw::grouped::BarSeries;
+use crate::draw::header;
 use crate::draw::{Figure, GroupedBars, SEP};
 use crate::html::Table;
 
-fn on_machine(m: &Machine) -> String {
+/// The CPU between `before` and `after`, or nothing when unknown.
+fn with_cpu(m: &Machine, before: &str, after: &str) -> String {
     let cpu = m.cpu_model.trim();
     if cpu.is_empty() {
         String::new()
     } else {
-        format!(" ({cpu})")
-    }
-}
-
-/// The CPU as a subtitle part (with its separator), if known.
-fn cpu_note(m: &Machine) -> String {
-    let cpu = m.cpu_model.trim();
-    if cpu.is_empty() {
-        String::new()
-    } else {
-        format!("{SEP}{cpu}")
+        format!("{before}{cpu}{after}")
     }
 }
 
@@ -56,7 +48,7 @@ pub(crate) fn tiers_figures(doc: &TiersReport) -> Vec<Figure> {
         doc.config.threads,
         doc.config.pin,
         doc.config.reps,
-        cpu_note(&doc.machine)
+        with_cpu(&doc.machine, SEP, "")
     );
     let mut out = vec![Figure::Grouped(GroupedBars {
         stem: "ssb-tiers-ms".into(),
@@ -71,7 +63,7 @@ pub(crate) fn tiers_figures(doc: &TiersReport) -> Vec<Figure> {
             "Median time of each SSB query on every tier ({}){}. \
              Corresponds to SIGMOD'21 Fig. 14 (SSB performance, PMEM vs DRAM).",
             names.join(", "),
-            on_machine(&doc.machine)
+            with_cpu(&doc.machine, " (", ")")
         ),
     })];
     if doc.tiers.len() > 1 {
@@ -88,7 +80,7 @@ pub(crate) fn tiers_figures(doc: &TiersReport) -> Vec<Figure> {
             caption: format!(
                 "Slowdown of each SSB query on each tier relative to {} (dashed: 1×){}. Corresponds to SIGMOD'21 Fig. 14 (the PMEM/DRAM ratio).",
                 base.tier.name,
-                on_machine(&doc.machine)
+                with_cpu(&doc.machine, " (", ")")
             ),
         }));
     }
@@ -165,7 +157,7 @@ pub(crate) fn breakdown_figures(doc: &BreakdownReport) -> Vec<Figure> {
                 .map(|t| t.to_string())
                 .collect::<Vec<_>>()
                 .join("/"),
-            cpu_note(&doc.machine)
+            with_cpu(&doc.machine, SEP, "")
         ),
         x_desc: "rung (each adds to the one before)".into(),
         y_desc: "median time (ms)".into(),
@@ -177,7 +169,7 @@ pub(crate) fn breakdown_figures(doc: &BreakdownReport) -> Vec<Figure> {
              + striping and replication) on every tier{}. Corresponds to SIGMOD'21 Table 1 \
              (optimisation of Q2.1).",
             doc.query,
-            on_machine(&doc.machine)
+            with_cpu(&doc.machine, " (", ")")
         ),
     })]
 }
@@ -185,7 +177,7 @@ pub(crate) fn breakdown_figures(doc: &BreakdownReport) -> Vec<Figure> {
 /// Table 1 as numbers, with what each rung did (or why it was a no-op).
 pub(crate) fn breakdown_table(doc: &BreakdownReport) -> Table {
     Table {
-        head: [
+        head: header(&[
             "tier",
             "rung",
             "threads",
@@ -195,9 +187,7 @@ pub(crate) fn breakdown_table(doc: &BreakdownReport) -> Table {
             "ms",
             "speedup",
             "notes",
-        ]
-        .map(String::from)
-        .to_vec(),
+        ]),
         rows: doc
             .steps
             .iter()
@@ -236,7 +226,7 @@ pub(crate) fn run_figures(doc: &RunReport) -> Vec<Figure> {
             c.threads,
             c.pin,
             c.reps,
-            cpu_note(&doc.machine)
+            with_cpu(&doc.machine, SEP, "")
         ),
         x_desc: "query".into(),
         y_desc: "median time (ms)".into(),
@@ -250,7 +240,7 @@ pub(crate) fn run_figures(doc: &RunReport) -> Vec<Figure> {
             "Median time of each SSB query on tier {}{} ({} threads, pinning {}). One tier of \
              SIGMOD'21 Fig. 14.",
             c.tier,
-            on_machine(&doc.machine),
+            with_cpu(&doc.machine, " (", ")"),
             c.threads,
             c.pin
         ),
@@ -260,9 +250,7 @@ pub(crate) fn run_figures(doc: &RunReport) -> Vec<Figure> {
 /// Per query: ms, plan and probe ms, rows, GB/s.
 pub(crate) fn run_table(doc: &RunReport) -> Table {
     Table {
-        head: ["query", "median ms", "plan ms", "probe ms", "rows", "GB/s"]
-            .map(String::from)
-            .to_vec(),
+        head: header(&["query", "median ms", "plan ms", "probe ms", "rows", "GB/s"]),
         rows: doc
             .queries
             .iter()

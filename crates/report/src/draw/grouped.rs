@@ -6,8 +6,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::HPos;
 
-use super::axis::{y_label, Ticked};
-use super::{draw_heading, text_style, FONT, GRID, PALETTE};
+use super::axis::Ticked;
+use super::lines::value_chart;
+use super::{begin, split_legend, text_style, PALETTE};
 use crate::error::DrawResult;
 
 /// One series: a value (or none: not measured) per category.
@@ -49,16 +50,9 @@ pub(crate) fn draw_grouped<DB: DrawingBackend>(
 where
     DB::ErrorType: 'static,
 {
-    root.fill(&WHITE)?;
-    let (w, _) = root.dim_in_pixel();
-    let body = draw_heading(root, &fig.title, &fig.subtitle)?;
+    let (_, body) = begin(root, &fig.title, &fig.subtitle)?;
+    let (plot, legend) = split_legend(&body, fig.series.iter().map(|s| s.label.as_str()), 48)?;
     let text = text_style(15, HPos::Left);
-    let mut legend_w = 0;
-    for s in &fig.series {
-        legend_w = legend_w.max(root.estimate_text_size(&s.label, &text)?.0);
-    }
-    let legend_w = (legend_w + 48).clamp(120, w / 3);
-    let (plot, legend) = body.split_horizontally(w - legend_w);
 
     let n = fig.categories.len();
     let top = fig
@@ -70,34 +64,20 @@ where
         .fold(fig.reference.unwrap_or(0.0), f64::max);
     let y_max = if top > 0.0 { top * 1.1 } else { 1.0 };
     let centers: Vec<f64> = (0..n).map(|i| i as f64 + 0.5).collect();
-    let mut chart = ChartBuilder::on(&plot)
-        .margin_left(10)
-        .margin_right(16)
-        .margin_top(8)
-        .margin_bottom(10)
-        .x_label_area_size(52)
-        .y_label_area_size(72)
-        .build_cartesian_2d(Ticked::new(0.0, n as f64, centers), 0f64..y_max)?;
     let x_fmt = |v: &f64| {
         fig.categories
             .get(v.floor().max(0.0) as usize)
             .cloned()
             .unwrap_or_default()
     };
-    let y_fmt = |v: &f64| y_label(*v, y_max);
-    chart
-        .configure_mesh()
-        .x_desc(fig.x_desc.as_str())
-        .y_desc(fig.y_desc.as_str())
-        .x_label_formatter(&x_fmt)
-        .y_label_formatter(&y_fmt)
-        .y_labels(10)
-        .label_style((FONT, 15))
-        .axis_desc_style((FONT, 18))
-        .bold_line_style(GRID)
-        .max_light_lines(0)
-        .disable_x_mesh()
-        .draw()?;
+    let mut chart = value_chart(
+        &plot,
+        Ticked::new(0.0, n as f64, centers),
+        y_max,
+        (&fig.x_desc, &fig.y_desc),
+        &x_fmt,
+        false,
+    )?;
 
     let k = fig.series.len().max(1) as f64;
     let width = 0.8 / k;

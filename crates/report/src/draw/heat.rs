@@ -5,7 +5,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::axis::{y_label, Ticked};
-use super::{centered, draw_heading, FONT};
+use super::{begin, centered, FONT};
 use crate::error::DrawResult;
 
 #[derive(Debug)]
@@ -77,9 +77,7 @@ pub(crate) fn draw_heat<DB: DrawingBackend>(
 where
     DB::ErrorType: 'static,
 {
-    root.fill(&WHITE)?;
-    let (w, _) = root.dim_in_pixel();
-    let body = draw_heading(root, &fig.title, &fig.subtitle)?;
+    let (w, body) = begin(root, &fig.title, &fig.subtitle)?;
     let (plot, bar) = body.split_horizontally(w - 110);
 
     let nx = fig.x_labels.len();

@@ -1,12 +1,13 @@
 //! Line charts: series of (x, y) points over a log2-bytes, linear or log10-ns x axis,
 //! with the legend beside the plot.
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::HPos;
 
 use super::axis::{tick_label, x_range, y_label, Ticked};
-use super::{draw_heading, text_style, FONT, GRID, PALETTE};
+use super::{begin, split_legend, text_style, FONT, GRID, PALETTE};
 use crate::error::DrawResult;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +43,45 @@ pub(crate) struct LineFigure {
     pub(crate) caption: String,
 }
 
+/// A chart on `area` with x axis `x` (labels from `x_fmt`), y from 0 to `y_max`, both
+/// described, and a grid (vertical lines only with `x_mesh`).
+pub(crate) fn value_chart<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    x: Ticked,
+    y_max: f64,
+    (x_desc, y_desc): (&str, &str),
+    x_fmt: &dyn Fn(&f64) -> String,
+    x_mesh: bool,
+) -> DrawResult<ChartContext<'a, DB, Cartesian2d<Ticked, RangedCoordf64>>>
+where
+    DB::ErrorType: 'static,
+{
+    let mut chart = ChartBuilder::on(area)
+        .margin_left(10)
+        .margin_right(16)
+        .margin_top(8)
+        .margin_bottom(10)
+        .x_label_area_size(52)
+        .y_label_area_size(72)
+        .build_cartesian_2d(x, 0f64..y_max)?;
+    let y_fmt = |v: &f64| y_label(*v, y_max);
+    let mut mesh = chart.configure_mesh();
+    mesh.x_desc(x_desc)
+        .y_desc(y_desc)
+        .x_label_formatter(x_fmt)
+        .y_label_formatter(&y_fmt)
+        .y_labels(10)
+        .label_style((FONT, 16))
+        .axis_desc_style((FONT, 18))
+        .bold_line_style(GRID)
+        .max_light_lines(0);
+    if !x_mesh {
+        mesh.disable_x_mesh();
+    }
+    mesh.draw()?;
+    Ok(chart)
+}
+
 pub(crate) fn draw_lines<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     fig: &LineFigure,
@@ -49,17 +89,9 @@ pub(crate) fn draw_lines<DB: DrawingBackend>(
 where
     DB::ErrorType: 'static,
 {
-    root.fill(&WHITE)?;
-    let (w, _) = root.dim_in_pixel();
-    let body = draw_heading(root, &fig.title, &fig.subtitle)?;
-
+    let (_, body) = begin(root, &fig.title, &fig.subtitle)?;
+    let (plot, legend) = split_legend(&body, fig.series.iter().map(|s| s.label.as_str()), 60)?;
     let text = text_style(15, HPos::Left);
-    let mut legend_w = 0;
-    for s in &fig.series {
-        legend_w = legend_w.max(root.estimate_text_size(&s.label, &text)?.0);
-    }
-    let legend_w = (legend_w + 60).clamp(120, w / 3);
-    let (plot, legend) = body.split_horizontally(w - legend_w);
 
     let xs: Vec<f64> = fig
         .series
@@ -81,29 +113,15 @@ where
         y_max
     };
 
-    let mut chart = ChartBuilder::on(&plot)
-        .margin_left(10)
-        .margin_right(16)
-        .margin_top(8)
-        .margin_bottom(10)
-        .x_label_area_size(52)
-        .y_label_area_size(72)
-        .build_cartesian_2d(Ticked::new(x0, x1, ticks), 0f64..y_max)?;
     let axis = fig.x_axis;
-    let x_fmt = |v: &f64| tick_label(axis, *v);
-    let y_fmt = |v: &f64| y_label(*v, y_max);
-    chart
-        .configure_mesh()
-        .x_desc(fig.x_desc.as_str())
-        .y_desc(fig.y_desc.as_str())
-        .x_label_formatter(&x_fmt)
-        .y_label_formatter(&y_fmt)
-        .y_labels(10)
-        .label_style((FONT, 16))
-        .axis_desc_style((FONT, 18))
-        .bold_line_style(GRID)
-        .max_light_lines(0)
-        .draw()?;
+    let mut chart = value_chart(
+        &plot,
+        Ticked::new(x0, x1, ticks),
+        y_max,
+        (&fig.x_desc, &fig.y_desc),
+        &|v| tick_label(axis, *v),
+        true,
+    )?;
 
     for (i, s) in fig.series.iter().enumerate() {
         let c = PALETTE[i % PALETTE.len()];

@@ -234,6 +234,45 @@ where
     Ok(root.split_vertically(y + 4).1)
 }
 
+/// Clears `root` and draws the title and subtitle; returns the width and the area below.
+pub(crate) fn begin<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    title: &str,
+    subtitle: &str,
+) -> DrawResult<(u32, DrawingArea<DB, Shift>)>
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE)?;
+    let (w, _) = root.dim_in_pixel();
+    Ok((w, draw_heading(root, title, subtitle)?))
+}
+
+/// Splits `body` into the plot and, on its right, a legend wide enough for `labels`
+/// (plus `pad` pixels for the key), at most a third of the width.
+pub(crate) fn split_legend<'a, DB: DrawingBackend>(
+    body: &DrawingArea<DB, Shift>,
+    labels: impl Iterator<Item = &'a str>,
+    pad: u32,
+) -> DrawResult<(DrawingArea<DB, Shift>, DrawingArea<DB, Shift>)>
+where
+    DB::ErrorType: 'static,
+{
+    let (w, _) = body.dim_in_pixel();
+    let text = text_style(15, HPos::Left);
+    let mut widest = 0;
+    for l in labels {
+        widest = widest.max(body.estimate_text_size(l, &text)?.0);
+    }
+    let legend_w = (widest + pad).clamp(120, w / 3);
+    Ok(body.split_horizontally(w - legend_w))
+}
+
+/// A table header from its column names.
+pub(crate) fn header(names: &[&str]) -> Vec<String> {
+    names.iter().map(|s| s.to_string()).collect()
+}
+
 /// Text in the embedded font at `size`, anchored at `h` and the vertical centre.
 pub(crate) fn text_style(size: u32, h: HPos) -> TextStyle<'static> {
     (FONT, size)

@@ -9,6 +9,7 @@ use pmolap_demo::{DemoSummary, Status};
 
 use super::{esc, file_name, table_html, Table};
 use crate::doc::Document;
+use crate::draw::header;
 
 /// One `<section>` per distinct machine (host name and CPU), naming its files.
 pub(super) fn machines_html(docs: &[(PathBuf, Document)]) -> String {
@@ -89,9 +90,7 @@ fn nodes_table(m: &Machine) -> String {
         return String::new();
     }
     let t = Table {
-        head: ["node", "CPUs", "memory", "kind", "distances"]
-            .map(String::from)
-            .to_vec(),
+        head: header(&["node", "CPUs", "memory", "kind", "distances"]),
         rows: m
             .numa_nodes
             .iter()
@@ -120,7 +119,7 @@ fn nodes_table(m: &Machine) -> String {
 
 fn tiers_table(m: &Machine) -> String {
     let t = Table {
-        head: [
+        head: header(&[
             "tier",
             "spec",
             "kind",
@@ -128,9 +127,7 @@ fn tiers_table(m: &Machine) -> String {
             "NUMA node",
             "persistence",
             "notes",
-        ]
-        .map(String::from)
-        .to_vec(),
+        ]),
         rows: m
             .tiers
             .iter()
@@ -160,15 +157,13 @@ fn tiers_table(m: &Machine) -> String {
 /// The demo's steps: done, skipped (and why), failed.
 pub(super) fn demo_html(path: &std::path::Path, d: &DemoSummary) -> String {
     let t = Table {
-        head: [
+        head: header(&[
             "step",
             "status",
             "seconds",
             "what it did, or why not",
             "files",
-        ]
-        .map(String::from)
-        .to_vec(),
+        ]),
         rows: d
             .steps
             .iter()

@@ -10,6 +10,7 @@ use pmolap_index::elf::bench::results::BenchReport;
 
 use super::{date, Table};
 use crate::doc::Document;
+use crate::draw::header;
 use crate::ssb;
 
 /// At most this many rows in a run table (the rest are counted).
@@ -107,7 +108,7 @@ fn word<T: serde::Serialize>(v: &T) -> String {
 }
 
 fn membench_table(r: &membench::Results) -> Table {
-    let head = [
+    let head = header(&[
         "benchmark",
         "operation",
         "pattern",
@@ -120,9 +121,7 @@ fn membench_table(r: &membench::Results) -> Table {
         "reps",
         "GiB/s (median)",
         "p50 ns",
-    ]
-    .map(String::from)
-    .to_vec();
+    ]);
     let rows = r
         .runs
         .iter()
@@ -154,16 +153,14 @@ fn membench_table(r: &membench::Results) -> Table {
 
 fn devices_table(r: &iobench::Results) -> Table {
     Table {
-        head: [
+        head: header(&[
             "directory",
             "filesystem",
             "device",
             "rotational",
             "DAX",
             "mount options",
-        ]
-        .map(String::from)
-        .to_vec(),
+        ]),
         rows: r
             .devices
             .iter()
@@ -184,7 +181,7 @@ fn devices_table(r: &iobench::Results) -> Table {
 }
 
 fn iobench_table(r: &iobench::Results) -> Table {
-    let head = [
+    let head = header(&[
         "benchmark",
         "workload",
         "I/O path",
@@ -196,9 +193,7 @@ fn iobench_table(r: &iobench::Results) -> Table {
         "ops/s",
         "p50 µs",
         "p99 µs",
-    ]
-    .map(String::from)
-    .to_vec();
+    ]);
     let rows = r
         .runs
         .iter()
@@ -230,7 +225,7 @@ fn elf_tables(r: &BenchReport) -> Vec<Table> {
     let b = &r.build;
     let mib = |x: usize| format!("{:.1}", x as f64 / (1 << 20) as f64);
     let build = Table {
-        head: ["structure", "build s", "MiB"].map(String::from).to_vec(),
+        head: header(&["structure", "build s", "MiB"]),
         rows: vec![
             vec![
                 "Elf".into(),
@@ -251,7 +246,7 @@ fn elf_tables(r: &BenchReport) -> Vec<Table> {
     };
     let ratio = |x: Option<f64>| x.map_or("–".into(), |v| format!("{v:.2}×"));
     let variants = Table {
-        head: [
+        head: header(&[
             "query type",
             "variant",
             "queries",
@@ -260,9 +255,7 @@ fn elf_tables(r: &BenchReport) -> Vec<Table> {
             "× column scan",
             "hit ratio",
             "DRAM MiB",
-        ]
-        .map(String::from)
-        .to_vec(),
+        ]),
         rows: r
             .query_types
             .iter()

@@ -252,7 +252,8 @@ fn drop_cache(path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The index file, removed when the benchmark ends (also on an error).
+/// The index file (named by this process's id), removed with its lock file when the
+/// benchmark ends (also on an error).
 struct TempIndex(PathBuf);
 
 impl Drop for TempIndex {
@@ -662,7 +663,7 @@ mod tests {
         let text = std::fs::read_to_string(dir.path().join("r.json")).unwrap();
         let back: BenchReport = serde_json::from_str(&text).unwrap();
         assert_eq!(back.query_types[0].variants.len(), exact.variants.len());
-        // Only the results file is left: the index file is removed.
+        // Only the results file is left: the index file and its lock are removed.
         let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(left.len(), 1, "{left:?}");
     }
