@@ -231,7 +231,7 @@ fn ctrl_c_keeps_finished_queries_and_leaves_nothing_behind() {
     let tier = d.path().join("tier");
     std::fs::create_dir(&tier).unwrap();
     let child = pmolap()
-        .args(["ssb", "run", "--quiet", "--reps", "200"])
+        .args(["ssb", "run", "--quiet", "--reps", "1000000"])
         .arg("--data")
         .arg(&db)
         .arg("--tier")
@@ -274,7 +274,7 @@ fn ctrl_c_keeps_finished_queries_and_leaves_nothing_behind() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let tmp = out.join("part.tbl.tmp");
+    let tmp = out.join("lineorder.tbl.tmp");
     wait_until(&mut child, || tmp.exists(), Duration::from_secs(30));
     signal(&child, "-INT");
     let st = child.wait().unwrap();
