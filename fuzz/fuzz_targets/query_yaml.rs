@@ -4,7 +4,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pmolap_engine::{parse_queries, plan, ssb, Database};
+use pmolap_engine::{parse_queries, plan, Database};
+use pmolap_ssb as ssb;
 use pmolap_store::table::OpenOptions;
 use pmolap_store::Placement;
 
@@ -19,7 +20,7 @@ fn tiny_ssb() -> Database {
         let rows = if t == "lineorder" { 24 } else { 6 };
         pmolap_fuzz::write_table(
             &dir.join(t),
-            ssb::schema(t).expect("an SSB table"),
+            ssb::schema_of(t).expect("an SSB table"),
             rows,
             6,
             &[],

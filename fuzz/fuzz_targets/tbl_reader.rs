@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use pmolap_engine::ssb;
+use pmolap_ssb as ssb;
 use pmolap_store::{read_tbl, TableBuilder};
 
 fuzz_target!(|data: &[u8]| {
@@ -13,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let table = ssb::TABLES[pick as usize % ssb::TABLES.len()];
-    let schema = ssb::schema(table).expect("an SSB table");
+    let schema = ssb::schema_of(table).expect("an SSB table");
     let mut b = TableBuilder::new(schema);
     let res = read_tbl(text, Path::new("fuzz.tbl"), &mut b);
     if let Err(e) = res {
