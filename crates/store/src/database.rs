@@ -162,16 +162,11 @@ pub fn read_database(dir: &Path) -> Result<Option<DatabaseManifest>> {
 /// change it either).
 fn lock(dir: &Path, mode: LockMode) -> Result<Option<FileLock>> {
     let what = format!("database {}", dir.display());
-    match FileLock::acquire(&dir.join(LOCK), mode, &what) {
-        Ok(l) => Ok(Some(l)),
-        Err(pmolap_tier::Error::PermissionDenied { .. }) if mode == LockMode::Shared => Ok(None),
-        Err(pmolap_tier::Error::Io { source, .. })
-            if mode == LockMode::Shared && source.raw_os_error() == Some(30 /* EROFS */) =>
-        {
-            Ok(None)
-        }
-        Err(e) => Err(e.into()),
-    }
+    Ok(FileLock::acquire_or_read_only(
+        &dir.join(LOCK),
+        mode,
+        &what,
+    )?)
 }
 
 /// A database opened for reading: its tables' directories, and the shared lock that

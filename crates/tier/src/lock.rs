@@ -73,6 +73,26 @@ impl FileLock {
         })
     }
 
+    /// [`acquire`](Self::acquire), except that a reader of a location this process may not
+    /// write (permission denied, read-only filesystem) proceeds without a lock — no writer
+    /// can change it there either. Writers always need the lock.
+    pub fn acquire_or_read_only(
+        lock_path: &Path,
+        mode: LockMode,
+        what: &str,
+    ) -> Result<Option<FileLock>> {
+        match FileLock::acquire(lock_path, mode, what) {
+            Ok(l) => Ok(Some(l)),
+            Err(Error::PermissionDenied { .. }) if mode == LockMode::Shared => Ok(None),
+            Err(Error::Io { source, .. })
+                if mode == LockMode::Shared && source.raw_os_error() == Some(libc::EROFS) =>
+            {
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }

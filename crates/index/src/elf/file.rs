@@ -68,11 +68,11 @@ pub fn lock_path(path: &Path) -> PathBuf {
 /// Takes the index's lock (see [`lock_path`]); a read-only location is read unlocked.
 pub(crate) fn lock(path: &Path, mode: LockMode) -> Result<Option<FileLock>> {
     let what = format!("Elf index {}", path.display());
-    match FileLock::acquire(&lock_path(path), mode, &what) {
-        Ok(l) => Ok(Some(l)),
-        Err(pmolap_tier::Error::PermissionDenied { .. }) if mode == LockMode::Shared => Ok(None),
-        Err(e) => Err(e.into()),
-    }
+    Ok(FileLock::acquire_or_read_only(
+        &lock_path(path),
+        mode,
+        &what,
+    )?)
 }
 
 fn header(dims: usize, rows: usize, words: &[u32], payload_crc: u32) -> [u8; HEADER_LEN] {
