@@ -20,7 +20,9 @@ pub mod workload;
 pub use error::{Error, Result};
 pub use model::{Assignment, Model, ModelOptions, Prediction, TierShare};
 pub use placement::PlacementFile;
-pub use profile::{Access, CostEntry, Profile, Source, Variant, BUILTIN_PROFILES, REFERENCE_TIER};
+pub use profile::{
+    Access, CostEntry, PageCosts, Profile, Source, Variant, BUILTIN_PROFILES, REFERENCE_TIER,
+};
 pub use scenarios::{scenarios, Scenario, BUDGETS, TARGETS};
 pub use solve::{
     pareto_front, solve_budget, solve_target, solve_tiers, FrontPoint, Granularity, Objective,

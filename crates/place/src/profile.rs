@@ -205,6 +205,20 @@ pub(crate) fn cost_key(
     }
 }
 
+/// What a page-granular tier costs per page that is not in memory yet, over DRAM.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PageCosts {
+    /// The unit the tier moves (the page size the mapping faults in).
+    pub page_bytes: u64,
+    /// Extra ns per page touched in random order (a major fault, one page read).
+    pub random_page_ns: f64,
+    /// Extra ns per page of a sequential pass (faults with the kernel's readahead).
+    pub sequential_page_ns: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
 /// A slow tier's access-cost profile.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -221,6 +235,11 @@ pub struct Profile {
     #[serde(default)]
     pub description: String,
     pub costs: Vec<CostEntry>,
+    /// Page-granular tiers only (a file behind the page cache): the cost of bringing a
+    /// page in, for the page model (`docs/placement.md`, "The page model"). Absent for
+    /// byte-addressable tiers (DRAM, PMEM, CXL), where the per-access costs say it all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pages: Option<PageCosts>,
     /// The file the profile was loaded from (not part of the document; error messages
     /// name it). `None` for a profile built in code.
     #[serde(skip)]
@@ -292,6 +311,7 @@ impl Profile {
             store_format,
             description: String::new(),
             costs,
+            pages: None,
             origin: None,
         };
         p.validate("<memory>")?;
@@ -345,6 +365,18 @@ impl Profile {
                     self.tier
                 ),
             ));
+        }
+        if let Some(pc) = &self.pages {
+            let ok = pc.page_bytes.is_power_of_two()
+                && pc.random_page_ns.is_finite()
+                && pc.sequential_page_ns.is_finite();
+            if !ok {
+                return Err(Error::invalid(
+                    file,
+                    "pages",
+                    "page_bytes must be a power of two and both costs numbers",
+                ));
+            }
         }
         let mut seen = BTreeSet::new();
         for (i, c) in self.costs.iter().enumerate() {
@@ -492,6 +524,7 @@ fn published(tier: &str, description: &str, table: &[Row]) -> Profile {
         store_format: pmolap_store::format::FORMAT_VERSION,
         description: description.into(),
         costs,
+        pages: None,
         origin: None,
     }
 }
