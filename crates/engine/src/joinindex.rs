@@ -3,7 +3,7 @@
 //! linear probing (SSB's yyyymmdd date keys: 2,556 days over a span of ~70,000).
 
 use pmolap_store::table::Column;
-use pmolap_store::ColumnType;
+use pmolap_store::{AccessCounts, ColumnType};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -56,8 +56,13 @@ impl JoinIndex {
         let n = col.rows();
         let dict = col.dict.ints();
         let mut keys = Vec::with_capacity(n);
-        col.dv
-            .for_each_block(|_, ids| keys.extend(ids.iter().map(|&c| dict[c as usize])));
+        let counting = col.dict.counting();
+        col.dv.for_each_block(|_, ids| {
+            if counting {
+                col.dict.record(&AccessCounts::of_batch(ids));
+            }
+            keys.extend(ids.iter().map(|&c| dict[c as usize]))
+        });
         let (min, max) = match (dict.first(), dict.last()) {
             (Some(&a), Some(&b)) => (a, b),
             _ => (0, -1),

@@ -513,3 +513,65 @@ fn striped_layout_partitions_on_group_boundaries() {
     // Without pinning asked for, the node's threads are kept on its CPUs.
     assert_eq!(l.pin, Pinning::Numa);
 }
+
+/// The probe reads raw payloads with its own kernels; with the store's counters on it must
+/// still count every access: the aggregated `f_y` is decoded through its dictionary
+/// exactly once per qualifying row, `f_x` twice (s1, s2), each read at least once from
+/// its data vector; the first step scans every fact row; with counting off, nothing.
+#[test]
+fn probe_counts_fact_accesses_when_counting() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(0xc0_4e75);
+    let rows = 20_011;
+    let data = star(&mut rng, dir.path(), rows);
+    let db = Database::open(dir.path(), &Placement::home(), &OpenOptions::default()).unwrap();
+    let topo = Topology::detect().unwrap();
+    let region = RegionOptions::default();
+    let opts = ExecOptions {
+        threads: 2,
+        morsel_rows: 1024,
+        oversubscribe: true,
+        ..ExecOptions::default()
+    };
+    let layout = Layout::new(&topo, &opts, rows).unwrap();
+    let fact = db.table("fact").unwrap();
+    let striped = StripedFact::new(fact, &[], &layout, &region).unwrap();
+    let col = |name: &str| fact.column(name).unwrap();
+    let mut counted_rows = 0;
+    for i in 0..25 {
+        let q = random_query(&mut rng, &data, i);
+        fact.reset_counters();
+        fact.set_counting(i % 5 != 4);
+        let run = run_query(&db, &q, &layout, &striped, &opts, &region).unwrap();
+        let counting = fact.counting();
+        fact.set_counting(false);
+        let k = run.exec.rows_qualifying;
+        let (dict_y, dv_y) = (col("f_y").dict.counts(), col("f_y").dv.counts());
+        let (dict_x, dv_x) = (col("f_x").dict.counts(), col("f_x").dv.counts());
+        if !counting {
+            assert_eq!((dict_y.total(), dv_y.total(), dv_x.total()), (0, 0, 0));
+            continue;
+        }
+        assert_eq!(dict_y.total(), k, "{}: f_y dictionary", q.id);
+        counted_rows += k;
+        assert_eq!(dict_y.scan, 0, "{}", q.id);
+        assert!(dict_x.total() >= 2 * k, "{}: {dict_x:?} < 2 x {k}", q.id);
+        assert!(dv_y.total() >= k && dv_x.total() >= 2 * k, "{}", q.id);
+        if !run.steps.is_empty() && run.exec.morsels > 0 {
+            let scanned: u64 = ["f_a", "f_b", "f_x", "f_mode"]
+                .iter()
+                .map(|c| col(c).dv.counts().scan)
+                .max()
+                .unwrap();
+            assert!(
+                scanned >= rows as u64,
+                "{}: first step scanned {scanned}",
+                q.id
+            );
+        }
+    }
+    assert!(
+        counted_rows > 0,
+        "no query qualified a row: the test checked nothing"
+    );
+}

@@ -117,6 +117,21 @@ pub struct Workload {
     #[serde(default)]
     pub description: String,
     pub structures: Vec<StructureLoad>,
+    /// The same run query by query (optional): each query's `T_DRAM` and counts, so the
+    /// model predicts per query and the page model prices each query's first touches.
+    /// The counts of a structure summed over the queries are its `counts`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub queries: Vec<QueryLoad>,
+}
+
+/// One query of a workload: its all-DRAM CPU time and its counts per structure.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueryLoad {
+    pub id: String,
+    pub t_dram_ns: f64,
+    /// Counts per structure, in the order of [`Workload::structures`].
+    pub counts: Vec<AccessCounts>,
 }
 
 /// One table of the store as [`Workload::from_store`] reads it.
@@ -140,6 +155,7 @@ impl Workload {
             t_dram_ns,
             description: String::new(),
             structures,
+            queries: Vec::new(),
         };
         w.validate("<memory>")?;
         Ok(w)
@@ -149,51 +165,65 @@ impl Workload {
     /// dictionary, data vector and inverted index, its footprint the size of its
     /// structure file (header page included: that is the region that moves).
     pub fn from_store(tables: &[StoreTable<'_>], t_dram_ns: f64) -> Result<Self> {
-        let mut structures = Vec::new();
-        let mut store_format = None;
-        for t in tables {
-            if *store_format.get_or_insert(t.info.format_version) != t.info.format_version {
+        let (store_format, structures) = store_structures(tables)?;
+        Workload::new(store_format, t_dram_ns, structures)
+    }
+
+    /// As [`Workload::from_store`], query by query: `queries` holds each query's id,
+    /// `T_DRAM` and the tables' counters after it alone ran (same tables, same order);
+    /// the workload's counts and `T_DRAM` are their sums.
+    pub fn from_store_queries(
+        tables: &[StoreTable<'_>],
+        queries: &[(String, f64, Vec<Vec<ColumnCounts>>)],
+    ) -> Result<Self> {
+        let (store_format, mut structures) = store_structures(tables)?;
+        for s in &mut structures {
+            s.counts = AccessCounts::default();
+        }
+        let mut loads = Vec::new();
+        for (id, t_dram_ns, counts) in queries {
+            if counts.len() != tables.len() {
                 return Err(Error::invalid(
                     "<store>",
-                    t.name,
-                    format!(
-                        "store format version {} differs from the other tables'",
-                        t.info.format_version
-                    ),
+                    id,
+                    "counters of another table set",
                 ));
             }
-            for col in &t.info.columns {
-                let counts = t
-                    .counts
-                    .iter()
-                    .find(|c| c.column == col.name)
-                    .ok_or_else(|| {
-                        Error::invalid("<store>", format!("{}.{}", t.name, col.name), "no counters")
-                    })?;
-                for s in &col.structures {
-                    let (c, bit_width) = match s.kind {
-                        StructureKind::Dictionary => (counts.dictionary, None),
-                        StructureKind::DataVector => (counts.data_vector, Some(col.bit_width)),
-                        StructureKind::InvertedIndex => {
-                            (counts.inverted_index.unwrap_or_default(), None)
-                        }
-                    };
-                    structures.push(StructureLoad {
-                        table: t.name.to_string(),
-                        column: col.name.clone(),
-                        kind: s.kind,
-                        bytes: s.info.file_bytes,
-                        value_type: col.ty,
-                        encoding: (s.kind == StructureKind::DataVector)
-                            .then_some(Encoding::Uncompressed),
-                        bit_width,
-                        counts: c,
-                    });
-                }
+            let these: Vec<StoreTable<'_>> = tables
+                .iter()
+                .zip(counts)
+                .map(|(t, c)| StoreTable { counts: c, ..*t })
+                .collect();
+            let (_, per) = store_structures(&these)?;
+            let counts: Vec<AccessCounts> = per.iter().map(|s| s.counts).collect();
+            for (s, c) in structures.iter_mut().zip(&counts) {
+                s.counts += *c;
             }
+            loads.push(QueryLoad {
+                id: id.clone(),
+                t_dram_ns: *t_dram_ns,
+                counts,
+            });
         }
-        let store_format = store_format.unwrap_or(pmolap_store::format::FORMAT_VERSION);
-        Workload::new(store_format, t_dram_ns, structures)
+        let total: f64 = loads.iter().map(|q| q.t_dram_ns).sum();
+        let mut w = Workload::new(store_format, total, structures)?;
+        w.queries = loads;
+        w.validate("<memory>")?;
+        Ok(w)
+    }
+
+    /// Query `i` alone as a workload (its `T_DRAM` and counts); `None` when the workload
+    /// has no per-query loads or fewer queries.
+    pub fn query(&self, i: usize) -> Option<Workload> {
+        let q = self.queries.get(i)?;
+        let mut w = self.clone();
+        w.t_dram_ns = q.t_dram_ns;
+        w.description = format!("query {} of {}", q.id, self.description);
+        for (s, c) in w.structures.iter_mut().zip(&q.counts) {
+            s.counts = *c;
+        }
+        w.queries = Vec::new();
+        Some(w)
     }
 
     /// Loads and validates a workload file.
@@ -207,7 +237,58 @@ impl Workload {
     pub fn save(&self, path: &Path) -> Result<()> {
         write_json(path, self)
     }
+}
 
+/// The structures of `tables` with their counters, and the tables' store format.
+fn store_structures(tables: &[StoreTable<'_>]) -> Result<(u32, Vec<StructureLoad>)> {
+    let mut structures = Vec::new();
+    let mut store_format = None;
+    for t in tables {
+        if *store_format.get_or_insert(t.info.format_version) != t.info.format_version {
+            return Err(Error::invalid(
+                "<store>",
+                t.name,
+                format!(
+                    "store format version {} differs from the other tables'",
+                    t.info.format_version
+                ),
+            ));
+        }
+        for col in &t.info.columns {
+            let counts = t
+                .counts
+                .iter()
+                .find(|c| c.column == col.name)
+                .ok_or_else(|| {
+                    Error::invalid("<store>", format!("{}.{}", t.name, col.name), "no counters")
+                })?;
+            for s in &col.structures {
+                let (c, bit_width) = match s.kind {
+                    StructureKind::Dictionary => (counts.dictionary, None),
+                    StructureKind::DataVector => (counts.data_vector, Some(col.bit_width)),
+                    StructureKind::InvertedIndex => {
+                        (counts.inverted_index.unwrap_or_default(), None)
+                    }
+                };
+                structures.push(StructureLoad {
+                    table: t.name.to_string(),
+                    column: col.name.clone(),
+                    kind: s.kind,
+                    bytes: s.info.file_bytes,
+                    value_type: col.ty,
+                    encoding: (s.kind == StructureKind::DataVector)
+                        .then_some(Encoding::Uncompressed),
+                    bit_width,
+                    counts: c,
+                });
+            }
+        }
+    }
+    let store_format = store_format.unwrap_or(pmolap_store::format::FORMAT_VERSION);
+    Ok((store_format, structures))
+}
+
+impl Workload {
     /// Checks the header, `T_DRAM`, names, uniqueness and per-kind fields; `file` names
     /// the document in errors.
     pub fn validate(&self, file: &str) -> Result<()> {
@@ -227,6 +308,23 @@ impl Workload {
         }
         if self.structures.is_empty() {
             return Err(Error::invalid(file, "structures", "empty"));
+        }
+        let mut ids = BTreeSet::new();
+        for q in &self.queries {
+            let bad = |p: String| Error::invalid(file, format!("query {}", q.id), p);
+            if !ids.insert(q.id.as_str()) {
+                return Err(bad("appears twice".into()));
+            }
+            if !(q.t_dram_ns.is_finite() && q.t_dram_ns > 0.0) {
+                return Err(bad(format!("t_dram_ns {} is not positive", q.t_dram_ns)));
+            }
+            if q.counts.len() != self.structures.len() {
+                return Err(bad(format!(
+                    "{} counts for {} structures",
+                    q.counts.len(),
+                    self.structures.len()
+                )));
+            }
         }
         let mut seen = BTreeSet::new();
         for (i, s) in self.structures.iter().enumerate() {

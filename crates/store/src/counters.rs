@@ -41,7 +41,82 @@ pub struct AccessCounts {
     pub far_dense: u64,
 }
 
+impl std::ops::AddAssign for AccessCounts {
+    fn add_assign(&mut self, o: AccessCounts) {
+        self.scan += o.scan;
+        self.lookup += o.lookup;
+        self.near_dense += o.near_dense;
+        self.medium_dense += o.medium_dense;
+        self.far_dense += o.far_dense;
+    }
+}
+
 impl AccessCounts {
+    /// `n` scan accesses.
+    pub fn scans(n: u64) -> AccessCounts {
+        AccessCounts {
+            scan: n,
+            ..AccessCounts::default()
+        }
+    }
+
+    /// `n` random lookups.
+    pub fn lookups(n: u64) -> AccessCounts {
+        AccessCounts {
+            lookup: n,
+            ..AccessCounts::default()
+        }
+    }
+
+    /// A batch of lookups at `positions`, classed by the stride between neighbours (the
+    /// first of the batch is a random lookup): what [`Counters`] adds for a gather.
+    /// Branch-free with 32-bit lane counters, so LLVM vectorises it.
+    pub fn of_batch(positions: &[u32]) -> AccessCounts {
+        if positions.is_empty() {
+            return AccessCounts::default();
+        }
+        let (mut near, mut medium, mut far) = (0u64, 0u64, 0u64);
+        // Chunks overlap by one position so every neighbour pair is seen once.
+        let mut start = 0;
+        while start + 1 < positions.len() {
+            let end = (start + (1 << 16)).min(positions.len() - 1);
+            let (a, b) = (&positions[start..end], &positions[start + 1..end + 1]);
+            let (mut n, mut m, mut f) = (0u32, 0u32, 0u32);
+            for (&x, &y) in a.iter().zip(b) {
+                let d = x.abs_diff(y);
+                n += (d < NEAR_MAX_STRIDE as u32) as u32;
+                m += (d < MEDIUM_MAX_STRIDE as u32) as u32;
+                f += (d < FAR_MAX_STRIDE as u32) as u32;
+            }
+            near += n as u64;
+            medium += m as u64;
+            far += f as u64;
+            start = end;
+        }
+        // `medium` and `far` counted cumulatively above; make them disjoint.
+        AccessCounts {
+            scan: 0,
+            lookup: positions.len() as u64 - far,
+            near_dense: near,
+            medium_dense: medium - near,
+            far_dense: far - medium,
+        }
+    }
+
+    /// As [`AccessCounts::of_batch`] for an inverted index: only adjacent entries are
+    /// dense.
+    pub fn of_batch_adjacent(positions: &[u32]) -> AccessCounts {
+        let near = positions
+            .windows(2)
+            .filter(|w| w[0].abs_diff(w[1]) <= 1)
+            .count() as u64;
+        AccessCounts {
+            near_dense: near,
+            lookup: positions.len() as u64 - near,
+            ..AccessCounts::default()
+        }
+    }
+
     /// All accesses of every type.
     pub fn total(&self) -> u64 {
         self.scan + self.lookup + self.near_dense + self.medium_dense + self.far_dense
@@ -102,59 +177,30 @@ impl Counters {
         }
     }
 
-    /// Classifies a batch of entry positions by the stride between neighbours and adds
-    /// the classes: one atomic add per class for the whole batch. The pass over the
-    /// batch is branch-free with 32-bit lane counters, so LLVM vectorises it.
-    pub(crate) fn add_batch(&self, positions: &[u32]) {
-        if positions.is_empty() {
-            return;
-        }
-        let (mut near, mut medium, mut far) = (0u64, 0u64, 0u64);
-        // Chunks overlap by one position so every neighbour pair is seen once.
-        let mut start = 0;
-        while start + 1 < positions.len() {
-            let end = (start + (1 << 16)).min(positions.len() - 1);
-            let (a, b) = (&positions[start..end], &positions[start + 1..end + 1]);
-            let (mut n, mut m, mut f) = (0u32, 0u32, 0u32);
-            for (&x, &y) in a.iter().zip(b) {
-                let d = x.abs_diff(y);
-                n += (d < NEAR_MAX_STRIDE as u32) as u32;
-                m += (d < MEDIUM_MAX_STRIDE as u32) as u32;
-                f += (d < FAR_MAX_STRIDE as u32) as u32;
+    /// Adds every class of `c` (one atomic add per non-zero class).
+    pub(crate) fn add(&self, c: &AccessCounts) {
+        for (ctr, n) in [
+            (&self.scan, c.scan),
+            (&self.lookup, c.lookup),
+            (&self.near, c.near_dense),
+            (&self.medium, c.medium_dense),
+            (&self.far, c.far_dense),
+        ] {
+            if n > 0 {
+                ctr.fetch_add(n, Relaxed);
             }
-            near += n as u64;
-            medium += m as u64;
-            far += f as u64;
-            start = end;
         }
-        // `medium` and `far` counted cumulatively above; make them disjoint.
-        let dense = far;
-        let far = far - medium;
-        let medium = medium - near;
-        let random = positions.len() as u64 - dense;
-        self.add_lookup(random);
-        self.add_near(near);
-        if medium > 0 {
-            self.medium.fetch_add(medium, Relaxed);
-        }
-        if far > 0 {
-            self.far.fetch_add(far, Relaxed);
-        }
+    }
+
+    /// Classifies a batch of entry positions by the stride between neighbours
+    /// ([`AccessCounts::of_batch`]) and adds the classes.
+    pub(crate) fn add_batch(&self, positions: &[u32]) {
+        self.add(&AccessCounts::of_batch(positions));
     }
 
     /// As [`Counters::add_batch`] for an inverted index: only adjacent entries are dense.
     pub(crate) fn add_batch_adjacent(&self, positions: &[u32]) {
-        let Some(&first) = positions.first() else {
-            return;
-        };
-        let mut near = 0u64;
-        let mut prev = first;
-        for &p in &positions[1..] {
-            near += ((p as i64 - prev as i64).unsigned_abs() <= 1) as u64;
-            prev = p;
-        }
-        self.add_near(near);
-        self.add_lookup(positions.len() as u64 - near);
+        self.add(&AccessCounts::of_batch_adjacent(positions));
     }
 }
 

@@ -90,6 +90,20 @@ impl DataVector {
         self.s.counters.snapshot()
     }
 
+    /// Whether the table's access counters are on.
+    #[inline]
+    pub fn counting(&self) -> bool {
+        self.s.counting()
+    }
+
+    /// Adds accesses an engine made with its own kernels over the raw payload (counted
+    /// per batch by the caller); nothing when counting is off.
+    pub fn record(&self, c: &AccessCounts) {
+        if self.s.counting() {
+            self.s.counters.add(c);
+        }
+    }
+
     pub(crate) fn reset_counts(&self) {
         self.s.counters.reset()
     }

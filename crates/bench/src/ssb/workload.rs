@@ -16,13 +16,17 @@ use crate::error::{Error, Result};
 
 /// Runs `queries` on the database of `data` in DRAM and returns its workload: `T_DRAM` is
 /// the sum of the queries' median wall times × the worker threads (the model adds CPU
-/// time, summed over threads), the counts those of one counted run of each query.
+/// time, summed over threads), the counts those of one counted run of each query, kept
+/// per query as well.
 pub fn ssb_workload(
     data: &DataOptions,
     queries: &[Query],
     reps: usize,
     pb: &ProgressBar,
 ) -> Result<Workload> {
+    if queries.is_empty() {
+        return Err(Error::Ssb("no queries to run".into()));
+    }
     let topo = Topology::detect()?;
     let dir = database_dir_noting(data, pb)?;
     let p = Prepared::new(open_database(&dir, "dram", true)?, &topo, data.exec.clone())?;
@@ -34,27 +38,35 @@ pub fn ssb_workload(
         ));
     }
     let wall_ms: f64 = figs.iter().map(|f| f.median_ms).sum();
-    let t_dram_ns = wall_ms * 1e6 * p.layout.threads as f64;
-    for (_, t) in p.db.tables() {
-        t.reset_counters();
-        t.set_counting(true);
-    }
-    for q in queries {
-        p.run(q)?;
-        pb.inc(1);
-    }
-    let infos: Vec<_> =
-        p.db.tables()
-            .map(|(n, t)| {
+    let threads = p.layout.threads as f64;
+    let names: Vec<String> = p.db.tables().map(|(n, _)| n.to_string()).collect();
+    let mut per_query = Vec::new();
+    for (q, f) in queries.iter().zip(&figs) {
+        for (_, t) in p.db.tables() {
+            t.reset_counters();
+            t.set_counting(true);
+        }
+        let run = p.run(q);
+        let counts: Vec<_> = p
+            .db
+            .tables()
+            .map(|(_, t)| {
                 t.set_counting(false);
-                (n.to_string(), t.info(), t.access_counts())
+                t.access_counts()
             })
             .collect();
-    let tables: Vec<StoreTable<'_>> = infos
+        run?;
+        per_query.push((q.id.clone(), f.median_ms * 1e6 * threads, counts));
+        pb.inc(1);
+    }
+    let infos: Vec<_> = p.db.tables().map(|(_, t)| t.info()).collect();
+    let tables: Vec<StoreTable<'_>> = names
         .iter()
-        .map(|(name, info, counts)| StoreTable { name, info, counts })
+        .zip(&infos)
+        .zip(&per_query[0].2)
+        .map(|((name, info), counts)| StoreTable { name, info, counts })
         .collect();
-    let mut w = Workload::from_store(&tables, t_dram_ns)?;
+    let mut w = Workload::from_store_queries(&tables, &per_query)?;
     w.description = format!(
         "{} queries ({}) on {}, {} threads; T_DRAM = {wall_ms:.1} ms wall x {} threads",
         queries.len(),

@@ -4,7 +4,9 @@
 
 use std::collections::HashMap;
 
-use super::probe::{fetch_ids, ColRef, Scratch};
+use pmolap_store::AccessCounts;
+
+use super::probe::{fetch_ids, ColRef, Scratch, Tally};
 use crate::error::Result;
 use crate::plan::{OutValue, Plan};
 use crate::query::Op;
@@ -52,6 +54,7 @@ pub(super) fn accumulate(
     k: usize,
     s: &mut Scratch,
     acc: &mut Acc,
+    mut tally: Option<&mut Tally>,
 ) {
     let Scratch {
         buf,
@@ -66,6 +69,10 @@ pub(super) fn accumulate(
     for (ai, a) in plan.aggs.iter().enumerate() {
         let ca = cols[a.a];
         fetch_ids(ca, start, n, &sel[..k], buf, ids);
+        if let Some(t) = tally.as_deref_mut() {
+            t.selected(a.a, &sel[..k], n);
+            t.dict[a.a] += AccessCounts::of_batch(ids);
+        }
         let da = plan.cols[a.a].ints;
         for (v, &id) in vals.iter_mut().zip(ids.iter()) {
             *v = da[id as usize];
@@ -73,6 +80,10 @@ pub(super) fn accumulate(
         if let Some((op, b)) = a.op {
             let cb = cols[b];
             fetch_ids(cb, start, n, &sel[..k], buf, ids);
+            if let Some(t) = tally.as_deref_mut() {
+                t.selected(b, &sel[..k], n);
+                t.dict[b] += AccessCounts::of_batch(ids);
+            }
             let db = plan.cols[b].ints;
             match op {
                 Op::Mul => vals

@@ -22,7 +22,7 @@ use pmolap_tier::{pin, Pinning, RegionOptions};
 use serde::{Deserialize, Serialize};
 
 use self::aggregate::{merge, result_rows, Acc};
-use self::probe::{run_morsel, Scratch};
+use self::probe::{run_morsel, Scratch, Tally};
 use self::views::{group_views, replicate_filters, GroupView};
 use crate::error::{Error, Result};
 use crate::plan::{OutValue, Plan, DENSE_GROUPS_MAX};
@@ -189,6 +189,13 @@ fn probe_rows(
     if plan.never {
         return (acc, 0, 0);
     }
+    // The store's counters are bypassed by the kernels (raw payloads): the worker tallies
+    // its accesses per morsel and adds them once at the end.
+    let mut tally = plan
+        .cols
+        .iter()
+        .any(|c| c.store.dv.counting())
+        .then(|| Tally::new(plan.cols.len()));
     loop {
         let i = counter.fetch_add(1, Ordering::Relaxed);
         let start = range.start.saturating_add(i.saturating_mul(m));
@@ -196,8 +203,20 @@ fn probe_rows(
             break;
         }
         let n = m.min(range.end - start);
-        qualifying += run_morsel(plan, cols, steps, start, n, &mut s, &mut acc);
+        qualifying += run_morsel(
+            plan,
+            cols,
+            steps,
+            start,
+            n,
+            &mut s,
+            &mut acc,
+            tally.as_mut(),
+        );
         morsels += 1;
+    }
+    if let Some(t) = &tally {
+        t.flush(plan);
     }
     (acc, qualifying, morsels)
 }

@@ -2,7 +2,7 @@
 //! and compacting the selection vector and the rows' group ids, reading a column by
 //! unpacking the morsel or by random gets.
 
-use pmolap_store::bitpack;
+use pmolap_store::{bitpack, AccessCounts};
 
 use super::aggregate::{accumulate, Acc};
 use crate::plan::{Plan, MISS};
@@ -29,6 +29,44 @@ pub(super) struct ColRef<'a> {
     pub(super) width: u32,
     /// Row of `words`' first id.
     pub(super) base: usize,
+}
+
+/// One worker's accesses to the fact columns' data vectors and dictionaries (indexed as
+/// [`Plan::cols`]), kept in plain integers while it runs and added to the store's
+/// counters when it ends; only when the store counts (the placement workload).
+#[derive(Debug, Default)]
+pub(super) struct Tally {
+    pub(super) dv: Vec<AccessCounts>,
+    pub(super) dict: Vec<AccessCounts>,
+}
+
+impl Tally {
+    pub(super) fn new(cols: usize) -> Tally {
+        Tally {
+            dv: vec![AccessCounts::default(); cols],
+            dict: vec![AccessCounts::default(); cols],
+        }
+    }
+
+    /// A read of the `k` selected rows (`sel`, ascending offsets) of an `n`-row morsel of
+    /// column `col`, as [`fetch_ids`] and the later steps do it: an unpack of the morsel
+    /// (a scan) when dense, gets classed by stride when sparse.
+    #[inline]
+    pub(super) fn selected(&mut self, col: usize, sel: &[u32], n: usize) {
+        self.dv[col] += if sel.len() * 8 >= n {
+            AccessCounts::scans(n as u64)
+        } else {
+            AccessCounts::of_batch(sel)
+        };
+    }
+
+    /// Adds the tally to the store's counters.
+    pub(super) fn flush(&self, plan: &Plan<'_>) {
+        for (i, c) in plan.cols.iter().enumerate() {
+            c.store.dv.record(&self.dv[i]);
+            c.store.dict.record(&self.dict[i]);
+        }
+    }
 }
 
 /// Per-thread buffers of one morsel.
@@ -204,15 +242,16 @@ pub(super) fn run_morsel(
     n: usize,
     s: &mut Scratch,
     acc: &mut Acc,
+    mut tally: Option<&mut Tally>,
 ) -> u64 {
-    let (k, has_gid) = select(cols, steps, start, n, s);
+    let (k, has_gid) = select(cols, steps, start, n, s, tally.as_deref_mut());
     if k == 0 {
         return 0;
     }
     if !has_gid {
         s.gid[..k].fill(0);
     }
-    accumulate(plan, cols, start, n, k, s, acc);
+    accumulate(plan, cols, start, n, k, s, acc, tally);
     k as u64
 }
 
@@ -225,6 +264,7 @@ fn select(
     start: usize,
     n: usize,
     s: &mut Scratch,
+    mut tally: Option<&mut Tally>,
 ) -> (usize, bool) {
     let Scratch { buf, sel, gid, .. } = s;
     let (mut k, mut has_gid) = match steps.first() {
@@ -236,6 +276,9 @@ fn select(
         }
         Some(st) => {
             let c = cols[st.col];
+            if let Some(t) = tally.as_deref_mut() {
+                t.dv[st.col] += AccessCounts::scans(n as u64);
+            }
             bitpack::unpack(c.words, c.width, start - c.base, &mut buf[..n]);
             first_step(&buf[..n], st.test, st.stride, sel, gid)
         }
@@ -245,6 +288,9 @@ fn select(
             return (0, has_gid);
         }
         let c = cols[st.col];
+        if let Some(t) = tally.as_deref_mut() {
+            t.selected(st.col, &sel[..k], n);
+        }
         k = if has_gid {
             step::<true>(c, st, start, n, k, buf, sel, gid)
         } else {

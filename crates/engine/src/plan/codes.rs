@@ -3,7 +3,7 @@
 
 use pmolap_store::dictionary::Dictionary;
 use pmolap_store::table::Column;
-use pmolap_store::{bitpack, ColumnType};
+use pmolap_store::{bitpack, AccessCounts, ColumnType};
 
 use super::{FactCol, Test, MISS};
 use crate::error::{Error, Result};
@@ -15,6 +15,10 @@ fn bound(dict: &Dictionary, x: &Literal, strict: bool, what: &str) -> Result<u32
     let pp = match (dict.ty(), x) {
         (ColumnType::Int, Literal::Int(v)) => {
             let ints = dict.ints();
+            // A binary search: one random lookup per probe (as `Dictionary` counts its own).
+            dict.record(&AccessCounts::lookups(
+                (usize::BITS - ints.len().leading_zeros()) as u64,
+            ));
             ints.partition_point(|e| if strict { e <= v } else { e < v })
         }
         (ColumnType::Str, Literal::Str(s)) => {
@@ -147,6 +151,7 @@ pub(super) fn sample_selectivity(col: &FactCol<'_>, rows: usize, test: &Test) ->
         return 0.0;
     }
     let n = SAMPLES.min(rows);
+    col.store.dv.record(&AccessCounts::lookups(n as u64));
     let hits = (0..n)
         .filter(|&i| {
             let row = (i as u128 * rows as u128 / n as u128) as usize;

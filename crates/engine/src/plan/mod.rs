@@ -51,6 +51,9 @@ pub struct FactCol<'db> {
     pub width: u32,
     /// Integer values by value id (empty for a string column).
     pub ints: &'db [i64],
+    /// The store column `words` and `ints` are the raw payloads of: the probe adds its
+    /// accesses to its counters when counting is on.
+    pub store: &'db pmolap_store::table::Column,
 }
 
 /// How a step tests a value id.
@@ -219,6 +222,7 @@ impl<'db> Planner<'_, 'db> {
             words: c.dv.words(),
             width: c.dv.width(),
             ints: c.dict.ints(),
+            store: c,
         });
         Ok(self.cols.len() - 1)
     }
