@@ -11,6 +11,7 @@
 pub mod error;
 mod files;
 pub mod model;
+pub mod pages;
 pub mod placement;
 pub mod profile;
 pub mod scenarios;

@@ -22,7 +22,8 @@
 use pmolap_store::AccessCounts;
 
 use crate::error::{Error, Result};
-use crate::profile::{cost_key, Access, Profile, REFERENCE_TIER};
+use crate::pages;
+use crate::profile::{cost_key, Access, PageCosts, Profile, REFERENCE_TIER};
 use crate::workload::{StructureLoad, Workload};
 
 /// The model's parameters and ablation switches.
@@ -37,6 +38,13 @@ pub struct ModelOptions {
     /// Dense lookups weighed by their own costs (true) or the No-Dense ablation: every
     /// dense lookup counted as a random lookup (false).
     pub dense_classes: bool,
+    /// On a page-granular tier (a profile with `pages`), price page faults with the page
+    /// model ([`crate::pages`]) instead of every access (false: the paper's per-access
+    /// model on every tier).
+    pub page_model: bool,
+    /// The page cache that page-granular tiers sit behind, if bounded and kept between
+    /// queries (`None`: pages are dropped before each query).
+    pub page_cache_bytes: Option<u64>,
 }
 
 impl ModelOptions {
@@ -47,6 +55,8 @@ impl ModelOptions {
             y0: 0.05,
             cache_miss_ratio: true,
             dense_classes: true,
+            page_model: true,
+            page_cache_bytes: None,
         }
     }
 
@@ -176,10 +186,21 @@ impl Model {
         Ok(self.cmr(s.bytes) * sum)
     }
 
-    /// `t_s` of every structure of `w` on `profile`'s tier, in workload order. The
-    /// profile must be for the workload's store format.
+    /// Whether `profile`'s tier is priced by the page model.
+    pub fn pages_of<'p>(&self, profile: &'p Profile) -> Option<&'p PageCosts> {
+        profile.pages.as_ref().filter(|_| self.options.page_model)
+    }
+
+    /// `t_s` of every structure of `w` on `profile`'s tier, in workload order (the page
+    /// model's cold cost on a page-granular tier). The profile must be for the
+    /// workload's store format.
     pub fn costs(&self, w: &Workload, profile: &Profile) -> Result<Vec<f64>> {
         profile.check_store_format(w.store_format)?;
+        if let Some(pc) = self.pages_of(profile) {
+            return Ok((0..w.structures.len())
+                .map(|i| pages::structure_cost(w, i, pc))
+                .collect());
+        }
         w.structures
             .iter()
             .map(|s| self.structure_cost(s, profile))
@@ -208,10 +229,13 @@ impl Model {
                 t_ns: 0.0,
             })
             .collect();
-        for p in profiles {
-            p.check_store_format(w.store_format)?;
-        }
-        for (s, &k) in w.structures.iter().zip(&a.tier) {
+        let costs = profiles
+            .iter()
+            .map(|p| self.costs(w, p))
+            .collect::<Result<Vec<_>>>()?;
+        // Bytes each page-granular tier's structures touch (for a bounded page cache).
+        let mut touched = vec![0u64; tiers.len()];
+        for (i, (s, &k)) in w.structures.iter().zip(&a.tier).enumerate() {
             let share = tiers.get_mut(k).ok_or_else(|| {
                 Error::Argument(format!(
                     "assignment puts {} on tier {k}, there are {} tiers",
@@ -221,7 +245,17 @@ impl Model {
             })?;
             share.bytes += s.bytes;
             if k > 0 {
-                share.t_ns += self.structure_cost(s, &profiles[k - 1])?;
+                share.t_ns += costs[k - 1][i];
+                if let Some(pc) = self.pages_of(&profiles[k - 1]) {
+                    touched[k] += pages::touched_bytes(w, i, pc.page_bytes);
+                }
+            }
+        }
+        if let Some(cache) = self.options.page_cache_bytes {
+            for (k, share) in tiers.iter_mut().enumerate().skip(1) {
+                if self.pages_of(&profiles[k - 1]).is_some() {
+                    share.t_ns *= 1.0 - pages::resident_share(cache, touched[k]);
+                }
             }
         }
         let t_ns: f64 = tiers.iter().map(|t| t.t_ns).sum();

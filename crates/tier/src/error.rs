@@ -68,6 +68,11 @@ pub enum Error {
         size: usize,
     },
 
+    /// The machine or the process's privileges do not allow an operation (the message
+    /// says which step and why).
+    #[error("{0}")]
+    Unsupported(String),
+
     /// A structure is locked by another process (the message names the holder).
     #[error("{0}")]
     Locked(String),

@@ -1,0 +1,157 @@
+//! A memory cgroup around this process, to bound the page cache a page-granular tier gets
+//! (`pmolap place validate --setting cache:SIZE`): a child of the process's own memory
+//! cgroup with a hard limit, entered by the whole process and left (and removed) when the
+//! [`MemoryLimit`] is dropped.
+//!
+//! Memory charged before entering stays charged where it was (cgroup v1 moves no charges
+//! unless `memory.move_charge_at_immigrate` is set; v2 never moves them), so a caller
+//! first allocates what must not count against the limit (the DRAM tier's structures),
+//! then enters: what the process faults in afterwards — the page cache of the files it
+//! maps, and its query working memory — is bounded by the limit, and the kernel reclaims
+//! the group's page cache to stay under it.
+//!
+//! Both hierarchies are handled: v1 (`/sys/fs/cgroup/memory/<path>`, `memory.limit_in_bytes`)
+//! and v2 (the unified hierarchy, `memory.max`, with the memory controller enabled in the
+//! parent's `cgroup.subtree_control`). Where neither can be used (no root, no memory
+//! controller, a read-only cgroupfs) [`MemoryLimit::enter`] fails with an error saying
+//! which step and why; nothing is left behind.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+/// The process inside a child memory cgroup with a limit; leaves and removes it on drop.
+#[derive(Debug)]
+pub struct MemoryLimit {
+    dir: PathBuf,
+    parent: PathBuf,
+    v2: bool,
+    limit: u64,
+}
+
+fn err(step: &str, path: &Path, e: impl std::fmt::Display) -> Error {
+    Error::Unsupported(format!(
+        "cannot bound the page cache with a memory cgroup ({step} {}: {e})",
+        path.display()
+    ))
+}
+
+/// The process's own memory cgroup directory and whether it is v2, from
+/// `/proc/self/cgroup` and the mounts of `/proc/self/mountinfo`.
+fn own_memory_cgroup() -> Result<(PathBuf, bool)> {
+    let cg = fs::read_to_string("/proc/self/cgroup")
+        .map_err(|e| err("reading", Path::new("/proc/self/cgroup"), e))?;
+    let mounts = fs::read_to_string("/proc/self/mountinfo")
+        .map_err(|e| err("reading", Path::new("/proc/self/mountinfo"), e))?;
+    let mount_of = |v2: bool| -> Option<PathBuf> {
+        mounts.lines().find_map(|l| {
+            let (pre, post) = l.split_once(" - ")?;
+            let mut post = post.split_whitespace();
+            let fstype = post.next()?;
+            let _source = post.next();
+            let opts = post.next().unwrap_or("");
+            let mount_point = pre.split_whitespace().nth(4)?;
+            let ok = if v2 {
+                fstype == "cgroup2"
+            } else {
+                fstype == "cgroup" && opts.split(',').any(|o| o == "memory")
+            };
+            ok.then(|| PathBuf::from(mount_point))
+        })
+    };
+    // v1: "N:memory:/path" (possibly with other controllers joined by commas).
+    for line in cg.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (_, ctrls, path) = (parts.next(), parts.next(), parts.next());
+        if let (Some(ctrls), Some(path)) = (ctrls, path) {
+            if ctrls.split(',').any(|c| c == "memory") {
+                if let Some(m) = mount_of(false) {
+                    return Ok((m.join(path.trim_start_matches('/')), false));
+                }
+            }
+        }
+    }
+    for line in cg.lines() {
+        if let Some(path) = line.strip_prefix("0::") {
+            if let Some(m) = mount_of(true) {
+                return Ok((m.join(path.trim_start_matches('/')), true));
+            }
+        }
+    }
+    Err(Error::Unsupported(
+        "cannot bound the page cache: no memory cgroup controller is mounted".into(),
+    ))
+}
+
+impl MemoryLimit {
+    /// Moves this process into a new child of its memory cgroup limited to `limit_bytes`.
+    pub fn enter(limit_bytes: u64) -> Result<MemoryLimit> {
+        let (parent, v2) = own_memory_cgroup()?;
+        if v2 {
+            let ctl = fs::read_to_string(parent.join("cgroup.subtree_control")).unwrap_or_default();
+            if !ctl.split_whitespace().any(|c| c == "memory") {
+                fs::write(parent.join("cgroup.subtree_control"), "+memory")
+                    .map_err(|e| err("enabling the memory controller in", &parent, e))?;
+            }
+        }
+        let dir = parent.join(format!("pmolap-{}", std::process::id()));
+        fs::create_dir(&dir).map_err(|e| err("creating", &dir, e))?;
+        let me = MemoryLimit {
+            dir,
+            parent,
+            v2,
+            limit: limit_bytes,
+        };
+        let file = if v2 { "memory.max" } else { "memory.limit_in_bytes" };
+        fs::write(me.dir.join(file), limit_bytes.to_string())
+            .map_err(|e| err("setting the limit in", &me.dir, e))?;
+        fs::write(me.dir.join("cgroup.procs"), std::process::id().to_string())
+            .map_err(|e| err("entering", &me.dir, e))?;
+        Ok(me)
+    }
+
+    /// The limit in bytes.
+    pub fn limit(&self) -> u64 {
+        self.limit
+    }
+
+    /// The group's current page-cache bytes (`cache` in v1's memory.stat, `file` in v2's).
+    pub fn page_cache_bytes(&self) -> Option<u64> {
+        let key = if self.v2 { "file" } else { "cache" };
+        self.stat(key)
+    }
+
+    /// The group's peak usage (v1 `memory.max_usage_in_bytes`, v2 `memory.peak`).
+    pub fn peak_bytes(&self) -> Option<u64> {
+        let f = if self.v2 {
+            "memory.peak"
+        } else {
+            "memory.max_usage_in_bytes"
+        };
+        fs::read_to_string(self.dir.join(f))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    }
+
+    fn stat(&self, key: &str) -> Option<u64> {
+        let s = fs::read_to_string(self.dir.join("memory.stat")).ok()?;
+        s.lines().find_map(|l| {
+            let (k, v) = l.split_once(' ')?;
+            (k == key).then(|| v.trim().parse().ok())?
+        })
+    }
+}
+
+impl Drop for MemoryLimit {
+    fn drop(&mut self) {
+        // Back to the parent, then remove the group (its charges move to the parent).
+        let _ = fs::write(
+            self.parent.join("cgroup.procs"),
+            std::process::id().to_string(),
+        );
+        let _ = fs::remove_dir(&self.dir);
+    }
+}
