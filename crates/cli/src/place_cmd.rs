@@ -40,6 +40,10 @@ pub enum PlaceCommand {
     /// Predict the slowdown of the usual placements on a tier this machine may not have
     /// (a published profile): model output, labelled as such.
     Whatif(Box<ModelArgs>),
+    /// Predicted vs measured: run the paper's placements with the slow tier on this
+    /// machine's disk (cold, or behind a page cache bounded by a memory cgroup) and
+    /// compare each model variant's prediction with the measured relative time.
+    Validate(Box<crate::place_validate::ValidateArgs>),
 }
 
 /// The workload and the model.
@@ -96,7 +100,7 @@ fn fraction(s: &str, what: &str) -> Result<f64> {
     Ok(v)
 }
 
-fn profile(name: &str) -> Result<Profile> {
+pub(crate) fn profile(name: &str) -> Result<Profile> {
     Ok(match Profile::builtin(name) {
         Some(p) => p,
         None => Profile::load(Path::new(name)).with_context(|| {
@@ -105,8 +109,9 @@ fn profile(name: &str) -> Result<Profile> {
     })
 }
 
-fn model(a: &ModelArgs) -> Result<(Model, u64)> {
-    let llc = match a.llc {
+/// `S_LLC`: `given`, or L3 + every core's L2 of this machine.
+pub(crate) fn llc_bytes(given: Option<u64>) -> Result<u64> {
+    Ok(match given {
         Some(b) => b,
         None => {
             let topo = Topology::detect()?;
@@ -115,7 +120,11 @@ fn model(a: &ModelArgs) -> Result<(Model, u64)> {
                 .llc_bytes(m.physical_cores, m.sockets)
                 .context("this machine reports no L2/L3 sizes in sysfs; give --llc BYTES")?
         }
-    };
+    })
+}
+
+fn model(a: &ModelArgs) -> Result<(Model, u64)> {
+    let llc = llc_bytes(a.llc)?;
     let mut o = ModelOptions::new(llc);
     o.cache_miss_ratio = !a.no_cmr;
     o.dense_classes = !a.no_dense;
@@ -147,6 +156,7 @@ pub fn run(cmd: &PlaceCommand) -> Result<()> {
         }
         PlaceCommand::Advise(a) => advise(a),
         PlaceCommand::Whatif(a) => whatif(a),
+        PlaceCommand::Validate(a) => crate::place_validate::run(a),
     }
 }
 

@@ -93,7 +93,7 @@ pub(crate) fn check_output(path: Option<&PathBuf>) -> Result<()> {
     Ok(())
 }
 
-fn bar(len: u64, quiet: bool) -> ProgressBar {
+pub(crate) fn bar(len: u64, quiet: bool) -> ProgressBar {
     if quiet {
         return ProgressBar::hidden();
     }

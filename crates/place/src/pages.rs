@@ -84,7 +84,11 @@ pub fn touched_bytes(w: &Workload, i: usize, page_bytes: u64) -> u64 {
     if w.queries.is_empty() {
         return per(&s.counts);
     }
-    w.queries.iter().map(|q| per(&q.counts[i])).max().unwrap_or(0)
+    w.queries
+        .iter()
+        .map(|q| per(&q.counts[i]))
+        .max()
+        .unwrap_or(0)
 }
 
 /// The resident share `r = min(1, C / W)` for a cache of `cache_bytes` over `touched`

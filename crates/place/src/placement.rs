@@ -242,6 +242,27 @@ impl PlacementFile {
         Ok(a)
     }
 
+    /// Fails naming the first listed structure `exists(table, column, kind)` denies (a
+    /// structure the database does not have).
+    pub fn check_structures(
+        &self,
+        exists: impl Fn(&str, &str, StructureKind) -> bool,
+    ) -> Result<()> {
+        for (i, s) in self.structures.iter().enumerate() {
+            if !exists(&s.table, &s.column, s.kind) {
+                return Err(Error::invalid(
+                    self.file(),
+                    format!(
+                        "structures[{i}] ({})",
+                        structure_id(&s.table, &s.column, s.kind)
+                    ),
+                    "no such structure in the database",
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// The store's placement of `table`: each listed structure of the table on its
     /// tier's location; unlisted structures stay home. A used tier without a location
     /// is an error.

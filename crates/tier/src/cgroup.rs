@@ -103,7 +103,11 @@ impl MemoryLimit {
             v2,
             limit: limit_bytes,
         };
-        let file = if v2 { "memory.max" } else { "memory.limit_in_bytes" };
+        let file = if v2 {
+            "memory.max"
+        } else {
+            "memory.limit_in_bytes"
+        };
         fs::write(me.dir.join(file), limit_bytes.to_string())
             .map_err(|e| err("setting the limit in", &me.dir, e))?;
         fs::write(me.dir.join("cgroup.procs"), std::process::id().to_string())

@@ -43,7 +43,9 @@ fn page_cache_stays_under_the_limit() {
         total += n;
     }
     assert_eq!(total, 64 << 20);
-    let cache = g.page_cache_bytes().expect("memory.stat has the page cache");
+    let cache = g
+        .page_cache_bytes()
+        .expect("memory.stat has the page cache");
     assert!(cache <= limit, "page cache {cache} over the limit {limit}");
     let peak = g.peak_bytes().unwrap_or(0);
     assert!(peak <= limit, "peak {peak} over the limit {limit}");

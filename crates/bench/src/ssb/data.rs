@@ -105,28 +105,49 @@ pub fn open_database(dir: &Path, tier: &str, warm: bool) -> Result<Database> {
 /// (structures it does not list stay on its reference tier, DRAM).
 pub fn open_placed(dir: &Path, file: &Path) -> Result<Database> {
     let pf = pmolap_place::PlacementFile::load(file)?;
-    let opts = OpenOptions {
-        verify_checksums: true,
-        region: RegionOptions {
-            prefault: true,
-            ..RegionOptions::default()
-        },
-    };
-    Database::open_placed(
-        dir,
-        &|table| {
-            pf.to_store_placement(table)
-                .map_err(|e| pmolap_engine::Error::Options(e.to_string()))
-        },
-        &opts,
-    )
-    .map_err(|e| {
+    open_under(dir, &pf, true).map_err(|e| {
         Error::Ssb(format!(
             "opening the database {} under {}: {e}",
             dir.display(),
             file.display()
         ))
     })
+}
+
+/// Opens `dir` with every structure where `pf` puts it, warm (checksums verified, pages
+/// prefaulted) or not; fails naming a structure `pf` lists that the database lacks.
+pub fn open_under(dir: &Path, pf: &pmolap_place::PlacementFile, warm: bool) -> Result<Database> {
+    let opts = OpenOptions {
+        verify_checksums: warm,
+        region: RegionOptions {
+            prefault: warm,
+            ..RegionOptions::default()
+        },
+    };
+    let db = Database::open_placed(
+        dir,
+        &|table| {
+            pf.to_store_placement(table)
+                .map_err(|e| pmolap_engine::Error::Options(e.to_string()))
+        },
+        &opts,
+    )?;
+    check_placed(&db, pf)?;
+    Ok(db)
+}
+
+/// Fails naming the first structure of `pf` that `db` does not have.
+pub fn check_placed(db: &Database, pf: &pmolap_place::PlacementFile) -> Result<()> {
+    pf.check_structures(|t, c, k| {
+        db.table(t)
+            .ok()
+            .and_then(|t| t.column(c).ok())
+            .is_some_and(|col| match k {
+                pmolap_store::StructureKind::InvertedIndex => col.index.is_some(),
+                _ => true,
+            })
+    })?;
+    Ok(())
 }
 
 /// A prepared database: tables, layout and (when striped) the node-local fact copies.

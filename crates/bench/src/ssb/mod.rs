@@ -12,6 +12,7 @@
 pub mod data;
 pub mod run;
 pub mod tiers;
+pub mod validate;
 pub mod workload;
 
 pub use data::{database_dir, open_database, DataOptions};

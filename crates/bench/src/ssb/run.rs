@@ -64,7 +64,8 @@ pub struct RunReport {
     pub queries: Vec<QueryFigures>,
 }
 
-fn median(v: &[f64]) -> f64 {
+/// The median of `v` (NaN when empty).
+pub(crate) fn median(v: &[f64]) -> f64 {
     let mut s = v.to_vec();
     s.sort_by(f64::total_cmp);
     match s.len() {

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use pmolap_store::AccessCounts;
 
-use super::probe::{fetch_ids, ColRef, Scratch, Tally};
+use super::probe::{fetch_ids, ColRef, Scratch};
 use crate::error::Result;
 use crate::plan::{OutValue, Plan};
 use crate::query::Op;
@@ -54,7 +54,6 @@ pub(super) fn accumulate(
     k: usize,
     s: &mut Scratch,
     acc: &mut Acc,
-    mut tally: Option<&mut Tally>,
 ) {
     let Scratch {
         buf,
@@ -62,6 +61,7 @@ pub(super) fn accumulate(
         gid,
         ids,
         vals,
+        tally,
     } = s;
     let naggs = plan.aggs.len();
     ids.resize(k, 0);
@@ -69,7 +69,7 @@ pub(super) fn accumulate(
     for (ai, a) in plan.aggs.iter().enumerate() {
         let ca = cols[a.a];
         fetch_ids(ca, start, n, &sel[..k], buf, ids);
-        if let Some(t) = tally.as_deref_mut() {
+        if let Some(t) = tally.as_mut() {
             t.selected(a.a, &sel[..k], n);
             t.dict[a.a] += AccessCounts::of_batch(ids);
         }
@@ -80,7 +80,7 @@ pub(super) fn accumulate(
         if let Some((op, b)) = a.op {
             let cb = cols[b];
             fetch_ids(cb, start, n, &sel[..k], buf, ids);
-            if let Some(t) = tally.as_deref_mut() {
+            if let Some(t) = tally.as_mut() {
                 t.selected(b, &sel[..k], n);
                 t.dict[b] += AccessCounts::of_batch(ids);
             }

@@ -191,7 +191,7 @@ fn probe_rows(
     }
     // The store's counters are bypassed by the kernels (raw payloads): the worker tallies
     // its accesses per morsel and adds them once at the end.
-    let mut tally = plan
+    s.tally = plan
         .cols
         .iter()
         .any(|c| c.store.dv.counting())
@@ -203,19 +203,10 @@ fn probe_rows(
             break;
         }
         let n = m.min(range.end - start);
-        qualifying += run_morsel(
-            plan,
-            cols,
-            steps,
-            start,
-            n,
-            &mut s,
-            &mut acc,
-            tally.as_mut(),
-        );
+        qualifying += run_morsel(plan, cols, steps, start, n, &mut s, &mut acc);
         morsels += 1;
     }
-    if let Some(t) = &tally {
+    if let Some(t) = &s.tally {
         t.flush(plan);
     }
     (acc, qualifying, morsels)

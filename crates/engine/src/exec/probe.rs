@@ -76,6 +76,8 @@ pub(super) struct Scratch {
     pub(super) gid: Vec<u32>,
     pub(super) ids: Vec<u32>,
     pub(super) vals: Vec<i64>,
+    /// The worker's access tally, when the store counts.
+    pub(super) tally: Option<Tally>,
 }
 
 impl Scratch {
@@ -86,6 +88,7 @@ impl Scratch {
             gid: vec![0; morsel],
             ids: Vec::with_capacity(morsel),
             vals: Vec::with_capacity(morsel),
+            tally: None,
         }
     }
 }
@@ -242,16 +245,15 @@ pub(super) fn run_morsel(
     n: usize,
     s: &mut Scratch,
     acc: &mut Acc,
-    mut tally: Option<&mut Tally>,
 ) -> u64 {
-    let (k, has_gid) = select(cols, steps, start, n, s, tally.as_deref_mut());
+    let (k, has_gid) = select(cols, steps, start, n, s);
     if k == 0 {
         return 0;
     }
     if !has_gid {
         s.gid[..k].fill(0);
     }
-    accumulate(plan, cols, start, n, k, s, acc, tally);
+    accumulate(plan, cols, start, n, k, s, acc);
     k as u64
 }
 
@@ -264,9 +266,14 @@ fn select(
     start: usize,
     n: usize,
     s: &mut Scratch,
-    mut tally: Option<&mut Tally>,
 ) -> (usize, bool) {
-    let Scratch { buf, sel, gid, .. } = s;
+    let Scratch {
+        buf,
+        sel,
+        gid,
+        tally,
+        ..
+    } = s;
     let (mut k, mut has_gid) = match steps.first() {
         None => {
             for (i, x) in sel[..n].iter_mut().enumerate() {
@@ -276,7 +283,7 @@ fn select(
         }
         Some(st) => {
             let c = cols[st.col];
-            if let Some(t) = tally.as_deref_mut() {
+            if let Some(t) = tally.as_mut() {
                 t.dv[st.col] += AccessCounts::scans(n as u64);
             }
             bitpack::unpack(c.words, c.width, start - c.base, &mut buf[..n]);
@@ -288,7 +295,7 @@ fn select(
             return (0, has_gid);
         }
         let c = cols[st.col];
-        if let Some(t) = tally.as_deref_mut() {
+        if let Some(t) = tally.as_mut() {
             t.selected(st.col, &sel[..k], n);
         }
         k = if has_gid {

@@ -27,7 +27,10 @@ pub use front::{
 pub use mip::{solve_tiers, Objective, TierProblem};
 
 /// What moves together.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum Granularity {
     /// Each dictionary, data vector and inverted index on its own (the paper's default).
     #[default]
