@@ -29,4 +29,4 @@ pub use solve::{
     pareto_front, solve_budget, solve_target, solve_tiers, FrontPoint, Granularity, Objective,
     ParetoFront, Solution, TierProblem, TwoTierProblem,
 };
-pub use workload::{Encoding, StoreTable, StructureLoad, Workload};
+pub use workload::{Encoding, QueryLoad, StoreTable, StructureLoad, Workload};

@@ -259,3 +259,72 @@ fn builtin_profiles_are_table_2() {
     }
     assert!(Profile::builtin("optane-300").is_none());
 }
+
+/// The page model on a page-granular profile, by hand: per query, pages scanned at the
+/// sequential cost and distinct pages looked up at the random cost, summed over the
+/// queries; a bounded cache scales the placement's cost by 1 − C/W; the per-access model
+/// is what `page_model: false` gives on the same profile.
+#[test]
+fn page_model_by_hand() {
+    use pmolap_place::{PageCosts, QueryLoad};
+    let page = 4096u64;
+    let mut p = Profile::optane_200();
+    p.tier = "disk".into();
+    p.pages = Some(PageCosts {
+        page_bytes: page,
+        random_page_ns: 50_000.0,
+        sequential_page_ns: 2_000.0,
+        note: None,
+    });
+    // 100 pages, 8-bit ids: query A scans 40960 entries (10 pages), query B does one
+    // random lookup (1 page).
+    let a = counts(40_960, 0, 0, 0, 0);
+    let b = counts(0, 1, 0, 0, 0);
+    let mut s = dv(100 * page, a);
+    s.bit_width = Some(8);
+    s.counts = counts(40_960, 1, 0, 0, 0);
+    let mut w = Workload::new(1, 1e6, vec![s]).unwrap();
+    w.queries = vec![
+        QueryLoad {
+            id: "A".into(),
+            t_dram_ns: 5e5,
+            counts: vec![a],
+        },
+        QueryLoad {
+            id: "B".into(),
+            t_dram_ns: 5e5,
+            counts: vec![b],
+        },
+    ];
+    let slow = Assignment::all(1, 1);
+    let ps = std::slice::from_ref(&p);
+    let m = Model::new(ModelOptions::new(S)).unwrap();
+    let t = m.predict(&w, ps, &slow).unwrap().t_ns;
+    assert!(close(t, 10.0 * 2_000.0 + 50_000.0), "{t}");
+    // Per query.
+    let tb = m.predict(&w.query(1).unwrap(), ps, &slow).unwrap();
+    assert!(
+        close(tb.t_ns, 50_000.0) && close(tb.relative, 1.1),
+        "{tb:?}"
+    );
+    // A cache of 5.5 pages; the most one query touches is 10 pages (A): r = 0.55.
+    let mc = Model::new(ModelOptions {
+        page_cache_bytes: Some(page * 11 / 2),
+        ..ModelOptions::new(S)
+    })
+    .unwrap();
+    let tc = mc.predict(&w, ps, &slow).unwrap().t_ns;
+    assert!(close(tc, t * (1.0 - 0.55)), "{tc}");
+    // The per-access model on the same profile: Table 2's scan and lookup costs.
+    let pa = Model::new(ModelOptions {
+        page_model: false,
+        ..ModelOptions::new(S)
+    })
+    .unwrap();
+    let ta = pa.predict(&w, ps, &slow).unwrap().t_ns;
+    let want = pa.cmr(100 * page) * (40_960.0 * 0.4 + 225.8);
+    assert!(close(ta, want), "{ta} vs {want}");
+    // The solvers see the cold page costs.
+    let c = m.costs(&w, &p).unwrap();
+    assert!(close(c[0], t));
+}
