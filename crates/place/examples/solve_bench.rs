@@ -7,7 +7,7 @@
 //! much larger front).
 //!
 //! `cargo run --release -p pmolap-place --example solve_bench -- [--runs N] [--copies C]
-//! [--all-accessed] [--mip]` (`--copies` repeats the schema C times to scale the
+//! [--all-accessed] [--mip] [--workload FILE]` (`--copies` repeats the schema C times to scale the
 //! structures; `--mip` also times the three-tier MIP, once per granularity).
 
 use std::time::{Duration, Instant};
@@ -245,6 +245,7 @@ fn main() {
     let mut copies = 1usize;
     let mut all = false;
     let mut mip = false;
+    let mut recorded: Option<String> = None;
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -256,25 +257,39 @@ fn main() {
             mip = true;
             continue;
         }
+        if a == "--workload" {
+            recorded = it.next().cloned();
+            continue;
+        }
         let v = it.next().and_then(|v| v.parse().ok());
         match (a.as_str(), v) {
             ("--runs", Some(n)) if n > 0 => runs = n,
             ("--copies", Some(n)) if n > 0 => copies = n,
             _ => {
-                eprintln!("usage: solve_bench [--runs N] [--copies C] [--all-accessed] [--mip]");
+                eprintln!("usage: solve_bench [--runs N] [--copies C] [--all-accessed] [--mip] [--workload FILE]");
                 std::process::exit(2);
             }
         }
     }
     let mut rng = SmallRng::seed_from_u64(12);
-    let w = workload(10, copies, all, &mut rng);
+    let w = match &recorded {
+        Some(f) => Workload::load(std::path::Path::new(f)).unwrap_or_else(|e| {
+            eprintln!("solve_bench: {e}");
+            std::process::exit(2)
+        }),
+        None => workload(10, copies, all, &mut rng),
+    };
     // S_LLC of the paper's 200 Series machine: 58 368 KiB L3 + 38 x 1280 KiB L2.
     let llc = ModelOptions::llc_bytes_of(58_368 << 10, &[1280 << 10; 38]);
     let model = Model::new(ModelOptions::new(llc)).expect("model");
     let profile = Profile::optane_200();
+    let shape = match &recorded {
+        Some(f) => format!("recorded by `pmolap place workload` ({f})"),
+        None if all => format!("SSB SF 10 shape x{copies}, every structure accessed"),
+        None => format!("SSB SF 10 shape x{copies}, SSB's 26 columns accessed"),
+    };
     println!(
-        "workload: SSB SF 10 shape x{copies}, {}: {} structures ({} with accesses), {:.2} GiB; profile {} ({})",
-        if all { "every structure accessed" } else { "SSB's 26 columns accessed" },
+        "workload: {shape}: {} structures ({} with accesses), {:.2} GiB; profile {} ({})",
         w.structures.len(),
         w.structures.iter().filter(|s| s.counts.total() > 0).count(),
         w.total_bytes() as f64 / (1u64 << 30) as f64,
