@@ -1,4 +1,4 @@
-//! `pmolap place workload | advise | whatif`: parses, prints and writes files; the model,
+//! `pmolap place workload | advise | whatif | profiles`: parses, prints and writes files; the model,
 //! the solvers and the workload recording live in `pmolap_place` and `pmolap_bench::ssb`.
 
 use std::path::{Path, PathBuf};
@@ -10,7 +10,7 @@ use pmolap_bench::machine::Machine;
 use pmolap_bench::ssb::{self, DataOptions};
 use pmolap_place::{
     scenarios, solve_budget, solve_target, Granularity, Model, ModelOptions, PlacementFile,
-    Profile, TwoTierProblem, Workload,
+    Profile, Source, TwoTierProblem, Workload, BUILTIN_PROFILES,
 };
 use pmolap_tier::cpu::CacheSizes;
 use pmolap_tier::Topology;
@@ -44,6 +44,8 @@ pub enum PlaceCommand {
     /// machine's disk (cold, or behind a page cache bounded by a memory cgroup) and
     /// compare each model variant's prediction with the measured relative time.
     Validate(Box<crate::place_validate::ValidateArgs>),
+    /// List the built-in profiles: name, where the numbers come from, description.
+    Profiles,
 }
 
 /// The workload and the model.
@@ -52,8 +54,9 @@ pub struct ModelArgs {
     /// A workload file (`pmolap place workload`).
     #[arg(long)]
     pub workload: PathBuf,
-    /// The slow tier's profile: optane-100, optane-200 (published, the paper's Table 2) or
-    /// a profile file.
+    /// The slow tier's profile: optane-100, optane-200 (published, the paper's Table 2),
+    /// cxl, far-numa (derived from published latency/bandwidth figures; `place profiles`)
+    /// or a profile file.
     #[arg(long, default_value = "optane-200")]
     pub profile: String,
     /// structure, column or table: what moves as one unit.
@@ -104,7 +107,10 @@ pub(crate) fn profile(name: &str) -> Result<Profile> {
     Ok(match Profile::builtin(name) {
         Some(p) => p,
         None => Profile::load(Path::new(name)).with_context(|| {
-            format!("--profile {name}: not a built-in profile (optane-100, optane-200) nor a readable profile file")
+            format!(
+                "--profile {name}: not a built-in profile ({}) nor a readable profile file",
+                BUILTIN_PROFILES.join(", ")
+            )
         })?,
     })
 }
@@ -157,6 +163,10 @@ pub fn run(cmd: &PlaceCommand) -> Result<()> {
         PlaceCommand::Advise(a) => advise(a),
         PlaceCommand::Whatif(a) => whatif(a),
         PlaceCommand::Validate(a) => crate::place_validate::run(a),
+        PlaceCommand::Profiles => {
+            profiles();
+            Ok(())
+        }
     }
 }
 
@@ -217,14 +227,22 @@ fn whatif(a: &ModelArgs) -> Result<()> {
     let p = profile(&a.profile)?;
     let (m, llc) = model(a)?;
     println!(
-        "model output: predicted relative time of {} on {} ({}), S_LLC {} KiB{}{}",
+        "model output, not a measurement: predicted relative time of {} on {}, S_LLC {} KiB{}{}",
         a.workload.display(),
         p.tier,
-        p.source,
         llc >> 10,
         if a.no_cmr { ", no CMR" } else { "" },
         if a.no_dense { ", no dense classes" } else { "" }
     );
+    match &p.source {
+        Source::Published { citation } => {
+            println!("profile {}: published figures, {}", p.tier, p.description);
+            println!("  source: {citation}");
+        }
+        Source::MeasuredHere { machine } => {
+            println!("profile {}: measured on {machine}", p.tier)
+        }
+    }
     println!(
         "{:<20} {:>12} {:>10}",
         "placement", "bytes slow", "relative"
@@ -238,4 +256,18 @@ fn whatif(a: &ModelArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+fn profiles() {
+    println!("{:<12} {:<10} description", "profile", "source");
+    for name in BUILTIN_PROFILES {
+        let p = Profile::builtin(name).expect("every name in BUILTIN_PROFILES is built in");
+        let (kind, detail) = match &p.source {
+            Source::Published { citation } => ("published", citation.as_str()),
+            Source::MeasuredHere { machine } => ("measured", machine.as_str()),
+        };
+        println!("{:<12} {:<10} {}", p.tier, kind, p.description);
+        println!("{:<12} {:<10}   source: {detail}", "", "");
+    }
+    println!("(costs per entry with their derivations: docs/placement.md; a profile file works wherever a name does)");
 }

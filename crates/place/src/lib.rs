@@ -1,6 +1,7 @@
 //! pmolap's placement advisor, after the placement paper
 //! (`placement-cost-model-pvldb22`): tier access-cost [`Profile`]s (the paper's Table 2
-//! built in, or measured here), the slowdown [`Model`] of Eq. 2–6 over a [`Workload`]'s
+//! built in, CXL and far-NUMA what-if profiles derived from published figures in
+//! [`whatif`], or measured here), the slowdown [`Model`] of Eq. 2–6 over a [`Workload`]'s
 //! per-structure access counters, and placement solving — the exact Pareto front for
 //! two tiers, and a MIP for three or more tiers with capacities — written as
 //! [`PlacementFile`]s. `docs/placement.md` describes the model, the solvers and the
@@ -16,6 +17,7 @@ pub mod placement;
 pub mod profile;
 pub mod scenarios;
 pub mod solve;
+pub mod whatif;
 pub mod workload;
 
 pub use error::{Error, Result};

@@ -249,8 +249,10 @@ pub struct Profile {
 /// The paper, as the built-in profiles cite it.
 pub const PAPER_CITATION: &str = "Lasch, Legler, Scheirle, May, Sattler: Cost Modelling for Optimal Data Placement in Heterogeneous Main Memory, PVLDB 15(11):2867-2880, 2022, Table 2 (Sec. 4.2)";
 
-/// The names [`Profile::builtin`] knows.
-pub const BUILTIN_PROFILES: [&str; 2] = ["optane-100", "optane-200"];
+/// The names [`Profile::builtin`] knows: the paper's Table 2 (`optane-100`,
+/// `optane-200`) and the what-if profiles derived from published latency and bandwidth
+/// figures (`cxl`, `far-numa`; [`crate::whatif`]).
+pub const BUILTIN_PROFILES: [&str; 4] = ["optane-100", "optane-200", "cxl", "far-numa"];
 
 impl Profile {
     /// The paper's Table 2 for Intel Optane PM 100 Series (Xeon Platinum 8260L), see
@@ -272,11 +274,24 @@ impl Profile {
         )
     }
 
-    /// A built-in profile by name (`optane-100`, `optane-200`).
+    /// CXL-attached DRAM vs local DRAM, derived from published figures
+    /// ([`crate::whatif`] gives the derivation and the sources).
+    pub fn cxl() -> Profile {
+        crate::whatif::cxl()
+    }
+
+    /// Remote-socket (far-NUMA) DRAM vs local DRAM, derived from published figures
+    /// ([`crate::whatif`] gives the derivation and the sources).
+    pub fn far_numa() -> Profile {
+        crate::whatif::far_numa()
+    }
+
+    /// A built-in profile by name ([`BUILTIN_PROFILES`]): `optane-100`, `optane-200`,
+    /// and the derived what-if profiles `cxl` and `far-numa` ([`crate::whatif`]).
     ///
-    /// Random lookups and scans are transcribed from the paper's Table 2 (DRAM, PMEM and
-    /// Diff. columns as printed; the -0.3 ns string-dictionary scan on the 100 Series is
-    /// kept and clamped to zero by the model, as §4.2 does). The table has no dense
+    /// In the Optane profiles, random lookups and scans are transcribed from the paper's
+    /// Table 2 (DRAM, PMEM and Diff. columns as printed; the -0.3 ns string-dictionary
+    /// scan on the 100 Series is kept and clamped to zero by the model, as §4.2 does). The table has no dense
     /// lookups: §4.2 gives them only as orders of magnitude read off Figure 6 (100
     /// Series, "qualitatively similar" for the other structures): near < 1 ns, medium
     /// "in the order of magnitude of ten nanoseconds", far "of a hundred nanoseconds".
@@ -290,6 +305,8 @@ impl Profile {
         match name {
             "optane-100" => Some(Profile::optane_100()),
             "optane-200" => Some(Profile::optane_200()),
+            "cxl" => Some(Profile::cxl()),
+            "far-numa" => Some(Profile::far_numa()),
             _ => None,
         }
     }
@@ -424,14 +441,14 @@ impl Profile {
 }
 
 /// One row of Table 2: structure, variant, access, DRAM ns, PMEM ns, Diff. ns.
-type Row = (StructureKind, Variant, Access, f64, f64, f64);
+pub(crate) type Row = (StructureKind, Variant, Access, f64, f64, f64);
 
 use Access::{Lookup, Scan};
 use StructureKind::{DataVector as Dv, Dictionary as Dict, InvertedIndex as Inv};
 use Variant::{Any, Int, Rle, Str, Uncompressed as Unc};
 
 /// Table 2, "100 Series" columns, as printed.
-const TABLE2_100: [Row; 8] = [
+pub(crate) const TABLE2_100: [Row; 8] = [
     (Dv, Unc, Lookup, 691.4, 1304.4, 613.0),
     (Dv, Unc, Scan, 0.5, 1.2, 0.7),
     (Dv, Rle, Lookup, 2268.0, 4670.0, 2401.9),
@@ -443,7 +460,7 @@ const TABLE2_100: [Row; 8] = [
 ];
 
 /// Table 2, "200 Series" columns, as printed.
-const TABLE2_200: [Row; 8] = [
+pub(crate) const TABLE2_200: [Row; 8] = [
     (Dv, Unc, Lookup, 589.4, 815.2, 225.8),
     (Dv, Unc, Scan, 0.6, 1.0, 0.4),
     (Dv, Rle, Lookup, 1907.4, 3126.1, 1218.7),
