@@ -84,6 +84,30 @@ fn own_memory_cgroup() -> Result<(PathBuf, bool)> {
     ))
 }
 
+/// Removes the groups of pmolap processes that died inside them (killed -9): a
+/// `pmolap-<pid>` child whose process is gone and which holds no process.
+fn remove_stale(parent: &Path) {
+    let Ok(entries) = fs::read_dir(parent) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("pmolap-"))
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let alive = Path::new(&format!("/proc/{pid}")).exists();
+        let empty = fs::read_to_string(e.path().join("cgroup.procs"))
+            .is_ok_and(|p| p.trim().is_empty());
+        if !alive && empty {
+            let _ = fs::remove_dir(e.path());
+        }
+    }
+}
+
 impl MemoryLimit {
     /// Moves this process into a new child of its memory cgroup limited to `limit_bytes`.
     pub fn enter(limit_bytes: u64) -> Result<MemoryLimit> {
@@ -95,6 +119,7 @@ impl MemoryLimit {
                     .map_err(|e| err("enabling the memory controller in", &parent, e))?;
             }
         }
+        remove_stale(&parent);
         let dir = parent.join(format!("pmolap-{}", std::process::id()));
         fs::create_dir(&dir).map_err(|e| err("creating", &dir, e))?;
         let me = MemoryLimit {
@@ -113,6 +138,11 @@ impl MemoryLimit {
         fs::write(me.dir.join("cgroup.procs"), std::process::id().to_string())
             .map_err(|e| err("entering", &me.dir, e))?;
         Ok(me)
+    }
+
+    /// The group's directory in the cgroup filesystem.
+    pub fn group_dir(&self) -> &Path {
+        &self.dir
     }
 
     /// The limit in bytes.

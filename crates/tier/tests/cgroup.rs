@@ -49,7 +49,17 @@ fn page_cache_stays_under_the_limit() {
     assert!(cache <= limit, "page cache {cache} over the limit {limit}");
     let peak = g.peak_bytes().unwrap_or(0);
     assert!(peak <= limit, "peak {peak} over the limit {limit}");
+    let parent = g.group_dir().parent().unwrap().to_path_buf();
     drop(g);
     let own = std::fs::read_to_string("/proc/self/cgroup").unwrap();
     assert!(!own.contains(&format!("pmolap-{}", std::process::id())));
+    assert!(!parent
+        .join(format!("pmolap-{}", std::process::id()))
+        .exists());
+    // The group of a pmolap killed inside one (no such pid) is removed by the next entry.
+    let stale = parent.join("pmolap-999999999");
+    std::fs::create_dir(&stale).unwrap();
+    let g = MemoryLimit::enter(limit).unwrap();
+    assert!(!stale.exists(), "stale group left at {}", stale.display());
+    drop(g);
 }
