@@ -34,6 +34,10 @@ pub enum Error {
     #[error(transparent)]
     Engine(#[from] pmolap_engine::Error),
 
+    /// The column store refused (a table that cannot be written or opened).
+    #[error(transparent)]
+    Store(#[from] pmolap_store::Error),
+
     /// Generating or loading SSB data failed.
     #[error(transparent)]
     SsbData(#[from] pmolap_ssb::Error),

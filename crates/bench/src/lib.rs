@@ -13,5 +13,6 @@ pub mod size;
 pub mod ssb;
 pub mod sweep;
 pub mod threads;
+pub mod tierprofile;
 
 pub use error::{Error, Result};

@@ -6,6 +6,7 @@ mod elf_cmd;
 mod iobench_cmd;
 mod membench_cmd;
 mod place_cmd;
+mod place_profile;
 mod place_validate;
 mod report_cmd;
 mod ssb_cmd;

@@ -44,6 +44,10 @@ pub enum PlaceCommand {
     /// machine's disk (cold, or behind a page cache bounded by a memory cgroup) and
     /// compare each model variant's prediction with the measured relative time.
     Validate(Box<crate::place_validate::ValidateArgs>),
+    /// Measure a tier's profile against DRAM (placement paper §4.2) over the store's own
+    /// primitives: per structure type and access type the extra ns per access; page
+    /// costs for a page-granular tier (a disk directory).
+    Profile(Box<crate::place_profile::ProfileArgs>),
     /// List the built-in profiles: name, where the numbers come from, description.
     Profiles,
 }
@@ -163,6 +167,7 @@ pub fn run(cmd: &PlaceCommand) -> Result<()> {
         PlaceCommand::Advise(a) => advise(a),
         PlaceCommand::Whatif(a) => whatif(a),
         PlaceCommand::Validate(a) => crate::place_validate::run(a),
+        PlaceCommand::Profile(a) => crate::place_profile::run(a),
         PlaceCommand::Profiles => {
             profiles();
             Ok(())

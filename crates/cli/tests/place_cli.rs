@@ -76,7 +76,7 @@ fn test_profile(path: &Path, store_format: u32) {
         "format": "pmolap-profile", "version": 1, "tier": "disk",
         "source": {"kind": "measured_here", "machine": "test fixture"},
         "store_format": store_format, "costs": costs,
-        "pages": {"page_bytes": 4096, "random_page_ns": 20000.0, "sequential_page_ns": 1000.0}
+        "pages": {"page_bytes": 4096, "random_page_ns": 200000.0, "sequential_page_ns": 1000.0, "fault_pages": 32}
     });
     std::fs::write(path, serde_json::to_string_pretty(&p).unwrap()).unwrap();
 }
@@ -341,4 +341,74 @@ fn bad_placements_profiles_and_settings_are_refused() {
             .arg(f.root.join("z.json")),
     );
     assert!(e.contains("budget"), "{e}");
+}
+
+/// `place profile` measures every access type the store counts, on DRAM and the tier in
+/// the same run (a tmpfs directory here: DRAM-backed, so no page costs), and refuses
+/// DRAM itself and a tier that is not a directory.
+#[test]
+fn profile_measures_every_counted_access() {
+    let shm = std::path::Path::new("/dev/shm");
+    let base = if shm.is_dir() {
+        tempfile::tempdir_in(shm).unwrap()
+    } else {
+        tempfile::tempdir().unwrap()
+    };
+    let out = base.path().join("p.json");
+    ok(pmolap()
+        .args(["place", "profile", "--quick", "--quiet", "--tier"])
+        .arg(format!("file:{}", base.path().display()))
+        .arg("--out")
+        .arg(&out));
+    let p = json(&out);
+    assert_eq!(p["source"]["kind"], "measured_here");
+    let keys: Vec<String> = p["costs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            assert!(c["dram_ns"].as_f64().unwrap() > 0.0, "{c}");
+            format!(
+                "{}/{}/{}",
+                c["structure"].as_str().unwrap(),
+                c["variant"].as_str().unwrap(),
+                c["access"].as_str().unwrap()
+            )
+        })
+        .collect();
+    for want in [
+        "data_vector/uncompressed/lookup",
+        "data_vector/uncompressed/scan",
+        "data_vector/uncompressed/near_dense",
+        "data_vector/uncompressed/medium_dense",
+        "data_vector/uncompressed/far_dense",
+        "dictionary/int/lookup",
+        "dictionary/int/far_dense",
+        "dictionary/str/lookup",
+        "dictionary/str/scan",
+        "inverted_index/any/lookup",
+        "inverted_index/any/near_dense",
+    ] {
+        assert!(keys.iter().any(|k| k == want), "no {want} in {keys:?}");
+    }
+    if shm.is_dir() {
+        assert!(p.get("pages").is_none(), "tmpfs is not page-granular");
+    }
+    // Nothing left in the tier's directory but the profile itself.
+    let left: Vec<_> = std::fs::read_dir(base.path()).unwrap().collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+    let e = refused(
+        pmolap()
+            .args(["place", "profile", "--quick", "--tier", "dram", "--out"])
+            .arg(base.path().join("q.json")),
+    );
+    assert!(e.contains("reference tier"), "{e}");
+    let e = refused(
+        pmolap()
+            .args(["place", "profile", "--quick", "--tier"])
+            .arg(format!("file:{}", out.display()))
+            .arg("--out")
+            .arg(base.path().join("r.json")),
+    );
+    assert!(e.contains("existing directory"), "{e}");
 }

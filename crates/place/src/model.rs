@@ -45,6 +45,9 @@ pub struct ModelOptions {
     /// The page cache that page-granular tiers sit behind, if bounded and kept between
     /// queries (`None`: pages are dropped before each query).
     pub page_cache_bytes: Option<u64>,
+    /// Workers sharing a page-granular tier's device: its page costs are device time
+    /// that stalls them all (see [`crate::pages`]); 1 for a one-thread workload.
+    pub io_threads: u32,
 }
 
 impl ModelOptions {
@@ -57,6 +60,7 @@ impl ModelOptions {
             dense_classes: true,
             page_model: true,
             page_cache_bytes: None,
+            io_threads: 1,
         }
     }
 
@@ -198,7 +202,7 @@ impl Model {
         profile.check_store_format(w.store_format)?;
         if let Some(pc) = self.pages_of(profile) {
             return Ok((0..w.structures.len())
-                .map(|i| pages::structure_cost(w, i, pc))
+                .map(|i| pages::structure_cost_threads(w, i, pc, self.options.io_threads))
                 .collect());
         }
         w.structures
@@ -247,7 +251,7 @@ impl Model {
             if k > 0 {
                 share.t_ns += costs[k - 1][i];
                 if let Some(pc) = self.pages_of(&profiles[k - 1]) {
-                    touched[k] += pages::touched_bytes(w, i, pc.page_bytes);
+                    touched[k] += pages::touched_bytes(w, i, pc);
                 }
             }
         }

@@ -8,17 +8,23 @@
 //! For one query and one structure of `m` bytes in `P = ⌈m / page⌉` pages:
 //!
 //! ```text
-//! seq  = min(P, ⌈scan · e / page⌉)                 pages of its sequential passes
-//! rand = min(P − seq, P · (1 − (1 − 1/P)^x))       distinct pages its lookups touch
-//!        x = lookup + medium_dense + far_dense      (near lookups stay in the page)
-//! t    = seq · sequential_page_ns + rand · random_page_ns
+//! seq    = min(P, ⌈(scan + near + 64 · medium) · e / page⌉)   pages read in order
+//! faults = min(⌈(P − seq)/R⌉, W · (1 − (1 − 1/W)^x)),  W = ⌈P/R⌉, x = lookup + far
+//! t      = io_threads · (seq · sequential_page_ns + faults · random_page_ns)
 //! ```
 //!
 //! `e` is the bytes per entry: `bit_width / 8` for a data vector, 8 for an integer
-//! dictionary; a scanned string dictionary or inverted index counts as read whole (its
-//! entry size is not in the workload). The distinct-page term is Cardenas' formula for
-//! `x` uniformly random accesses over `P` pages. A structure's cost is the sum over the
-//! workload's queries (its total counts when the workload has no per-query counts).
+//! dictionary, 16 for other structures' lookups; a scanned string dictionary or inverted
+//! index counts as read whole (its entry size is not in the workload). Near and medium
+//! dense lookups move forward through the structure (1 and ~64 entries per lookup), so
+//! they read pages in order like a scan. A random fault reads `R = fault_pages` pages
+//! around it (the profile's estimate of the kernel's read-around); the fault count is
+//! Cardenas' formula for `x` uniformly random accesses over the `W` windows. Page costs
+//! are device time: the I/O of one worker stalls the others' progress on the same device
+//! rather than overlapping with it, so the cost is multiplied by the workers that share
+//! the device (`ModelOptions::io_threads`), against `T_DRAM` in CPU time (wall ×
+//! threads). A structure's cost is the sum over the workload's queries (its total
+//! counts when the workload has no per-query counts).
 //!
 //! With a bounded page cache of `C` bytes instead of drops before each query, a share
 //! `r = min(1, C / W)` of the touched pages is assumed resident, `W` being the bytes the
@@ -31,33 +37,58 @@ use pmolap_store::{AccessCounts, ColumnType, StructureKind};
 use crate::profile::PageCosts;
 use crate::workload::{StructureLoad, Workload};
 
-/// Pages of `s` touched by one query with counts `c`: (sequential, random).
-pub fn touched_pages(s: &StructureLoad, c: &AccessCounts, page_bytes: u64) -> (f64, f64) {
+/// Pages of `s` one query with counts `c` reads: (sequentially read pages, random
+/// faults); a fault reads `fault_pages` pages.
+pub fn touched_pages(
+    s: &StructureLoad,
+    c: &AccessCounts,
+    page_bytes: u64,
+    fault_pages: u64,
+) -> (f64, f64) {
     let page = page_bytes.max(1) as f64;
     let pages = (s.bytes as f64 / page).ceil().max(1.0);
-    let seq = if c.scan == 0 {
+    // Scans and near/medium dense lookups move forward through the structure: pages in
+    // order (a dense lookup advances 1 entry (near) or 64, the geometric middle of
+    // 8..512 (medium)). Far dense and random lookups fault their pages one by one.
+    let entries = c.scan as f64 + c.near_dense as f64 + 64.0 * c.medium_dense as f64;
+    let seq = if entries == 0.0 {
         0.0
     } else {
         let entry_bytes = match (s.kind, s.value_type) {
             (StructureKind::DataVector, _) => s.bit_width.unwrap_or(32) as f64 / 8.0,
             (StructureKind::Dictionary, ColumnType::Int) => 8.0,
-            _ => f64::INFINITY,
+            _ if c.scan > 0 => f64::INFINITY,
+            _ => 16.0,
         };
-        (c.scan as f64 * entry_bytes / page).ceil().min(pages)
+        (entries * entry_bytes / page).ceil().min(pages)
     };
-    let x = (c.lookup + c.medium_dense + c.far_dense) as f64;
-    let distinct = if x == 0.0 {
-        0.0
-    } else {
-        pages * (1.0 - (1.0 - 1.0 / pages).powf(x))
-    };
-    (seq, distinct.min(pages - seq).max(0.0))
+    let x = (c.lookup + c.far_dense) as f64;
+    (seq, random_faults(pages, seq, x, fault_pages))
+}
+
+/// Faults of `x` random touches over `pages` pages of which `seq` were read
+/// sequentially: Cardenas' distinct units over windows of `fault_pages` pages (a fault
+/// reads its window), at most the windows not yet read.
+fn random_faults(pages: f64, seq: f64, x: f64, fault_pages: u64) -> f64 {
+    if x == 0.0 {
+        return 0.0;
+    }
+    let r = fault_pages.max(1) as f64;
+    let windows = (pages / r).ceil().max(1.0);
+    let distinct = windows * (1.0 - (1.0 - 1.0 / windows).powf(x));
+    distinct.min(((pages - seq) / r).ceil()).max(0.0)
 }
 
 /// The page cost in ns of one query with counts `c` on `s`.
 pub fn query_cost(s: &StructureLoad, c: &AccessCounts, pc: &PageCosts) -> f64 {
-    let (seq, rand) = touched_pages(s, c, pc.page_bytes);
-    seq * pc.sequential_page_ns.max(0.0) + rand * pc.random_page_ns.max(0.0)
+    let (seq, faults) = touched_pages(s, c, pc.page_bytes, pc.fault_pages);
+    seq * pc.sequential_page_ns.max(0.0) + faults * pc.random_page_ns.max(0.0)
+}
+
+/// [`query_cost`] of every query of structure `i`, times `io_threads` (see the module
+/// docs).
+pub fn structure_cost_threads(w: &Workload, i: usize, pc: &PageCosts, io_threads: u32) -> f64 {
+    structure_cost(w, i, pc) * io_threads.max(1) as f64
 }
 
 /// The page cost of structure `i` of `w` over the whole workload (per query where the
@@ -75,11 +106,12 @@ pub fn structure_cost(w: &Workload, i: usize, pc: &PageCosts) -> f64 {
 
 /// Bytes of structure `i` the workload touches at most in one query (what has to stay
 /// cached for the structure to stop faulting).
-pub fn touched_bytes(w: &Workload, i: usize, page_bytes: u64) -> u64 {
+pub fn touched_bytes(w: &Workload, i: usize, pc: &PageCosts) -> u64 {
     let s = &w.structures[i];
     let per = |c: &AccessCounts| {
-        let (seq, rand) = touched_pages(s, c, page_bytes);
-        (((seq + rand) * page_bytes as f64) as u64).min(s.bytes)
+        let (seq, faults) = touched_pages(s, c, pc.page_bytes, pc.fault_pages);
+        let pages = seq + faults * pc.fault_pages as f64;
+        ((pages * pc.page_bytes as f64) as u64).min(s.bytes)
     };
     if w.queries.is_empty() {
         return per(&s.counts);
@@ -125,35 +157,52 @@ mod tests {
             page_bytes: 4096,
             random_page_ns: 100_000.0,
             sequential_page_ns: 1_000.0,
+            fault_pages: 1,
             note: None,
         };
         // 40 pages; a scan of 16384 entries of 16 bits = 32 KiB = 8 pages.
         let s = dv(40 * 4096, 16);
         let c = AccessCounts::scans(16384);
-        assert_eq!(touched_pages(&s, &c, 4096), (8.0, 0.0));
+        assert_eq!(touched_pages(&s, &c, 4096, 1), (8.0, 0.0));
         assert_eq!(query_cost(&s, &c, &pc), 8_000.0);
-        // One random lookup: one page. Near lookups add none.
+        // One random lookup: one page. 1000 near lookups advance 1000 entries (2000
+        // bytes: one page in order); 100 medium ones ~6400 entries (12 800 bytes: 4).
         let c = AccessCounts {
             lookup: 1,
             near_dense: 1000,
             ..AccessCounts::default()
         };
-        let (seq, rand) = touched_pages(&s, &c, 4096);
-        assert_eq!(seq, 0.0);
+        let (seq, rand) = touched_pages(&s, &c, 4096, 1);
+        assert_eq!(seq, 1.0);
         assert!((rand - 1.0).abs() < 1e-9, "{rand}");
+        let c = AccessCounts {
+            medium_dense: 100,
+            ..AccessCounts::default()
+        };
+        assert_eq!(touched_pages(&s, &c, 4096, 1), (4.0, 0.0));
         // Many lookups: at most every page not already scanned.
         let c = AccessCounts {
             scan: 16384 * 4,
             lookup: 1_000_000,
             ..AccessCounts::default()
         };
-        let (seq, rand) = touched_pages(&s, &c, 4096);
+        let (seq, rand) = touched_pages(&s, &c, 4096, 1);
         assert_eq!(seq, 32.0);
         assert!((rand - 8.0).abs() < 1e-6, "{rand}");
         // Cardenas: 2 lookups over 2 pages touch 1.5 pages on average.
         let s2 = dv(2 * 4096, 8);
         let c = AccessCounts::lookups(2);
-        assert!((touched_pages(&s2, &c, 4096).1 - 1.5).abs() < 1e-12);
+        assert!((touched_pages(&s2, &c, 4096, 1).1 - 1.5).abs() < 1e-12);
+        // Faults read windows of 4 pages: a million lookups over 40 pages fault 10
+        // windows, minus the 8 pages (2 windows) already scanned.
+        let c = AccessCounts {
+            scan: 16384,
+            lookup: 1_000_000,
+            ..AccessCounts::default()
+        };
+        let (seq, faults) = touched_pages(&s, &c, 4096, 4);
+        assert_eq!(seq, 8.0);
+        assert!((faults - 8.0).abs() < 1e-6, "{faults}");
         assert_eq!(resident_share(10, 40), 0.25);
         assert_eq!(resident_share(10, 0), 1.0);
         assert_eq!(resident_share(100, 40), 1.0);

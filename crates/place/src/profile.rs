@@ -215,8 +215,16 @@ pub struct PageCosts {
     pub random_page_ns: f64,
     /// Extra ns per page of a sequential pass (faults with the kernel's readahead).
     pub sequential_page_ns: f64,
+    /// Pages one random fault brings in (the kernel reads around a faulting page: the
+    /// device's readahead window); random touches closer than this share a read.
+    #[serde(default = "one")]
+    pub fault_pages: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+}
+
+fn one() -> u64 {
+    1
 }
 
 /// A slow tier's access-cost profile.
@@ -385,6 +393,7 @@ impl Profile {
         }
         if let Some(pc) = &self.pages {
             let ok = pc.page_bytes.is_power_of_two()
+                && pc.fault_pages >= 1
                 && pc.random_page_ns.is_finite()
                 && pc.sequential_page_ns.is_finite();
             if !ok {

@@ -274,6 +274,7 @@ fn page_model_by_hand() {
         page_bytes: page,
         random_page_ns: 50_000.0,
         sequential_page_ns: 2_000.0,
+        fault_pages: 1,
         note: None,
     });
     // 100 pages, 8-bit ids: query A scans 40960 entries (10 pages), query B does one
@@ -324,6 +325,13 @@ fn page_model_by_hand() {
     let ta = pa.predict(&w, ps, &slow).unwrap().t_ns;
     let want = pa.cmr(100 * page) * (40_960.0 * 0.4 + 225.8);
     assert!(close(ta, want), "{ta} vs {want}");
+    // Device time stalls every worker sharing the device: two workers, twice the cost.
+    let m2 = Model::new(ModelOptions {
+        io_threads: 2,
+        ..ModelOptions::new(S)
+    })
+    .unwrap();
+    assert!(close(m2.predict(&w, ps, &slow).unwrap().t_ns, 2.0 * t));
     // The solvers see the cold page costs.
     let c = m.costs(&w, &p).unwrap();
     assert!(close(c[0], t));

@@ -100,8 +100,8 @@ fn remove_stale(parent: &Path) {
             continue;
         };
         let alive = Path::new(&format!("/proc/{pid}")).exists();
-        let empty = fs::read_to_string(e.path().join("cgroup.procs"))
-            .is_ok_and(|p| p.trim().is_empty());
+        let empty =
+            fs::read_to_string(e.path().join("cgroup.procs")).is_ok_and(|p| p.trim().is_empty());
         if !alive && empty {
             let _ = fs::remove_dir(e.path());
         }

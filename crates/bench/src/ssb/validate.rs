@@ -301,7 +301,7 @@ impl Runner<'_> {
 }
 
 /// The model variants for `o`.
-fn models(o: &ValidateOptions) -> Result<[(&'static str, Model); 4]> {
+fn models(o: &ValidateOptions, threads: usize) -> Result<[(&'static str, Model); 4]> {
     let base = ModelOptions {
         page_model: false,
         ..ModelOptions::new(o.llc_bytes)
@@ -331,6 +331,7 @@ fn models(o: &ValidateOptions) -> Result<[(&'static str, Model); 4]> {
             Model::new(ModelOptions {
                 page_model: true,
                 page_cache_bytes: cache,
+                io_threads: threads as u32,
                 ..base
             })?,
         ),
@@ -379,7 +380,6 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
         ..ModelOptions::new(o.llc_bytes)
     })?;
     let chosen = scenarios(&w, &paper, &o.profile, o.granularity)?;
-    let models = models(o)?;
     let runner = Runner {
         o,
         dir: dir.clone(),
@@ -410,6 +410,7 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
     )?
     .layout
     .threads;
+    let models = models(o, threads)?;
     // T_DRAM per query: the measured all-DRAM median (CPU time: wall x threads).
     let mut wm = w.clone();
     for (q, t) in wm.queries.iter_mut().zip(&base_times) {
