@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use pmolap_bench::machine::Machine;
+use pmolap_bench::ssb::validate::{ValidateReport, KIND_VALIDATE};
 use pmolap_bench::ssb::{BreakdownReport, RunReport, TiersReport};
 use pmolap_bench::{iobench, membench};
 use pmolap_demo::DemoSummary;
@@ -28,6 +29,7 @@ pub enum Document {
     SsbRun(Box<RunReport>),
     SsbTiers(Box<TiersReport>),
     SsbBreakdown(Box<BreakdownReport>),
+    PlaceValidate(Box<ValidateReport>),
     Demo(Box<DemoSummary>),
     Topology(Box<TopologyDoc>),
 }
@@ -69,6 +71,7 @@ pub const KINDS: &[(&str, u32)] = &[
         pmolap_bench::ssb::KIND_BREAKDOWN,
         pmolap_bench::ssb::FORMAT_VERSION,
     ),
+    (KIND_VALIDATE, pmolap_bench::ssb::FORMAT_VERSION),
     (pmolap_demo::KIND, pmolap_demo::FORMAT_VERSION),
     ("topology", 1),
 ];
@@ -83,6 +86,7 @@ impl Document {
             Document::SsbRun(d) => &d.kind,
             Document::SsbTiers(d) => &d.kind,
             Document::SsbBreakdown(d) => &d.kind,
+            Document::PlaceValidate(d) => &d.kind,
             Document::Demo(d) => &d.kind,
             Document::Topology(d) => &d.kind,
         }
@@ -97,6 +101,7 @@ impl Document {
             Document::SsbRun(d) => &d.machine,
             Document::SsbTiers(d) => &d.machine,
             Document::SsbBreakdown(d) => &d.machine,
+            Document::PlaceValidate(d) => &d.machine,
             Document::Demo(d) => &d.machine,
             Document::Topology(d) => &d.machine,
         }
@@ -111,6 +116,7 @@ impl Document {
             Document::SsbRun(d) => d.partial,
             Document::SsbTiers(d) => d.partial,
             Document::SsbBreakdown(d) => d.partial,
+            Document::PlaceValidate(d) => d.partial,
             Document::Demo(d) => d.partial,
             Document::Topology(d) => d.partial,
         }
@@ -125,6 +131,7 @@ impl Document {
             Document::SsbRun(d) => &d.pmolap_version,
             Document::SsbTiers(d) => &d.pmolap_version,
             Document::SsbBreakdown(d) => &d.pmolap_version,
+            Document::PlaceValidate(d) => &d.pmolap_version,
             Document::Demo(d) => &d.pmolap_version,
             Document::Topology(d) => &d.pmolap_version,
         }
@@ -201,6 +208,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Document> {
         pmolap_bench::ssb::KIND_RUN => Document::SsbRun(typed(path, kind, text)?),
         pmolap_bench::ssb::KIND_TIERS => Document::SsbTiers(typed(path, kind, text)?),
         pmolap_bench::ssb::KIND_BREAKDOWN => Document::SsbBreakdown(typed(path, kind, text)?),
+        KIND_VALIDATE => Document::PlaceValidate(typed(path, kind, text)?),
         pmolap_demo::KIND => Document::Demo(typed(path, kind, text)?),
         _ => Document::Topology(typed(path, kind, text)?),
     })

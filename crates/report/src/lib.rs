@@ -16,6 +16,7 @@ pub mod error;
 mod html;
 mod iobench;
 mod membench;
+mod place;
 mod plot;
 mod png;
 mod ssb;

@@ -249,3 +249,36 @@ fn plot_draws_every_kind_as_png_and_svg() {
         }
     }
 }
+
+/// `place validate`'s document: the Pareto plot (measured and every model variant, in
+/// PNG and SVG) and the report's section with the placement and error tables.
+#[test]
+fn place_validate_has_its_pareto_plot_and_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = fixture("place-validate.json");
+    let input = write(dir.path(), "v.json", &doc);
+    let out = dir.path().join("plots");
+    let files = pmolap_report::plot_file(&input, &out).unwrap();
+    let svg = files
+        .iter()
+        .find(|f| f.extension().is_some_and(|e| e == "svg"))
+        .expect("an SVG");
+    let text = std::fs::read_to_string(svg).unwrap();
+    for label in [
+        "measured",
+        "predicted: paper",
+        "predicted: page model",
+        "no CMR",
+        "no dense",
+    ] {
+        assert!(text.contains(label), "{label} not in the Pareto plot");
+    }
+    assert!(files
+        .iter()
+        .any(|f| f.extension().is_some_and(|e| e == "png")));
+    let html = render(&[input]);
+    assert!(html.contains("Placement: predicted vs measured"));
+    assert!(html.contains("workload median |err|"));
+    let first = doc["scenarios"][0]["name"].as_str().unwrap();
+    assert!(html.contains(first), "{first} not in the table");
+}

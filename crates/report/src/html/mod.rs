@@ -55,6 +55,13 @@ const SECTIONS: &[(&str, &str, &str)] = &[
          (SIGMOD'21 Table 1).",
     ),
     (
+        "place-validate",
+        "Placement: predicted vs measured",
+        "The placement paper's placements with the slow structures on this machine's disk \
+         (cold, or behind a bounded page cache): measured relative time against the paper's \
+         model, its ablations and the page model (PVLDB'22 §6).",
+    ),
+    (
         "ssb-run",
         "SSB runs",
         "SSB queries on one tier (one tier of SIGMOD'21 Fig. 14).",

@@ -33,6 +33,12 @@ pub(super) fn summary(path: &Path, d: &Document) -> String {
         }
         Document::SsbBreakdown(r) => format!("query {}, {} rungs", r.query, r.steps.len()),
         Document::SsbRun(r) => format!("{} queries on {}", r.queries.len(), r.config.tier),
+        Document::PlaceValidate(r) => format!(
+            "{} placements, slow tier {} ({})",
+            r.scenarios.len(),
+            r.config.profile_tier,
+            r.config.setting
+        ),
         Document::Demo(r) => format!("{} steps", r.steps.len()),
         Document::Topology(r) => format!("{} tiers", r.tiers.len()),
     };
@@ -84,6 +90,7 @@ pub(super) fn tables(d: &Document) -> Vec<Table> {
         Document::SsbTiers(r) => vec![ssb::tiers_table(r)],
         Document::SsbBreakdown(r) => vec![ssb::breakdown_table(r)],
         Document::SsbRun(r) => vec![ssb::run_table(r)],
+        Document::PlaceValidate(r) => crate::place::tables(r),
         _ => Vec::new(),
     }
 }
