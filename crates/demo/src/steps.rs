@@ -273,14 +273,72 @@ fn ssb_breakdown(c: &Ctx) -> Result<Outcome> {
     })
 }
 
-fn placement(_c: &Ctx) -> Result<Outcome> {
-    // `pmolap place workload|advise|whatif` run end to end, but the engine's probe reads
-    // packed words with its own kernels, past the store's access counters: a recorded
-    // workload has (almost) no counts and every placement would be predicted free.
-    // Advice on such counts would mislead, so the demo says so instead.
-    Ok(Outcome::Skipped(
-        "placement advice needs per-structure access counts from the engine's probe kernels, which do not feed the store's counters yet (issue 12); `pmolap place` runs, but its advice would rest on empty counts".into(),
-    ))
+/// The placement advisor end to end on this machine: the workload's counts, a quick
+/// profile of the database's disk, and the paper's placements measured cold on it against
+/// the models' predictions (four queries, one repetition: the full run is
+/// `bench/place-validate/run.sh`).
+fn placement(c: &Ctx) -> Result<Outcome> {
+    use pmolap_bench::ssb::validate::{validate, Setting, ValidateOptions};
+    use pmolap_bench::tierprofile::{measure, ProfileOptions};
+    let pb = indicatif::ProgressBar::hidden();
+    let queries =
+        pmolap_engine::select_ssb("1.1,2.1,3.1,4.1").map_err(pmolap_bench::Error::from)?;
+    let d = data(c);
+    let w = ssb::ssb_workload(&d, &queries, 1, &pb)?;
+    publish(&c.out, "place-workload.json", &w)?;
+    let db = ssb::database_dir(&d, &|_, _| {}, &|_| {})?;
+    let parent = db
+        .parent()
+        .unwrap_or(std::path::Path::new("."))
+        .to_path_buf();
+    let spec = pmolap_tier::TierSpec::File { path: parent };
+    let profile = measure(
+        &ProfileOptions::new(spec, "disk".into(), true),
+        &c.topo,
+        &pb,
+    )?;
+    publish(&c.out, "place-profile-disk.json", &profile)?;
+    let m = Machine::from_topology(&c.topo);
+    // S_LLC: this machine's L3 + every core's L2 (32 MiB where sysfs does not say).
+    let llc = pmolap_tier::cpu::CacheSizes::detect_at(std::path::Path::new("/"))
+        .llc_bytes(m.physical_cores, m.sockets)
+        .unwrap_or(32 << 20);
+    let o = ValidateOptions {
+        data: d,
+        queries,
+        reps: 1,
+        profile,
+        setting: Setting::Cold,
+        granularity: pmolap_place::Granularity::Structure,
+        llc_bytes: llc,
+    };
+    let r = validate(&o, w, &pb)?;
+    publish(&c.out, "place-validate-cold.json", &r)?;
+    let err = |m: &str| {
+        r.errors
+            .iter()
+            .find(|e| e.model == m)
+            .map_or("-".to_string(), |e| format!("{:.2}", e.workload_median))
+    };
+    let all = r.scenarios.first();
+    Ok(Outcome::Done {
+        files: vec![
+            "place-workload.json".into(),
+            "place-profile-disk.json".into(),
+            "place-validate-cold.json".into(),
+        ],
+        detail: format!(
+            "{} placements with the slow structures on the disk ({}), cold: all slow measured {} vs predicted {} (paper) / {} (page model); median |error| paper {}, page model {}",
+            r.scenarios.len(),
+            r.config.slow_fs,
+            all.map_or("-".into(), |s| format!("{:.2}x", s.measured)),
+            all.map_or("-".into(), |s| format!("{:.2}x", s.predicted.paper)),
+            all.and_then(|s| s.predicted.page)
+                .map_or("-".into(), |p| format!("{p:.2}x")),
+            err("paper"),
+            err("page")
+        ),
+    })
 }
 
 fn elf(c: &Ctx) -> Result<Outcome> {
