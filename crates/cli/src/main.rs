@@ -60,6 +60,14 @@ enum Command {
         #[command(subcommand)]
         command: SsbCommand,
     },
+    /// Run star-join SQL (`SELECT … FROM fact, dims WHERE …`) on an SSB-shaped database:
+    /// the statement is translated into the engine's query model (docs/engine.md).
+    Sql {
+        /// One SELECT (or several, `;`-separated).
+        sql: String,
+        #[command(flatten)]
+        args: Box<ssb_run::RunArgs>,
+    },
     /// Drop-in storage workloads over I/O paths (DaMoN'21 §3): table scan, buffer manager, logging.
     Iobench(Box<iobench_cmd::IobenchArgs>),
     /// The placement advisor (PVLDB'22): record a workload, advise a placement, what-if.
@@ -144,9 +152,10 @@ enum SsbCommand {
         #[command(flatten)]
         args: Box<ssb_run::RunArgs>,
     },
-    /// Run star-join queries described in a YAML or JSON file (one query or a list).
+    /// Run star-join queries described in a YAML or JSON file (one query or a list), or
+    /// star-join SQL (a `.sql` file of `;`-separated SELECTs).
     Query {
-        /// The query file (the shape of crates/engine/queries/ssb.yaml).
+        /// The query file (the shape of crates/engine/queries/ssb.yaml, or `.sql`).
         file: PathBuf,
         #[command(flatten)]
         args: Box<ssb_run::RunArgs>,
@@ -282,9 +291,12 @@ fn main() {
         } => ssb_run::ssb_list(&queries).and_then(|q| ssb_run::run(&args, q)),
         Command::Ssb {
             command: SsbCommand::Query { file, args },
-        } => ssb_run::load_query_file(&file)
+        } => ssb_run::load_query_file(&file, &args.data)
             .and_then(|q| ssb_run::run(&args, q))
             .with_context(|| file.display().to_string()),
+        Command::Sql { sql, args } => ssb_run::sql_texts(&sql, &args.data)
+            .and_then(|q| ssb_run::run(&args, q))
+            .context("pmolap sql"),
         Command::Ssb {
             command: SsbCommand::Breakdown(args),
         } => ssb_run::breakdown(&args),

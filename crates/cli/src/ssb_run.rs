@@ -216,9 +216,50 @@ pub fn run(a: &RunArgs, queries: Vec<Query>) -> Result<()> {
 }
 
 /// The queries of a YAML/JSON file.
-pub fn load_query_file(path: &Path) -> Result<Vec<Query>> {
+pub fn load_query_file(path: &Path, data: &DataArgs) -> Result<Vec<Query>> {
     let text = pmolap_tier::input::read_bounded(path, pmolap_tier::input::MAX_INPUT_BYTES)?;
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("sql"))
+    {
+        return sql_texts(&text, data);
+    }
     Ok(parse_queries(&text, &path.display().to_string())?)
+}
+
+/// `;`-separated star-join SQL statements as queries; a `-- Qx.y` comment line before a
+/// statement names it (as in ssb-reference/queries.sql), else it is numbered.
+pub fn sql_texts(text: &str, data: &DataArgs) -> Result<Vec<Query>> {
+    let mut texts = Vec::new();
+    let mut name: Option<String> = None;
+    let mut body = String::new();
+    for line in text.lines() {
+        let t = line.trim();
+        if let Some(c) = t.strip_prefix("--") {
+            let c = c.trim();
+            if let Some(id) = c.strip_prefix('Q').filter(|id| {
+                id.chars().all(|ch| ch.is_ascii_digit() || ch == '.') && !id.is_empty()
+            }) {
+                name = Some(id.to_string());
+            }
+            continue;
+        }
+        body.push_str(line);
+        body.push('\n');
+        if t.ends_with(';') {
+            let id = name.take().unwrap_or_else(|| (texts.len() + 1).to_string());
+            texts.push((id, std::mem::take(&mut body)));
+        }
+    }
+    if !body.trim().is_empty() {
+        let id = name.take().unwrap_or_else(|| (texts.len() + 1).to_string());
+        texts.push((id, body));
+    }
+    anyhow::ensure!(!texts.is_empty(), "no SQL statement");
+    Ok(pmolap_bench::ssb::data::sql_queries(
+        &data.options(),
+        &texts,
+    )?)
 }
 
 /// The SSB queries a `--queries` list names.

@@ -298,3 +298,56 @@ fn bad_input_is_one_line_errors() {
     );
     assert!(e.contains("multiple of 64"), "{e}");
 }
+
+/// The 13 SSB SQL texts of the reference, exactly as written, through the SQL front end
+/// (`ssb query queries.sql` and `pmolap sql`): the reference's answers at SF 0.01, and a
+/// construct outside the family refused with one line naming it.
+#[test]
+fn sql_texts_give_the_reference_answers() {
+    let (Some(reference), Some(sql)) = (
+        reference_or_skip("answers-sf0.01.json"),
+        reference_or_skip("queries.sql"),
+    ) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("sf001");
+    load("0.01", &data);
+    let answers = dir.path().join("answers.json");
+    ok(&pmolap()
+        .args(["ssb", "query", "--quiet", "--reps", "1", "--data"])
+        .arg(&data)
+        .arg("--answers")
+        .arg(&answers)
+        .arg(&sql)
+        .output()
+        .unwrap());
+    check_answers(&answers, &reference);
+    let out = ok(&pmolap()
+        .args([
+            "sql",
+            "select sum(lo_revenue) as r from lineorder join ddate on lo_orderdate = d_datekey where d_year in (1993, 1994) and lo_discount between 1 and 3",
+            "--quiet",
+            "--reps",
+            "1",
+            "--print",
+            "--data",
+        ])
+        .arg(&data)
+        .output()
+        .unwrap());
+    assert!(out.contains("median ms"), "{out}");
+    let e = fails(
+        &pmolap()
+            .args([
+                "sql",
+                "select sum(lo_revenue) from lineorder where lo_discount <> 2",
+                "--quiet",
+                "--data",
+            ])
+            .arg(&data)
+            .output()
+            .unwrap(),
+    );
+    assert!(e.contains("<>") && e.contains("line 1 column"), "{e}");
+}

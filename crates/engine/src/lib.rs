@@ -16,6 +16,7 @@ pub mod exec;
 pub mod joinindex;
 pub mod plan;
 pub mod query;
+pub mod sql;
 
 use serde::{Deserialize, Serialize};
 

@@ -218,3 +218,22 @@ impl ColdTier {
         )
     }
 }
+
+/// Star-join SQL texts as queries, their table and column names resolved against the
+/// database of `o` (opened without reading its data): `(id, sql)` each.
+pub fn sql_queries(
+    o: &DataOptions,
+    texts: &[(String, String)],
+) -> Result<Vec<pmolap_engine::Query>> {
+    let dir = database_dir(o, &|_, _| {}, &|_| {})?;
+    let db = open_database(&dir, "home", false)?;
+    let tables = |t: &str| -> Option<Vec<String>> {
+        db.table(t)
+            .ok()
+            .map(|t| t.columns().iter().map(|c| c.name().to_string()).collect())
+    };
+    texts
+        .iter()
+        .map(|(id, sql)| Ok(pmolap_engine::sql::parse_sql(sql, id, &tables)?))
+        .collect()
+}

@@ -1,0 +1,693 @@
+//! Star-join SQL into the engine's [`Query`] (one model, two syntaxes: this and the YAML
+//! of [`crate::query`]). Parsed with `sqlparser`; the family accepted is the SSB texts and
+//! queries of their shape:
+//!
+//! - `SELECT` of group-by columns and `SUM(col)` / `SUM(a op b)` (`op`: `+ - *`), each
+//!   optionally `AS alias`;
+//! - `FROM` the fact table and dimensions, as a comma list or `JOIN … ON`;
+//! - `WHERE`: a conjunction of join equalities (`fact_fk = dim_key`) and predicates on one
+//!   column each: `= < <= > >=`, `BETWEEN`, `IN (…)`, and `OR` of equalities on one column;
+//! - `GROUP BY` exactly the selected columns; `ORDER BY` select names or aliases (`ASC` /
+//!   `DESC`); `LIMIT n`.
+//!
+//! The fact table is the table every join equality touches. Unqualified columns are found
+//! in the `FROM` tables' schemas (`tables(name)` gives a table's columns); the SSB texts'
+//! `ddate` names the database's `date` table when there is no `ddate`. Anything outside the
+//! family is a one-line error naming the construct and its line and column — never a
+//! guess.
+
+use std::collections::BTreeMap;
+
+use sqlparser::ast::{
+    self, BinaryOperator, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr,
+    JoinConstraint, JoinOperator, LimitClause, OrderByKind, OrderBySort, SelectItem, SetExpr,
+    Spanned, Statement, TableFactor, UnaryOperator, Value,
+};
+use sqlparser::dialect::GenericDialect;
+use sqlparser::parser::Parser;
+
+use crate::error::{Error, Result};
+use crate::query::{Aggregate, Expr, Join, Literal, Op, OrderKey, Predicate, Query};
+
+/// The columns of a table of the database, or None when it has no such table.
+pub type Tables<'a> = &'a dyn Fn(&str) -> Option<Vec<String>>;
+
+fn at(node: &impl Spanned) -> String {
+    let s = node.span().start;
+    if s.line == 0 {
+        String::new()
+    } else {
+        format!(" at line {} column {}", s.line, s.column)
+    }
+}
+
+fn unsupported(what: &str, node: &(impl Spanned + std::fmt::Display)) -> Error {
+    let text = node.to_string();
+    let text = match text.char_indices().nth(80) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    };
+    Error::Query(format!(
+        "SQL: {what} `{text}`{} is outside the supported star-join family (docs/engine.md)",
+        at(node)
+    ))
+}
+
+/// Parses `text` (one `SELECT`) into a query named `id`.
+pub fn parse_sql(text: &str, id: &str, tables: Tables<'_>) -> Result<Query> {
+    let stmts = Parser::parse_sql(&GenericDialect {}, text)
+        .map_err(|e| Error::Query(format!("SQL: {e}")))?;
+    let stmt = match stmts.as_slice() {
+        [s] => s,
+        [] => return Err(Error::Query("SQL: no statement".into())),
+        _ => {
+            return Err(Error::Query(format!(
+                "SQL: {} statements; give one SELECT",
+                stmts.len()
+            )))
+        }
+    };
+    let Statement::Query(q) = stmt else {
+        return Err(unsupported("the statement", stmt));
+    };
+    if q.with.is_some() || q.fetch.is_some() {
+        return Err(unsupported("the clause", q.as_ref()));
+    }
+    let SetExpr::Select(s) = q.body.as_ref() else {
+        return Err(unsupported("the query body", q.body.as_ref()));
+    };
+    let mut t = Translator::new(tables);
+    t.from(&s.from)?;
+    if let Some(w) = &s.selection {
+        for c in conjuncts(w) {
+            t.conjunct(c)?;
+        }
+    }
+    if s.having.is_some() || s.distinct.is_some() || s.top.is_some() {
+        return Err(unsupported("HAVING / DISTINCT / TOP in", s.as_ref()));
+    }
+    let mut out = t.finish_joins()?;
+    out.id = id.to_string();
+    t.projection(&s.projection, &mut out)?;
+    t.group_by(&s.group_by, &out)?;
+    if let Some(ob) = &q.order_by {
+        let OrderByKind::Expressions(list) = &ob.kind else {
+            return Err(unsupported("ORDER BY ALL", ob));
+        };
+        for e in list {
+            let name = t.select_name(&e.expr, &out)?;
+            let desc = matches!(e.options.sort, Some(OrderBySort::Desc));
+            out.order_by.push(OrderKey { name, desc });
+        }
+    }
+    if let Some(l) = &q.limit_clause {
+        out.limit = match l {
+            LimitClause::LimitOffset {
+                limit: Some(e),
+                offset: None,
+                limit_by,
+            } if limit_by.is_empty() => match literal(e)? {
+                Literal::Int(n) if n >= 0 => Some(n as usize),
+                _ => return Err(unsupported("the limit", e)),
+            },
+            _ => return Err(unsupported("the LIMIT clause", l)),
+        };
+    }
+    out.validate()?;
+    Ok(out)
+}
+
+/// The `AND`-separated parts of `e`.
+fn conjuncts(e: &ast::Expr) -> Vec<&ast::Expr> {
+    match e {
+        ast::Expr::BinaryOp {
+            left,
+            op: BinaryOperator::And,
+            right,
+        } => {
+            let mut v = conjuncts(left);
+            v.extend(conjuncts(right));
+            v
+        }
+        ast::Expr::Nested(inner)
+            if matches!(
+                inner.as_ref(),
+                ast::Expr::BinaryOp {
+                    op: BinaryOperator::And,
+                    ..
+                }
+            ) =>
+        {
+            conjuncts(inner)
+        }
+        _ => vec![e],
+    }
+}
+
+/// The `OR`-separated parts of `e`.
+fn disjuncts(e: &ast::Expr) -> Vec<&ast::Expr> {
+    match e {
+        ast::Expr::BinaryOp {
+            left,
+            op: BinaryOperator::Or,
+            right,
+        } => {
+            let mut v = disjuncts(left);
+            v.extend(disjuncts(right));
+            v
+        }
+        ast::Expr::Nested(inner) => disjuncts(inner),
+        _ => vec![e],
+    }
+}
+
+/// An integer or string literal.
+fn literal(e: &ast::Expr) -> Result<Literal> {
+    match e {
+        ast::Expr::Value(v) => match &v.value {
+            Value::Number(n, _) => n
+                .parse::<i64>()
+                .map(Literal::Int)
+                .map_err(|_| unsupported("the number (only 64-bit integers)", e)),
+            Value::SingleQuotedString(s) => Ok(Literal::Str(s.clone())),
+            _ => Err(unsupported("the literal", e)),
+        },
+        ast::Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            expr,
+        } => match literal(expr)? {
+            Literal::Int(v) => Ok(Literal::Int(-v)),
+            Literal::Str(_) => Err(unsupported("the literal", e)),
+        },
+        ast::Expr::Nested(inner) => literal(inner),
+        _ => Err(unsupported("the operand (a literal is needed)", e)),
+    }
+}
+
+/// A `(table, column)` the query names.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Col {
+    table: String,
+    column: String,
+}
+
+struct Translator<'a> {
+    tables: Tables<'a>,
+    /// FROM tables: (name in the database, alias, columns).
+    from: Vec<(String, String, Vec<String>)>,
+    /// Join equalities.
+    equal: Vec<(Col, Col, String)>,
+    /// Predicates per column.
+    preds: BTreeMap<Col, Predicate>,
+    fact: String,
+}
+
+impl<'a> Translator<'a> {
+    fn new(tables: Tables<'a>) -> Self {
+        Translator {
+            tables,
+            from: Vec::new(),
+            equal: Vec::new(),
+            preds: BTreeMap::new(),
+            fact: String::new(),
+        }
+    }
+
+    fn add_table(&mut self, f: &TableFactor) -> Result<()> {
+        let TableFactor::Table { name, alias, .. } = f else {
+            return Err(unsupported("the FROM item", f));
+        };
+        let written = name.to_string();
+        let (db_name, cols) = match (self.tables)(&written) {
+            Some(c) => (written.clone(), c),
+            None if written.eq_ignore_ascii_case("ddate") => match (self.tables)("date") {
+                Some(c) => ("date".to_string(), c),
+                None => return Err(unsupported("the table (not in the database)", f)),
+            },
+            None => return Err(unsupported("the table (not in the database)", f)),
+        };
+        let alias = alias.as_ref().map_or(written, |a| a.name.value.clone());
+        if self
+            .from
+            .iter()
+            .any(|(n, a, _)| *n == db_name || *a == alias)
+        {
+            return Err(unsupported("the table, named twice,", f));
+        }
+        self.from.push((db_name, alias, cols));
+        Ok(())
+    }
+
+    fn from(&mut self, from: &[ast::TableWithJoins]) -> Result<()> {
+        for twj in from {
+            self.add_table(&twj.relation)?;
+            for j in &twj.joins {
+                self.add_table(&j.relation)?;
+                match &j.join_operator {
+                    JoinOperator::Join(JoinConstraint::On(e))
+                    | JoinOperator::Inner(JoinConstraint::On(e)) => {
+                        for c in conjuncts(e) {
+                            self.conjunct(c)?;
+                        }
+                    }
+                    JoinOperator::CrossJoin(_) => {}
+                    _ => return Err(unsupported("the join (inner joins ON only)", j)),
+                }
+            }
+        }
+        if self.from.is_empty() {
+            return Err(Error::Query("SQL: no FROM table".into()));
+        }
+        Ok(())
+    }
+
+    /// The column `e` names.
+    fn column(&self, e: &ast::Expr) -> Result<Col> {
+        let (qual, name) = match e {
+            ast::Expr::Identifier(i) => (None, i.value.clone()),
+            ast::Expr::CompoundIdentifier(v) if v.len() == 2 => {
+                (Some(v[0].value.clone()), v[1].value.clone())
+            }
+            ast::Expr::Nested(inner) => return self.column(inner),
+            _ => return Err(unsupported("the expression (a column is needed)", e)),
+        };
+        let hits: Vec<&(String, String, Vec<String>)> = self
+            .from
+            .iter()
+            .filter(|(t, a, cols)| {
+                qual.as_ref().is_none_or(|q| q == a || q == t) && cols.contains(&name)
+            })
+            .collect();
+        match hits.as_slice() {
+            [(t, _, _)] => Ok(Col {
+                table: t.clone(),
+                column: name,
+            }),
+            [] => Err(unsupported("the column (in no FROM table)", e)),
+            _ => Err(unsupported(
+                "the column (in several FROM tables; qualify it)",
+                e,
+            )),
+        }
+    }
+
+    /// One part of the WHERE conjunction (or of a JOIN … ON).
+    fn conjunct(&mut self, e: &ast::Expr) -> Result<()> {
+        use BinaryOperator as B;
+        match e {
+            ast::Expr::Nested(inner) => self.conjunct(inner),
+            ast::Expr::BinaryOp { left, op, right } => match op {
+                B::Or => {
+                    // OR of equalities on one column: an IN list.
+                    let mut col: Option<Col> = None;
+                    let mut lits = Vec::new();
+                    for d in disjuncts(e) {
+                        let ast::Expr::BinaryOp {
+                            left,
+                            op: B::Eq,
+                            right,
+                        } = d
+                        else {
+                            return Err(unsupported("the OR (equalities on one column only)", e));
+                        };
+                        let c = self.column(left)?;
+                        if col.as_ref().is_some_and(|k| *k != c) {
+                            return Err(unsupported("the OR over several columns", e));
+                        }
+                        col = Some(c);
+                        lits.push(literal(right)?);
+                    }
+                    let c = col.ok_or_else(|| unsupported("the OR", e))?;
+                    self.add_pred(c, e, |p| set(&mut p.one_of, lits))
+                }
+                B::Eq | B::Lt | B::LtEq | B::Gt | B::GtEq => {
+                    let l_col = self.column(left);
+                    let r_col = self.column(right);
+                    if let (Ok(a), Ok(b)) = (&l_col, &r_col) {
+                        if *op != B::Eq || a.table == b.table {
+                            return Err(unsupported("the comparison of two columns", e));
+                        }
+                        self.equal.push((a.clone(), b.clone(), e.to_string()));
+                        return Ok(());
+                    }
+                    // column op literal, or literal op column (flipped).
+                    let (c, lit, op) = match (l_col, literal(right)) {
+                        (Ok(c), Ok(l)) => (c, l, op.clone()),
+                        _ => {
+                            let c = self.column(right)?;
+                            let l = literal(left)?;
+                            let flipped = match op {
+                                B::Lt => B::Gt,
+                                B::LtEq => B::GtEq,
+                                B::Gt => B::Lt,
+                                B::GtEq => B::LtEq,
+                                o => o.clone(),
+                            };
+                            (c, l, flipped)
+                        }
+                    };
+                    self.add_pred(c, e, |p| match op {
+                        B::Eq => set(&mut p.eq, lit),
+                        B::Lt => set(&mut p.lt, lit),
+                        B::LtEq => set(&mut p.le, lit),
+                        B::Gt => set(&mut p.gt, lit),
+                        _ => set(&mut p.ge, lit),
+                    })
+                }
+                _ => Err(unsupported("the operator", e)),
+            },
+            ast::Expr::Between {
+                expr,
+                negated: false,
+                low,
+                high,
+            } => {
+                let c = self.column(expr)?;
+                let (lo, hi) = (literal(low)?, literal(high)?);
+                self.add_pred(c, e, |p| set(&mut p.between, (lo, hi)))
+            }
+            ast::Expr::In {
+                expr,
+                target: ast::InTarget::List(list),
+                negated: false,
+                global: false,
+            } => {
+                let c = self.column(expr)?;
+                let lits = list.iter().map(literal).collect::<Result<Vec<_>>>()?;
+                self.add_pred(c, e, |p| set(&mut p.one_of, lits))
+            }
+            _ => Err(unsupported("the condition", e)),
+        }
+    }
+
+    /// Adds a bound to the column's predicate; a bound given twice is refused.
+    fn add_pred(
+        &mut self,
+        c: Col,
+        e: &ast::Expr,
+        f: impl FnOnce(&mut Predicate) -> bool,
+    ) -> Result<()> {
+        if f(self.preds.entry(c).or_default()) {
+            Ok(())
+        } else {
+            Err(unsupported(
+                "the condition (a second bound of the same kind on one column)",
+                e,
+            ))
+        }
+    }
+
+    /// The fact table (the one every join equality touches) and the joins.
+    fn finish_joins(&mut self) -> Result<Query> {
+        let fact = if self.equal.is_empty() {
+            if self.from.len() > 1 {
+                return Err(Error::Query(
+                    "SQL: several tables but no join equality between them".into(),
+                ));
+            }
+            self.from[0].0.clone()
+        } else {
+            let (a, b, _) = &self.equal[0];
+            [&a.table, &b.table]
+                .into_iter()
+                .find(|t| {
+                    self.equal
+                        .iter()
+                        .all(|(x, y, _)| x.table == **t || y.table == **t)
+                })
+                .cloned()
+                .ok_or_else(|| {
+                    Error::Query(
+                        "SQL: the joins do not form a star (no table is in every join equality)"
+                            .into(),
+                    )
+                })?
+        };
+        self.fact = fact.clone();
+        let mut joins = Vec::new();
+        for (a, b, text) in &self.equal {
+            let (fk, dk) = if a.table == fact { (a, b) } else { (b, a) };
+            if joins.iter().any(|j: &Join| j.dim == dk.table) {
+                return Err(Error::Query(format!(
+                    "SQL: `{text}`: dimension {} joined twice",
+                    dk.table
+                )));
+            }
+            joins.push(Join {
+                dim: dk.table.clone(),
+                on: (fk.column.clone(), dk.column.clone()),
+                filters: BTreeMap::new(),
+                carry: Vec::new(),
+                index: Default::default(),
+            });
+        }
+        for (t, _, _) in &self.from {
+            if *t != fact && !joins.iter().any(|j| j.dim == *t) {
+                return Err(Error::Query(format!(
+                    "SQL: table {t} is not joined to the fact table {fact}"
+                )));
+            }
+        }
+        let mut filters = BTreeMap::new();
+        for (c, p) in std::mem::take(&mut self.preds) {
+            if c.table == fact {
+                filters.insert(c.column, p);
+            } else if let Some(j) = joins.iter_mut().find(|j| j.dim == c.table) {
+                j.filters.insert(c.column, p);
+            }
+        }
+        Ok(Query {
+            id: String::new(),
+            fact,
+            filters,
+            joins,
+            carry: Vec::new(),
+            aggregates: Vec::new(),
+            select: Vec::new(),
+            order_by: Vec::new(),
+            limit: None,
+        })
+    }
+
+    /// A `SUM(...)` of a fact column or of `a op b`.
+    fn aggregate(&self, e: &ast::Expr, name: String) -> Result<Aggregate> {
+        let ast::Expr::Function(f) = e else {
+            return Err(unsupported("the select item", e));
+        };
+        if !f.name.to_string().eq_ignore_ascii_case("sum") {
+            return Err(unsupported("the aggregate (SUM only, for now)", e));
+        }
+        let FunctionArguments::List(l) = &f.args else {
+            return Err(unsupported("the aggregate's arguments", e));
+        };
+        let [FunctionArg::Unnamed(FunctionArgExpr::Expr(arg))] = l.args.as_slice() else {
+            return Err(unsupported("the aggregate's arguments", e));
+        };
+        let fact_col = |x: &ast::Expr| -> Result<String> {
+            let c = self.column(x)?;
+            if c.table != self.fact {
+                return Err(unsupported("the aggregate over a dimension column", x));
+            }
+            Ok(c.column)
+        };
+        let arg = match arg {
+            ast::Expr::Nested(inner) => inner.as_ref(),
+            a => a,
+        };
+        let sum = match arg {
+            ast::Expr::BinaryOp { left, op, right } => {
+                let op = match op {
+                    BinaryOperator::Plus => Op::Add,
+                    BinaryOperator::Minus => Op::Sub,
+                    BinaryOperator::Multiply => Op::Mul,
+                    _ => return Err(unsupported("the operator (+, -, * only)", arg)),
+                };
+                Expr::Bin(fact_col(left)?, op, fact_col(right)?)
+            }
+            a => Expr::Col(fact_col(a)?),
+        };
+        Ok(Aggregate { name, sum })
+    }
+
+    fn projection(&self, items: &[SelectItem], out: &mut Query) -> Result<()> {
+        for item in items {
+            let (e, alias) = match item {
+                SelectItem::UnnamedExpr(e) => (e, None),
+                SelectItem::ExprWithAlias { expr, alias } => (expr, Some(alias.value.clone())),
+                _ => return Err(unsupported("the select item", item)),
+            };
+            if let ast::Expr::Function(_) = e {
+                let name = alias.unwrap_or_else(|| e.to_string());
+                let a = self.aggregate(e, name.clone())?;
+                out.aggregates.push(a);
+                out.select.push(name);
+                continue;
+            }
+            let c = self.column(e)?;
+            if alias.as_ref().is_some_and(|a| *a != c.column) {
+                return Err(unsupported("an alias on a group-by column", item));
+            }
+            if c.table == out.fact {
+                out.carry.push(c.column.clone());
+            } else if let Some(j) = out.joins.iter_mut().find(|j| j.dim == c.table) {
+                j.carry.push(c.column.clone());
+            }
+            out.select.push(c.column);
+        }
+        Ok(())
+    }
+
+    /// GROUP BY must name exactly the selected columns.
+    fn group_by(&self, g: &GroupByExpr, out: &Query) -> Result<()> {
+        let GroupByExpr::Expressions(list, mods) = g else {
+            return Err(unsupported("GROUP BY ALL", g));
+        };
+        if !mods.is_empty() {
+            return Err(unsupported("the GROUP BY modifier", g));
+        }
+        let mut want: Vec<String> = out.carry.clone();
+        for j in &out.joins {
+            want.extend(j.carry.iter().cloned());
+        }
+        let mut got = Vec::new();
+        for e in list {
+            got.push(self.column(e)?.column);
+        }
+        want.sort();
+        got.sort();
+        if want != got {
+            return Err(Error::Query(format!(
+                "SQL: GROUP BY {} must name exactly the selected columns ({})",
+                got.join(", "),
+                want.join(", ")
+            )));
+        }
+        Ok(())
+    }
+
+    /// The select-list name an ORDER BY expression means: an alias, a selected column, or
+    /// a selected aggregate written again.
+    fn select_name(&self, e: &ast::Expr, out: &Query) -> Result<String> {
+        if let ast::Expr::Identifier(i) = e {
+            if out.select.contains(&i.value) {
+                return Ok(i.value.clone());
+            }
+        }
+        let text = e.to_string();
+        if out.select.contains(&text) {
+            return Ok(text);
+        }
+        let c = self.column(e)?;
+        if out.select.contains(&c.column) {
+            return Ok(c.column);
+        }
+        Err(unsupported("the ORDER BY key (not in the select list)", e))
+    }
+}
+
+/// Sets an unset bound; false when it was set already.
+fn set<T>(slot: &mut Option<T>, v: T) -> bool {
+    if slot.is_some() {
+        return false;
+    }
+    *slot = Some(v);
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ssb_tables(t: &str) -> Option<Vec<String>> {
+        let cols: &[&str] = match t {
+            "lineorder" => &[
+                "lo_orderdate",
+                "lo_custkey",
+                "lo_partkey",
+                "lo_suppkey",
+                "lo_quantity",
+                "lo_discount",
+                "lo_extendedprice",
+                "lo_revenue",
+                "lo_supplycost",
+            ],
+            "date" => &[
+                "d_datekey",
+                "d_year",
+                "d_yearmonthnum",
+                "d_yearmonth",
+                "d_weeknuminyear",
+            ],
+            "part" => &["p_partkey", "p_category", "p_brand1", "p_mfgr"],
+            "supplier" => &["s_suppkey", "s_region", "s_nation", "s_city"],
+            "customer" => &["c_custkey", "c_region", "c_nation", "c_city"],
+            _ => return None,
+        };
+        Some(cols.iter().map(|c| c.to_string()).collect())
+    }
+
+    #[test]
+    fn q3_3_translates() {
+        let q = parse_sql(
+            "select c_city, s_city, d_year, sum(lo_revenue) as revenue from customer, lineorder, supplier, ddate where lo_custkey = c_custkey and lo_suppkey = s_suppkey and lo_orderdate = d_datekey and (c_city='UNITED KI1' or c_city='UNITED KI5') and (s_city='UNITED KI1' or s_city='UNITED KI5') and d_year >= 1992 and d_year <= 1997 group by c_city, s_city, d_year order by d_year asc, revenue desc",
+            "3.3",
+            &ssb_tables,
+        )
+        .unwrap();
+        assert_eq!(q.fact, "lineorder");
+        assert_eq!(q.joins.len(), 3);
+        let c = q.joins.iter().find(|j| j.dim == "customer").unwrap();
+        assert_eq!(c.on, ("lo_custkey".into(), "c_custkey".into()));
+        assert_eq!(
+            c.filters["c_city"].one_of,
+            Some(vec![
+                Literal::Str("UNITED KI1".into()),
+                Literal::Str("UNITED KI5".into())
+            ])
+        );
+        let d = q.joins.iter().find(|j| j.dim == "date").unwrap();
+        assert_eq!(d.filters["d_year"].ge, Some(Literal::Int(1992)));
+        assert_eq!(d.filters["d_year"].le, Some(Literal::Int(1997)));
+        assert_eq!(q.select, ["c_city", "s_city", "d_year", "revenue"]);
+        assert_eq!(q.order_by.len(), 2);
+        assert!(q.order_by[1].desc && q.order_by[1].name == "revenue");
+    }
+
+    #[test]
+    fn outside_the_family_is_named_with_its_position() {
+        let bad = [
+            (
+                "select sum(lo_revenue) from lineorder where lo_quantity <> 3",
+                "operator",
+            ),
+            ("select avgx(lo_revenue) from lineorder", "aggregate"),
+            (
+                "select sum(lo_revenue) from lineorder, part",
+                "no join equality",
+            ),
+            ("select sum(lo_revenue) from nope", "not in the database"),
+            (
+                "select sum(lo_revenue) from lineorder where lo_quantity = lo_discount",
+                "two columns",
+            ),
+            ("delete from lineorder", "statement"),
+            (
+                "select sum(lo_revenue) from lineorder where lo_quantity < 3 or lo_discount = 2",
+                "OR",
+            ),
+        ];
+        for (sql, want) in bad {
+            let e = parse_sql(sql, "x", &ssb_tables).unwrap_err().to_string();
+            assert!(e.contains(want), "{sql}: {e}");
+            assert_eq!(e.lines().count(), 1);
+        }
+        let e = parse_sql(
+            "select sum(lo_revenue) from lineorder where lo_quantity <> 3",
+            "x",
+            &ssb_tables,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("line 1 column"), "{e}");
+    }
+}
