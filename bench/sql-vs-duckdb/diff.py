@@ -3,7 +3,7 @@
 
 Generates seeded random star-join queries of the family pmolap accepts (docs/engine.md):
 random dimensions joined to lineorder, predicates drawn from the data's own value domains
-(=, <, <=, >, >=, BETWEEN, IN, OR of equalities on one column), group-bys over dimension
+(=, <>, <, <=, >, >=, BETWEEN, IN, OR of equalities on one column), group-bys over dimension
 and fact attributes, SUM of a fact column or of `a op b`, ORDER BY every select column,
 sometimes LIMIT. Runs all of them through `pmolap ssb query FILE.sql` and each through
 DuckDB on the same generated data, and fails naming the first query whose rows differ
@@ -45,10 +45,12 @@ def lit(v):
 
 def predicate(rng, col, values):
     vs = sorted(values)
-    kind = rng.choice(["eq", "in", "or", "between", "lt", "le", "gt", "ge"])
+    kind = rng.choice(["eq", "ne", "in", "or", "between", "lt", "le", "gt", "ge"])
     a, b = sorted(rng.sample(vs, 2)) if len(vs) >= 2 else (vs[0], vs[0])
     if kind == "eq":
         return f"{col} = {lit(rng.choice(vs))}"
+    if kind == "ne":
+        return f"{col} <> {lit(rng.choice(vs))}"
     if kind == "in":
         return f"{col} in ({', '.join(lit(v) for v in rng.sample(vs, min(3, len(vs))))})"
     if kind == "or":

@@ -85,6 +85,9 @@ pub struct Predicate {
     pub gt: Option<Literal>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ge: Option<Literal>,
+    /// Every value but this one (SQL `<>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ne: Option<Literal>,
 }
 
 impl Predicate {
@@ -103,6 +106,7 @@ impl Predicate {
         v.extend(&self.le);
         v.extend(&self.gt);
         v.extend(&self.ge);
+        v.extend(&self.ne);
         v
     }
 
@@ -344,7 +348,7 @@ impl Query {
         for (col, p) in all_preds {
             if p.is_empty() {
                 return Err(q(format!(
-                    "the predicate on `{col}` is empty (use eq, in, between, lt, le, gt or ge)"
+                    "the predicate on `{col}` is empty (use eq, ne, in, between, lt, le, gt or ge)"
                 )));
             }
         }

@@ -185,7 +185,7 @@ fn lit(v: &V) -> Literal {
 fn random_pred(rng: &mut Rng, values: &[V]) -> Predicate {
     let pick = |rng: &mut Rng| values[rng.below(values.len() as u64) as usize].clone();
     let mut p = Predicate::default();
-    match rng.below(7) {
+    match rng.below(9) {
         0 => p.eq = Some(lit(&pick(rng))),
         1 => p.one_of = Some((0..1 + rng.below(3)).map(|_| lit(&pick(rng))).collect()),
         2 => {
@@ -195,6 +195,11 @@ fn random_pred(rng: &mut Rng, values: &[V]) -> Predicate {
         3 => p.lt = Some(lit(&pick(rng))),
         4 => p.le = Some(lit(&pick(rng))),
         5 => p.gt = Some(lit(&pick(rng))),
+        6 => p.ne = Some(lit(&pick(rng))),
+        7 => {
+            p.one_of = Some((0..2 + rng.below(3)).map(|_| lit(&pick(rng))).collect());
+            p.ne = Some(lit(&pick(rng)));
+        }
         _ => {
             p.ge = Some(lit(&pick(rng)));
             p.le = Some(lit(&pick(rng)));
@@ -224,6 +229,7 @@ fn holds(p: &Predicate, v: &V) -> bool {
         && p.le.as_ref().is_none_or(|x| cmp_v(v, x) != Greater)
         && p.gt.as_ref().is_none_or(|x| cmp_v(v, x) == Greater)
         && p.ge.as_ref().is_none_or(|x| cmp_v(v, x) != Less)
+        && p.ne.as_ref().is_none_or(|x| cmp_v(v, x) != Equal)
 }
 
 fn random_query(rng: &mut Rng, db: &BTreeMap<String, Data>, i: usize) -> Query {

@@ -97,6 +97,22 @@ impl CodeSet {
                 Some(l)
             }
         };
+        // `ne`: every id of the set but the literal's (when the dictionary holds it).
+        let list = match &p.ne {
+            None => list,
+            Some(x) => {
+                let (a, b) = (bound(dict, x, false, what)?, bound(dict, x, true, what)?);
+                let held = a < b && a >= lo && a < hi;
+                match list {
+                    Some(mut l) => {
+                        l.retain(|&c| !(held && c == a));
+                        Some(l)
+                    }
+                    None if held => Some((lo..hi).filter(|&c| c != a).collect()),
+                    None => None,
+                }
+            }
+        };
         Ok(CodeSet { lo, hi, list })
     }
 
