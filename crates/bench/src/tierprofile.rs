@@ -529,12 +529,7 @@ fn dictionaries(
     }
     pb.set_message("inverted index");
     let inv_lookup = |t: &Table| -> Result<(f64, u64)> {
-        let col = t.column(INT_NARROW.0)?;
-        let Some(ix) = col.index.as_ref() else {
-            return Err(Error::Ssb(
-                "the profile table lost its inverted index".into(),
-            ));
-        };
+        let ix = inverted_index(t)?;
         let len = ix.len() as u64;
         Ok(timed(|| {
             let mut x = 1u64;
@@ -557,12 +552,7 @@ fn dictionaries(
         both(c, o.reps, &inv_lookup)?,
     );
     let inv_near = |t: &Table| -> Result<(f64, u64)> {
-        let col = t.column(INT_NARROW.0)?;
-        let Some(ix) = col.index.as_ref() else {
-            return Err(Error::Ssb(
-                "the profile table lost its inverted index".into(),
-            ));
-        };
+        let ix = inverted_index(t)?;
         let len = ix.len() as u64;
         Ok(timed(|| {
             let mut i = 0u64;
@@ -673,6 +663,14 @@ fn readahead_pages(dir: &Path, page: u64) -> u64 {
             .ok()
     });
     (kb.unwrap_or(128) * 1024 / page).max(1)
+}
+
+/// The measured table's inverted index (on the narrow column).
+fn inverted_index(t: &Table) -> Result<&pmolap_store::InvertedIndex> {
+    t.column(INT_NARROW.0)?
+        .index
+        .as_ref()
+        .ok_or_else(|| Error::Ssb("the profile table lost its inverted index".into()))
 }
 
 fn gcd(a: usize, b: usize) -> usize {

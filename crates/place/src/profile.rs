@@ -181,6 +181,26 @@ pub struct CostEntry {
 }
 
 impl CostEntry {
+    /// A width-less entry with only the extra cost and where it comes from.
+    pub fn noted(
+        structure: StructureKind,
+        variant: Variant,
+        access: Access,
+        extra_ns: f64,
+        note: String,
+    ) -> CostEntry {
+        CostEntry {
+            structure,
+            variant,
+            bit_width: None,
+            access,
+            extra_ns,
+            dram_ns: None,
+            tier_ns: None,
+            note: Some(note),
+        }
+    }
+
     /// `structure/variant[/wN]/access`, as error messages name entries.
     pub fn key(&self) -> String {
         cost_key(self.structure, self.variant, self.bit_width, self.access)
@@ -517,16 +537,13 @@ fn published(tier: &str, description: &str, table: &[Row]) -> Profile {
         .collect();
     for (structure, variant) in [(Dv, Unc), (Dv, Rle), (Dict, Int), (Dict, Str)] {
         for (access, ns, note) in DENSE_ORDERS {
-            costs.push(CostEntry {
+            costs.push(CostEntry::noted(
                 structure,
                 variant,
-                bit_width: None,
                 access,
-                extra_ns: ns,
-                dram_ns: None,
-                tier_ns: None,
-                note: Some(note.into()),
-            });
+                ns,
+                note.into(),
+            ));
         }
     }
     let (access, ns, note) = DENSE_ORDERS[0];

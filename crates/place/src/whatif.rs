@@ -141,25 +141,6 @@ pub fn far_numa() -> Profile {
     derive(&FAR_NUMA)
 }
 
-fn entry(
-    structure: StructureKind,
-    variant: Variant,
-    access: Access,
-    ns: f64,
-    note: String,
-) -> CostEntry {
-    CostEntry {
-        structure,
-        variant,
-        bit_width: None,
-        access,
-        extra_ns: ns,
-        dram_ns: None,
-        tier_ns: None,
-        note: Some(note),
-    }
-}
-
 fn derive(f: &Figures) -> Profile {
     use StructureKind::{DataVector as Dv, Dictionary as Dict, InvertedIndex as Inv};
     let lat = f.extra_latency_ns;
@@ -169,7 +150,7 @@ fn derive(f: &Figures) -> Profile {
     for &(structure, variant, access, _, _, diff) in &TABLE2_200 {
         if access == Access::Lookup {
             let m = misses_per_lookup(diff);
-            costs.push(entry(
+            costs.push(CostEntry::noted(
                 structure,
                 variant,
                 access,
@@ -185,7 +166,7 @@ fn derive(f: &Figures) -> Profile {
     for &(structure, variant, access, _, _, diff) in &TABLE2_100 {
         if access == Access::Scan {
             let ns = diff.max(0.0) * bw;
-            costs.push(entry(
+            costs.push(CostEntry::noted(
                 structure,
                 variant,
                 access,
@@ -217,21 +198,21 @@ fn derive(f: &Figures) -> Profile {
         (Dict, Variant::Int),
         (Dict, Variant::Str),
     ] {
-        costs.push(entry(
+        costs.push(CostEntry::noted(
             structure,
             variant,
             Access::NearDense,
             near,
             near_note.clone(),
         ));
-        costs.push(entry(
+        costs.push(CostEntry::noted(
             structure,
             variant,
             Access::MediumDense,
             medium,
             medium_note.clone(),
         ));
-        costs.push(entry(
+        costs.push(CostEntry::noted(
             structure,
             variant,
             Access::FarDense,
@@ -239,7 +220,7 @@ fn derive(f: &Figures) -> Profile {
             far_note.clone(),
         ));
     }
-    costs.push(entry(
+    costs.push(CostEntry::noted(
         Inv,
         Variant::Any,
         Access::NearDense,

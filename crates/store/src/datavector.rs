@@ -99,9 +99,7 @@ impl DataVector {
     /// Adds accesses an engine made with its own kernels over the raw payload (counted
     /// per batch by the caller); nothing when counting is off.
     pub fn record(&self, c: &AccessCounts) {
-        if self.s.counting() {
-            self.s.counters.add(c);
-        }
+        self.s.record(c)
     }
 
     pub(crate) fn reset_counts(&self) {

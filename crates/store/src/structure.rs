@@ -165,6 +165,13 @@ impl Structure {
         self.counting.load(Ordering::Relaxed)
     }
 
+    /// Adds accesses counted by a caller (nothing when counting is off).
+    pub(crate) fn record(&self, c: &crate::AccessCounts) {
+        if self.counting() {
+            self.counters.add(c);
+        }
+    }
+
     pub(crate) fn corrupt(&self, problem: impl Into<String>) -> Error {
         Error::corrupt(&self.info.file, problem)
     }
