@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 pub use db::Database;
 pub use error::{Error, Result};
 pub use exec::{execute, ExecOptions, ExecStats, Layout, StripedFact};
-pub use plan::{plan, JoinReport, OutValue, Plan};
+pub use plan::{plan, Double, JoinReport, OutValue, Plan};
 pub use query::{parse_queries, select_ssb, ssb_queries, Query};
 
 /// One step of a plan, for reports.

@@ -88,6 +88,12 @@ pub struct Predicate {
     /// Every value but this one (SQL `<>`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ne: Option<Literal>,
+    /// None of these values (SQL `NOT IN`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_in: Option<Vec<Literal>>,
+    /// Outside this closed range (SQL `NOT BETWEEN`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_between: Option<(Literal, Literal)>,
 }
 
 impl Predicate {
@@ -107,11 +113,18 @@ impl Predicate {
         v.extend(&self.gt);
         v.extend(&self.ge);
         v.extend(&self.ne);
+        if let Some(l) = &self.not_in {
+            v.extend(l);
+        }
+        if let Some((a, b)) = &self.not_between {
+            v.push(a);
+            v.push(b);
+        }
         v
     }
 
     fn is_empty(&self) -> bool {
-        self.literals().is_empty() && self.one_of.is_none()
+        self.literals().is_empty() && self.one_of.is_none() && self.not_in.is_none()
     }
 }
 
@@ -233,12 +246,135 @@ impl<'de> Deserialize<'de> for Expr {
     }
 }
 
-/// `name = sum(expr)`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// An aggregate function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AggFn {
+    /// Sum of integers, exact: a sum beyond the 64-bit range is an error.
+    Sum,
+    /// Rows (`COUNT(*)`; `COUNT(col)` is the same: columns hold no NULLs).
+    Count,
+    Min,
+    Max,
+    /// The mean, as a double (the exact integer sum divided by the row count).
+    Avg,
+}
+
+impl AggFn {
+    /// Its SQL / YAML name.
+    pub fn name(self) -> &'static str {
+        match self {
+            AggFn::Sum => "sum",
+            AggFn::Count => "count",
+            AggFn::Min => "min",
+            AggFn::Max => "max",
+            AggFn::Avg => "avg",
+        }
+    }
+}
+
+/// `name = func(arg)`; `arg` is None only for `COUNT(*)`. In YAML one key names the
+/// function and holds the argument: `{name: r, sum: a * b}`, `{name: n, count: "*"}`,
+/// `{name: lo, min: a}`, `{name: m, avg: a - b}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Aggregate {
     pub name: String,
-    pub sum: Expr,
+    pub func: AggFn,
+    pub arg: Option<Expr>,
+}
+
+impl Aggregate {
+    /// `sum(expr)`, named.
+    pub fn sum(name: &str, e: Expr) -> Aggregate {
+        Aggregate {
+            name: name.into(),
+            func: AggFn::Sum,
+            arg: Some(e),
+        }
+    }
+
+    /// `func(arg)` as text (`sum(a * b)`, `count(*)`).
+    pub fn text(&self) -> String {
+        match &self.arg {
+            Some(e) => format!("{}({e})", self.func.name()),
+            None => format!("{}(*)", self.func.name()),
+        }
+    }
+}
+
+/// The YAML / JSON shape of an aggregate: a name and exactly one function key.
+#[derive(Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct AggregateDoc {
+    name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    sum: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    count: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    min: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    max: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    avg: Option<String>,
+}
+
+impl Serialize for Aggregate {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let text = self.arg.as_ref().map_or("*".to_string(), Expr::to_string);
+        let mut d = AggregateDoc {
+            name: self.name.clone(),
+            ..Default::default()
+        };
+        *match self.func {
+            AggFn::Sum => &mut d.sum,
+            AggFn::Count => &mut d.count,
+            AggFn::Min => &mut d.min,
+            AggFn::Max => &mut d.max,
+            AggFn::Avg => &mut d.avg,
+        } = Some(text);
+        d.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Aggregate {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        use serde::de::Error as _;
+        let doc = AggregateDoc::deserialize(d)?;
+        let given: Vec<(AggFn, String)> = [
+            (AggFn::Sum, doc.sum),
+            (AggFn::Count, doc.count),
+            (AggFn::Min, doc.min),
+            (AggFn::Max, doc.max),
+            (AggFn::Avg, doc.avg),
+        ]
+        .into_iter()
+        .filter_map(|(f, t)| t.map(|t| (f, t)))
+        .collect();
+        let [(func, text)] = given.as_slice() else {
+            return Err(D::Error::custom(format!(
+                "aggregate `{}`: give exactly one of sum, count, min, max, avg (found {})",
+                doc.name,
+                given.len()
+            )));
+        };
+        let arg = if text.trim() == "*" {
+            if *func != AggFn::Count {
+                return Err(D::Error::custom(format!(
+                    "aggregate `{}`: `*` is an argument of count only",
+                    doc.name
+                )));
+            }
+            None
+        } else {
+            Some(text.parse::<Expr>().map_err(D::Error::custom)?)
+        };
+        Ok(Aggregate {
+            name: doc.name,
+            func: *func,
+            arg,
+        })
+    }
 }
 
 /// One ORDER BY key: a select-list name, ascending unless `desc`.
@@ -348,7 +484,7 @@ impl Query {
         for (col, p) in all_preds {
             if p.is_empty() {
                 return Err(q(format!(
-                    "the predicate on `{col}` is empty (use eq, ne, in, between, lt, le, gt or ge)"
+                    "the predicate on `{col}` is empty (use eq, ne, in, not_in, between, not_between, lt, le, gt or ge)"
                 )));
             }
         }
@@ -448,9 +584,14 @@ mod tests {
         assert_eq!(q.len(), 13);
         assert_eq!(q[0].id, "1.1");
         assert_eq!(
-            q[0].aggregates[0].sum,
-            Expr::Bin("lo_extendedprice".into(), Op::Mul, "lo_discount".into())
+            q[0].aggregates[0].arg,
+            Some(Expr::Bin(
+                "lo_extendedprice".into(),
+                Op::Mul,
+                "lo_discount".into()
+            ))
         );
+        assert_eq!(q[0].aggregates[0].func, AggFn::Sum);
         assert_eq!(
             q[6].order_by[1],
             OrderKey {

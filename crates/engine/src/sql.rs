@@ -27,7 +27,7 @@ use sqlparser::dialect::GenericDialect;
 use sqlparser::parser::Parser;
 
 use crate::error::{Error, Result};
-use crate::query::{Aggregate, Expr, Join, Literal, Op, OrderKey, Predicate, Query};
+use crate::query::{AggFn, Aggregate, Expr, Join, Literal, Op, OrderKey, Predicate, Query};
 
 /// The columns of a table of the database, or None when it has no such table.
 pub type Tables<'a> = &'a dyn Fn(&str) -> Option<Vec<String>>;
@@ -200,6 +200,8 @@ struct Translator<'a> {
     /// Predicates per column.
     preds: BTreeMap<Col, Predicate>,
     fact: String,
+    /// Selected aggregates: (text as written, select-list name).
+    agg_texts: Vec<(String, String)>,
 }
 
 impl<'a> Translator<'a> {
@@ -210,6 +212,7 @@ impl<'a> Translator<'a> {
             equal: Vec::new(),
             preds: BTreeMap::new(),
             fact: String::new(),
+            agg_texts: Vec::new(),
         }
     }
 
@@ -359,23 +362,31 @@ impl<'a> Translator<'a> {
             },
             ast::Expr::Between {
                 expr,
-                negated: false,
+                negated,
                 low,
                 high,
             } => {
                 let c = self.column(expr)?;
                 let (lo, hi) = (literal(low)?, literal(high)?);
-                self.add_pred(c, e, |p| set(&mut p.between, (lo, hi)))
+                if *negated {
+                    self.add_pred(c, e, |p| set(&mut p.not_between, (lo, hi)))
+                } else {
+                    self.add_pred(c, e, |p| set(&mut p.between, (lo, hi)))
+                }
             }
             ast::Expr::In {
                 expr,
                 target: ast::InTarget::List(list),
-                negated: false,
+                negated,
                 global: false,
             } => {
                 let c = self.column(expr)?;
                 let lits = list.iter().map(literal).collect::<Result<Vec<_>>>()?;
-                self.add_pred(c, e, |p| set(&mut p.one_of, lits))
+                if *negated {
+                    self.add_pred(c, e, |p| set(&mut p.not_in, lits))
+                } else {
+                    self.add_pred(c, e, |p| set(&mut p.one_of, lits))
+                }
             }
             _ => Err(unsupported("the condition", e)),
         }
@@ -470,19 +481,49 @@ impl<'a> Translator<'a> {
         })
     }
 
-    /// A `SUM(...)` of a fact column or of `a op b`.
+    /// `SUM`, `MIN`, `MAX`, `AVG` of a fact column or of `a op b`; `COUNT(*)` or
+    /// `COUNT` of such an expression (the same: columns hold no NULLs).
     fn aggregate(&self, e: &ast::Expr, name: String) -> Result<Aggregate> {
         let ast::Expr::Function(f) = e else {
             return Err(unsupported("the select item", e));
         };
-        if !f.name.to_string().eq_ignore_ascii_case("sum") {
-            return Err(unsupported("the aggregate (SUM only, for now)", e));
+        let func = match f.name.to_string().to_ascii_lowercase().as_str() {
+            "sum" => AggFn::Sum,
+            "count" => AggFn::Count,
+            "min" => AggFn::Min,
+            "max" => AggFn::Max,
+            "avg" => AggFn::Avg,
+            _ => {
+                return Err(unsupported(
+                    "the function (SUM, COUNT, MIN, MAX, AVG only)",
+                    e,
+                ))
+            }
+        };
+        if f.filter.is_some()
+            || f.over.is_some()
+            || f.null_treatment.is_some()
+            || !f.within_group.is_empty()
+            || !matches!(f.parameters, FunctionArguments::None)
+        {
+            return Err(unsupported("the aggregate's clause", e));
         }
         let FunctionArguments::List(l) = &f.args else {
             return Err(unsupported("the aggregate's arguments", e));
         };
-        let [FunctionArg::Unnamed(FunctionArgExpr::Expr(arg))] = l.args.as_slice() else {
-            return Err(unsupported("the aggregate's arguments", e));
+        if l.duplicate_treatment.is_some() || !l.clauses.is_empty() {
+            return Err(unsupported("DISTINCT or a clause in the aggregate", e));
+        }
+        let arg = match l.args.as_slice() {
+            [FunctionArg::Unnamed(FunctionArgExpr::Expr(arg))] => arg,
+            [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)] if func == AggFn::Count => {
+                return Ok(Aggregate {
+                    name,
+                    func,
+                    arg: None,
+                })
+            }
+            _ => return Err(unsupported("the aggregate's arguments", e)),
         };
         let fact_col = |x: &ast::Expr| -> Result<String> {
             let c = self.column(x)?;
@@ -495,7 +536,7 @@ impl<'a> Translator<'a> {
             ast::Expr::Nested(inner) => inner.as_ref(),
             a => a,
         };
-        let sum = match arg {
+        let expr = match arg {
             ast::Expr::BinaryOp { left, op, right } => {
                 let op = match op {
                     BinaryOperator::Plus => Op::Add,
@@ -507,10 +548,14 @@ impl<'a> Translator<'a> {
             }
             a => Expr::Col(fact_col(a)?),
         };
-        Ok(Aggregate { name, sum })
+        Ok(Aggregate {
+            name,
+            func,
+            arg: Some(expr),
+        })
     }
 
-    fn projection(&self, items: &[SelectItem], out: &mut Query) -> Result<()> {
+    fn projection(&mut self, items: &[SelectItem], out: &mut Query) -> Result<()> {
         for item in items {
             let (e, alias) = match item {
                 SelectItem::UnnamedExpr(e) => (e, None),
@@ -520,6 +565,7 @@ impl<'a> Translator<'a> {
             if let ast::Expr::Function(_) = e {
                 let name = alias.unwrap_or_else(|| e.to_string());
                 let a = self.aggregate(e, name.clone())?;
+                self.agg_texts.push((e.to_string(), name.clone()));
                 out.aggregates.push(a);
                 out.select.push(name);
                 continue;
@@ -566,17 +612,38 @@ impl<'a> Translator<'a> {
         Ok(())
     }
 
-    /// The select-list name an ORDER BY expression means: an alias, a selected column, or
-    /// a selected aggregate written again.
+    /// The select-list name an ORDER BY expression means: an alias, a selected column, a
+    /// selected aggregate written again, or a position (`ORDER BY 2`, from 1).
     fn select_name(&self, e: &ast::Expr, out: &Query) -> Result<String> {
         if let ast::Expr::Identifier(i) = e {
             if out.select.contains(&i.value) {
                 return Ok(i.value.clone());
             }
         }
+        if let ast::Expr::Value(v) = e {
+            if let Value::Number(n, _) = &v.value {
+                return n
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|p| p.checked_sub(1))
+                    .and_then(|p| out.select.get(p).cloned())
+                    .ok_or_else(|| {
+                        unsupported("the ORDER BY position (not a select-list position)", e)
+                    });
+            }
+        }
         let text = e.to_string();
+        if let Some((_, name)) = self.agg_texts.iter().find(|(t, _)| *t == text) {
+            return Ok(name.clone());
+        }
         if out.select.contains(&text) {
             return Ok(text);
+        }
+        if matches!(e, ast::Expr::Function(_)) {
+            return Err(unsupported(
+                "the ORDER BY aggregate (not in the select list)",
+                e,
+            ));
         }
         let c = self.column(e)?;
         if out.select.contains(&c.column) {
@@ -661,7 +728,7 @@ mod tests {
                 "select sum(lo_revenue) from lineorder where lo_quantity like 3",
                 "condition",
             ),
-            ("select avgx(lo_revenue) from lineorder", "aggregate"),
+            ("select avgx(lo_revenue) from lineorder", "function"),
             (
                 "select sum(lo_revenue) from lineorder, part",
                 "no join equality",

@@ -1,13 +1,18 @@
 //! Guards the engine's answers: random star-join queries over a small random star schema
-//! (dense and sparse dimension keys, int and string columns, every predicate form) must
-//! equal a naive row-at-a-time evaluation, under every execution variant (threads, morsel
+//! (dense and sparse dimension keys, int and string columns, every predicate form, every
+//! aggregate: SUM, COUNT, MIN, MAX, AVG of a column or `a op b`) must equal a naive
+//! row-at-a-time evaluation, under every execution variant (threads, morsel
 //! sizes, dense or hash join indexes and aggregation, a striped + replicated layout).
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use pmolap_engine::query::{Aggregate, Expr, IndexChoice, Join, Literal, Op, OrderKey, Predicate};
-use pmolap_engine::{run_query, Database, ExecOptions, Layout, OutValue, Query, StripedFact};
+use pmolap_engine::query::{
+    AggFn, Aggregate, Expr, IndexChoice, Join, Literal, Op, OrderKey, Predicate,
+};
+use pmolap_engine::{
+    run_query, Database, Double, ExecOptions, Layout, OutValue, Query, StripedFact,
+};
 use pmolap_store::table::OpenOptions;
 use pmolap_store::{ColumnType, Placement, Schema, TableBuilder, Value, WriteOptions};
 use pmolap_tier::{Pinning, RegionOptions, Topology};
@@ -185,7 +190,15 @@ fn lit(v: &V) -> Literal {
 fn random_pred(rng: &mut Rng, values: &[V]) -> Predicate {
     let pick = |rng: &mut Rng| values[rng.below(values.len() as u64) as usize].clone();
     let mut p = Predicate::default();
-    match rng.below(9) {
+    match rng.below(11) {
+        9 => p.not_in = Some((0..1 + rng.below(3)).map(|_| lit(&pick(rng))).collect()),
+        10 => {
+            let (x, y) = (lit(&pick(rng)), lit(&pick(rng)));
+            p.not_between = Some((x, y));
+            if rng.below(2) == 0 {
+                p.ne = Some(lit(&pick(rng)));
+            }
+        }
         0 => p.eq = Some(lit(&pick(rng))),
         1 => p.one_of = Some((0..1 + rng.below(3)).map(|_| lit(&pick(rng))).collect()),
         2 => {
@@ -230,9 +243,17 @@ fn holds(p: &Predicate, v: &V) -> bool {
         && p.gt.as_ref().is_none_or(|x| cmp_v(v, x) == Greater)
         && p.ge.as_ref().is_none_or(|x| cmp_v(v, x) != Less)
         && p.ne.as_ref().is_none_or(|x| cmp_v(v, x) != Equal)
+        && p.not_in
+            .as_ref()
+            .is_none_or(|l| l.iter().all(|x| cmp_v(v, x) != Equal))
+        && p.not_between
+            .as_ref()
+            .is_none_or(|(a, b)| cmp_v(v, a) == Less || cmp_v(v, b) == Greater)
 }
 
-fn random_query(rng: &mut Rng, db: &BTreeMap<String, Data>, i: usize) -> Query {
+/// A random query; `classic`: the aggregates are `s1 = sum(f_x)`, `s2 = sum(f_x op f_y)`
+/// (what the access-count test expects), else 1 to 4 random aggregates.
+fn random_query(rng: &mut Rng, db: &BTreeMap<String, Data>, i: usize, classic: bool) -> Query {
     let fact = &db["fact"];
     let mut filters = BTreeMap::new();
     for c in ["f_x", "f_mode"] {
@@ -277,18 +298,38 @@ fn random_query(rng: &mut Rng, db: &BTreeMap<String, Data>, i: usize) -> Query {
         });
     }
     let ops = [Op::Add, Op::Sub, Op::Mul];
-    let aggregates = vec![
-        Aggregate {
-            name: "s1".into(),
-            sum: Expr::Col("f_x".into()),
-        },
-        Aggregate {
-            name: "s2".into(),
-            sum: Expr::Bin("f_x".into(), ops[rng.below(3) as usize], "f_y".into()),
-        },
-    ];
-    select.push("s1".into());
-    select.push("s2".into());
+    let aggregates = if classic {
+        vec![
+            Aggregate::sum("s1", Expr::Col("f_x".into())),
+            Aggregate::sum(
+                "s2",
+                Expr::Bin("f_x".into(), ops[rng.below(3) as usize], "f_y".into()),
+            ),
+        ]
+    } else {
+        let funcs = [AggFn::Sum, AggFn::Count, AggFn::Min, AggFn::Max, AggFn::Avg];
+        (0..1 + rng.below(4))
+            .map(|k| {
+                let func = funcs[rng.below(5) as usize];
+                let arg = match rng.below(5) {
+                    0 if func == AggFn::Count => None,
+                    0 | 1 => Some(Expr::Col("f_x".into())),
+                    2 => Some(Expr::Col("f_y".into())),
+                    _ => Some(Expr::Bin(
+                        "f_x".into(),
+                        ops[rng.below(3) as usize],
+                        "f_y".into(),
+                    )),
+                };
+                Aggregate {
+                    name: format!("a{k}"),
+                    func,
+                    arg,
+                }
+            })
+            .collect()
+    };
+    select.extend(aggregates.iter().map(|a| a.name.clone()));
     let order_by = select
         .iter()
         .map(|s| OrderKey {
@@ -312,7 +353,7 @@ fn random_query(rng: &mut Rng, db: &BTreeMap<String, Data>, i: usize) -> Query {
 /// Row-at-a-time evaluation of `q` over the raw data.
 fn naive(db: &BTreeMap<String, Data>, q: &Query) -> Vec<Vec<OutValue>> {
     let fact = &db["fact"];
-    let mut groups: BTreeMap<Vec<OutValue>, (i64, i64)> = BTreeMap::new();
+    let mut groups: BTreeMap<Vec<OutValue>, (i64, Vec<i64>)> = BTreeMap::new();
     let mut any = false;
     'rows: for r in 0..fact.rows() {
         for (c, p) in &q.filters {
@@ -363,29 +404,55 @@ fn naive(db: &BTreeMap<String, Data>, q: &Query) -> Vec<Vec<OutValue>> {
             .iter()
             .filter_map(|s| key.get(s).cloned())
             .collect();
-        let e = groups.entry(k).or_insert((0, 0));
-        e.0 += val(&q.aggregates[0].sum);
-        e.1 += val(&q.aggregates[1].sum);
+        let e = groups.entry(k).or_insert_with(|| {
+            (
+                0,
+                q.aggregates
+                    .iter()
+                    .map(|a| match a.func {
+                        AggFn::Min => i64::MAX,
+                        AggFn::Max => i64::MIN,
+                        _ => 0,
+                    })
+                    .collect(),
+            )
+        });
+        e.0 += 1;
+        for (st, a) in e.1.iter_mut().zip(&q.aggregates) {
+            let Some(arg) = &a.arg else { continue };
+            let v = val(arg);
+            match a.func {
+                AggFn::Sum | AggFn::Avg => *st += v,
+                AggFn::Min => *st = (*st).min(v),
+                AggFn::Max => *st = (*st).max(v),
+                AggFn::Count => {}
+            }
+        }
         any = true;
     }
     let carried_any = !q.carry.is_empty() || q.joins.iter().any(|j| !j.carry.is_empty());
+    if !carried_any && !any {
+        groups.insert(Vec::new(), (0, vec![0; q.aggregates.len()]));
+    }
+    let agg_out = |a: &Aggregate, count: i64, st: i64| match a.func {
+        AggFn::Count => OutValue::Int(count),
+        _ if count == 0 => OutValue::Null,
+        AggFn::Avg => OutValue::Float(Double(st as f64 / count as f64)),
+        _ => OutValue::Int(st),
+    };
     let mut rows: Vec<Vec<OutValue>> = groups
         .into_iter()
-        .map(|(k, (s1, s2))| {
+        .map(|(k, (count, st))| {
             let mut ki = k.into_iter();
             q.select
                 .iter()
-                .map(|s| match s.as_str() {
-                    "s1" => OutValue::Int(s1),
-                    "s2" => OutValue::Int(s2),
-                    _ => ki.next().unwrap(),
+                .map(|s| match q.aggregates.iter().position(|a| &a.name == s) {
+                    Some(ai) => agg_out(&q.aggregates[ai], count, st[ai]),
+                    None => ki.next().unwrap(),
                 })
                 .collect()
         })
         .collect();
-    if !carried_any && !any {
-        rows = vec![vec![OutValue::Null, OutValue::Null]];
-    }
     let idx: Vec<(usize, bool)> = q
         .order_by
         .iter()
@@ -459,7 +526,9 @@ fn random_queries_match_naive_evaluation() {
     let db = Database::open(dir.path(), &Placement::home(), &OpenOptions::default()).unwrap();
     let topo = Topology::detect().unwrap();
     let region = RegionOptions::default();
-    let queries: Vec<Query> = (0..60).map(|i| random_query(&mut rng, &data, i)).collect();
+    let queries: Vec<Query> = (0..120)
+        .map(|i| random_query(&mut rng, &data, i, i % 4 == 3))
+        .collect();
     for (name, opts) in variants() {
         let layout = Layout::new(&topo, &opts, 5_003).unwrap();
         let fact = db.table("fact").unwrap();
@@ -545,7 +614,7 @@ fn probe_counts_fact_accesses_when_counting() {
     let col = |name: &str| fact.column(name).unwrap();
     let mut counted_rows = 0;
     for i in 0..25 {
-        let q = random_query(&mut rng, &data, i);
+        let q = random_query(&mut rng, &data, i, true);
         fact.reset_counters();
         fact.set_counting(i % 5 != 4);
         let run = run_query(&db, &q, &layout, &striped, &opts, &region).unwrap();

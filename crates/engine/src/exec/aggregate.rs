@@ -1,50 +1,141 @@
 //! Aggregation: per-thread accumulators (dense arrays or hash tables by group id), their
 //! merge after the probe, and the decoding of group ids into ordered, limited result
 //! rows.
+//!
+//! A group's state is its row count and one `i64` per aggregate: a sum (`SUM`, `AVG`),
+//! a minimum or a maximum (`COUNT` leaves its slot unused and reads the row count).
+//! Sums and the `a op b` values are checked: the first aggregate to leave the 64-bit
+//! range is remembered by the thread and the query fails naming it.
 
 use std::collections::HashMap;
 
 use pmolap_store::AccessCounts;
 
 use super::probe::{fetch_ids, ColRef, Scratch};
-use crate::error::Result;
-use crate::plan::{OutValue, Plan};
-use crate::query::Op;
+use crate::error::{Error, Result};
+use crate::plan::{AggPlan, Double, OutValue, Plan};
+use crate::query::{AggFn, Op};
 
-/// Per-thread aggregation state.
-pub(super) enum Acc {
-    Dense {
-        sums: Vec<i64>,
-        counts: Vec<u64>,
-    },
-    Hash {
-        slot: HashMap<u32, usize>,
-        sums: Vec<i64>,
-        counts: Vec<u64>,
-        keys: Vec<u32>,
-    },
+/// Hash grouping: the slot of each group id seen, the ids by slot, and the slots of the
+/// current batch's rows.
+pub(super) struct HashGroups {
+    slot: HashMap<u32, u32>,
+    keys: Vec<u32>,
+    rows: Vec<u32>,
+}
+
+/// Per-thread aggregation state: `states[slot * naggs + ai]` and `counts[slot]`, where a
+/// slot is the group id (dense) or its [`HashGroups`] slot.
+pub(super) struct Acc {
+    states: Vec<i64>,
+    counts: Vec<u64>,
+    /// A new group's states.
+    init: Vec<i64>,
+    hash: Option<HashGroups>,
+    /// The first aggregate whose value left the 64-bit range.
+    overflow: Option<usize>,
+}
+
+/// The state a group starts with for `f`.
+fn init_of(f: AggFn) -> i64 {
+    match f {
+        AggFn::Min => i64::MAX,
+        AggFn::Max => i64::MIN,
+        AggFn::Sum | AggFn::Count | AggFn::Avg => 0,
+    }
 }
 
 impl Acc {
-    pub(super) fn new(domain: u64, naggs: usize, dense_max: u64) -> Acc {
-        if domain <= dense_max {
-            Acc::Dense {
-                sums: vec![0; domain as usize * naggs],
-                counts: vec![0; domain as usize],
-            }
+    pub(super) fn new(domain: u64, aggs: &[AggPlan], dense_max: u64) -> Acc {
+        let init: Vec<i64> = aggs.iter().map(|a| init_of(a.func)).collect();
+        let (states, counts, hash) = if domain <= dense_max {
+            let states = if init.iter().all(|&v| v == 0) {
+                vec![0; domain as usize * init.len()]
+            } else {
+                init.iter()
+                    .copied()
+                    .cycle()
+                    .take(domain as usize * init.len())
+                    .collect()
+            };
+            (states, vec![0; domain as usize], None)
         } else {
-            Acc::Hash {
+            let h = HashGroups {
                 slot: HashMap::new(),
-                sums: Vec::new(),
-                counts: Vec::new(),
                 keys: Vec::new(),
-            }
+                rows: Vec::new(),
+            };
+            (Vec::new(), Vec::new(), Some(h))
+        };
+        Acc {
+            states,
+            counts,
+            init,
+            hash,
+            overflow: None,
         }
     }
 }
 
+/// Folds `vals` (one per selected row) into the states of the rows' slots, aggregate
+/// `ai` of `naggs`; true when a sum overflowed.
+#[inline(always)]
+fn fold(
+    func: AggFn,
+    states: &mut [i64],
+    slots: &[u32],
+    vals: &[i64],
+    ai: usize,
+    naggs: usize,
+) -> bool {
+    let mut over = false;
+    let at = |g: u32| g as usize * naggs + ai;
+    match func {
+        AggFn::Sum | AggFn::Avg => {
+            for (&g, &v) in slots.iter().zip(vals) {
+                let s = &mut states[at(g)];
+                let (r, o) = s.overflowing_add(v);
+                *s = r;
+                over |= o;
+            }
+        }
+        AggFn::Min => {
+            for (&g, &v) in slots.iter().zip(vals) {
+                let s = &mut states[at(g)];
+                *s = (*s).min(v);
+            }
+        }
+        AggFn::Max => {
+            for (&g, &v) in slots.iter().zip(vals) {
+                let s = &mut states[at(g)];
+                *s = (*s).max(v);
+            }
+        }
+        AggFn::Count => {}
+    }
+    over
+}
+
+/// `vals[j] op= db[ids[j]]`, checked; true when a value left the 64-bit range.
+#[inline(always)]
+fn combine(op: Op, vals: &mut [i64], ids: &[u32], db: &[i64]) -> bool {
+    let mut over = false;
+    let f = match op {
+        Op::Mul => i64::overflowing_mul,
+        Op::Sub => i64::overflowing_sub,
+        Op::Add => i64::overflowing_add,
+    };
+    for (v, &id) in vals.iter_mut().zip(ids) {
+        let (r, o) = f(*v, db[id as usize]);
+        *v = r;
+        over |= o;
+    }
+    over
+}
+
 /// Adds the `k` selected rows of morsel `[start, start+n)` (selection and group ids in
-/// `s`) to `acc`: every aggregate's values decoded through the column dictionaries.
+/// `s`) to `acc`: every aggregate's values decoded through the column dictionaries (a
+/// value shared with the aggregate before is not decoded again).
 #[inline]
 pub(super) fn accumulate(
     plan: &Plan<'_>,
@@ -64,122 +155,165 @@ pub(super) fn accumulate(
         tally,
     } = s;
     let naggs = plan.aggs.len();
+    let Acc {
+        states,
+        counts,
+        init,
+        hash,
+        overflow,
+    } = acc;
+    let slots: &[u32] = match hash {
+        None => {
+            for &g in &gid[..k] {
+                counts[g as usize] += 1;
+            }
+            &gid[..k]
+        }
+        Some(h) => {
+            h.rows.clear();
+            for &g in &gid[..k] {
+                let i = *h.slot.entry(g).or_insert_with(|| {
+                    h.keys.push(g);
+                    counts.push(0);
+                    states.extend_from_slice(init);
+                    (h.keys.len() - 1) as u32
+                });
+                counts[i as usize] += 1;
+                h.rows.push(i);
+            }
+            &h.rows
+        }
+    };
     ids.resize(k, 0);
     vals.resize(k, 0);
+    let mut have: Option<(usize, Option<(Op, usize)>)> = None;
     for (ai, a) in plan.aggs.iter().enumerate() {
-        let ca = cols[a.a];
-        fetch_ids(ca, start, n, &sel[..k], buf, ids);
-        if let Some(t) = tally.as_mut() {
-            t.selected(a.a, &sel[..k], n);
-            t.dict[a.a] += AccessCounts::of_batch(ids);
-        }
-        let da = plan.cols[a.a].ints;
-        for (v, &id) in vals.iter_mut().zip(ids.iter()) {
-            *v = da[id as usize];
-        }
-        if let Some((op, b)) = a.op {
-            let cb = cols[b];
-            fetch_ids(cb, start, n, &sel[..k], buf, ids);
+        let Some(arg) = a.arg else { continue };
+        let mut over = false;
+        if have.is_none_or(|h| !same_arg(h, arg)) {
+            let (ca, op) = arg;
+            fetch_ids(cols[ca], start, n, &sel[..k], buf, ids);
             if let Some(t) = tally.as_mut() {
-                t.selected(b, &sel[..k], n);
-                t.dict[b] += AccessCounts::of_batch(ids);
+                t.selected(ca, &sel[..k], n);
+                t.dict[ca] += AccessCounts::of_batch(ids);
             }
-            let db = plan.cols[b].ints;
-            match op {
-                Op::Mul => vals
-                    .iter_mut()
-                    .zip(ids.iter())
-                    .for_each(|(v, &id)| *v *= db[id as usize]),
-                Op::Sub => vals
-                    .iter_mut()
-                    .zip(ids.iter())
-                    .for_each(|(v, &id)| *v -= db[id as usize]),
-                Op::Add => vals
-                    .iter_mut()
-                    .zip(ids.iter())
-                    .for_each(|(v, &id)| *v += db[id as usize]),
+            let da = plan.cols[ca].ints;
+            for (v, &id) in vals.iter_mut().zip(ids.iter()) {
+                *v = da[id as usize];
             }
-        }
-        match acc {
-            Acc::Dense { sums, .. } => {
-                for (&g, &v) in gid[..k].iter().zip(vals.iter()) {
-                    sums[g as usize * naggs + ai] += v;
+            if let Some((op, b)) = op {
+                fetch_ids(cols[b], start, n, &sel[..k], buf, ids);
+                if let Some(t) = tally.as_mut() {
+                    t.selected(b, &sel[..k], n);
+                    t.dict[b] += AccessCounts::of_batch(ids);
                 }
+                over |= combine(op, vals, ids, plan.cols[b].ints);
             }
-            Acc::Hash {
-                slot,
-                sums,
-                counts,
-                keys,
-            } => {
-                for (&g, &v) in gid[..k].iter().zip(vals.iter()) {
-                    let i = *slot.entry(g).or_insert_with(|| {
-                        keys.push(g);
-                        counts.push(0);
-                        sums.extend(std::iter::repeat_n(0, naggs));
-                        keys.len() - 1
-                    });
-                    sums[i * naggs + ai] += v;
-                    // Counted on the first aggregate's pass: one hash lookup per row.
-                    if ai == 0 {
-                        counts[i] += 1;
-                    }
-                }
-            }
+            have = Some(arg);
         }
-    }
-    if let Acc::Dense { counts, .. } = acc {
-        for &g in &gid[..k] {
-            counts[g as usize] += 1;
+        over |= fold(a.func, states, slots, vals, ai, naggs);
+        if over && overflow.is_none_or(|o| o > ai) {
+            *overflow = Some(ai);
         }
     }
 }
 
-/// Per group id: (rows, sums by aggregate).
+fn same_arg(x: (usize, Option<(Op, usize)>), y: (usize, Option<(Op, usize)>)) -> bool {
+    x.0 == y.0
+        && match (x.1, y.1) {
+            (None, None) => true,
+            (Some((o, b)), Some((p, c))) => o == p && b == c,
+            _ => false,
+        }
+}
+
+/// Per group id: (rows, states by aggregate).
 pub(super) type Totals = HashMap<u32, (u64, Vec<i64>)>;
 
+/// The error of aggregate `ai` leaving the 64-bit range.
+fn overflow_error(plan: &Plan<'_>, ai: usize) -> Error {
+    let a = &plan.query.aggregates[ai];
+    Error::Query(format!(
+        "query {}: aggregate `{}` ({}) overflows the 64-bit integer range",
+        plan.query.label(),
+        a.name,
+        a.text()
+    ))
+}
+
 /// Merges the per-thread results (accumulator, qualifying rows, morsels): the totals by
-/// group id, qualifying rows and morsels. The first failed thread's error is returned.
+/// group id, qualifying rows and morsels. The first failed thread's error is returned;
+/// an overflow (in a thread or in the merge) is an error naming the aggregate.
 pub(super) fn merge(
+    plan: &Plan<'_>,
     results: Vec<Result<(Acc, u64, usize)>>,
-    naggs: usize,
 ) -> Result<(Totals, u64, usize)> {
+    let naggs = plan.aggs.len();
+    let funcs: Vec<AggFn> = plan.aggs.iter().map(|a| a.func).collect();
     let mut total: Totals = HashMap::new();
     let (mut qualifying, mut morsels) = (0u64, 0usize);
+    let mut over: Option<usize> = None;
     for r in results {
         let (acc, q, mo) = r?;
+        if let Some(ai) = acc.overflow {
+            return Err(overflow_error(plan, ai));
+        }
         qualifying += q;
         morsels += mo;
         let mut add = |g: u32, c: u64, s: &[i64]| {
-            let e = total.entry(g).or_insert_with(|| (0, vec![0; naggs]));
+            let e = total.entry(g).or_insert_with(|| (0, acc.init.clone()));
             e.0 += c;
-            e.1.iter_mut().zip(s).for_each(|(a, b)| *a += b);
+            for (ai, (t, &v)) in e.1.iter_mut().zip(s).enumerate() {
+                match funcs[ai] {
+                    AggFn::Sum | AggFn::Avg => match t.checked_add(v) {
+                        Some(x) => *t = x,
+                        None => {
+                            over.get_or_insert(ai);
+                        }
+                    },
+                    AggFn::Min => *t = (*t).min(v),
+                    AggFn::Max => *t = (*t).max(v),
+                    AggFn::Count => {}
+                }
+            }
         };
-        match acc {
-            Acc::Dense { sums, counts } => {
-                for (g, &c) in counts.iter().enumerate() {
+        match &acc.hash {
+            None => {
+                for (g, &c) in acc.counts.iter().enumerate() {
                     if c > 0 {
-                        add(g as u32, c, &sums[g * naggs..(g + 1) * naggs]);
+                        add(g as u32, c, &acc.states[g * naggs..(g + 1) * naggs]);
                     }
                 }
             }
-            Acc::Hash {
-                sums, counts, keys, ..
-            } => {
-                for (i, &g) in keys.iter().enumerate() {
-                    add(g, counts[i], &sums[i * naggs..(i + 1) * naggs]);
+            Some(h) => {
+                for (i, &g) in h.keys.iter().enumerate() {
+                    add(g, acc.counts[i], &acc.states[i * naggs..(i + 1) * naggs]);
                 }
             }
         }
     }
+    if let Some(ai) = over {
+        return Err(overflow_error(plan, ai));
+    }
     Ok((total, qualifying, morsels))
+}
+
+/// A result value of aggregate `f` over `count` rows with state `v`: SQL's NULL for a
+/// sum, minimum, maximum or mean of no rows, 0 for their count.
+fn agg_value(f: AggFn, count: u64, v: i64) -> OutValue {
+    match f {
+        AggFn::Count => OutValue::Int(count as i64),
+        _ if count == 0 => OutValue::Null,
+        AggFn::Avg => OutValue::Float(Double(v as f64 / count as f64)),
+        AggFn::Sum | AggFn::Min | AggFn::Max => OutValue::Int(v),
+    }
 }
 
 /// Decodes group ids into select-list rows, then orders and limits them.
 pub(super) fn result_rows(plan: &Plan<'_>, mut total: Totals) -> Vec<Vec<OutValue>> {
     let q = &plan.query;
     let naggs = plan.aggs.len();
-    // SQL: an aggregate without GROUP BY over no rows is one row of NULLs.
+    // SQL: aggregates without GROUP BY over no rows are one row (NULLs, counts 0).
     if plan.groups.is_empty() && total.is_empty() {
         total.insert(0, (0, vec![0; naggs]));
     }
@@ -190,11 +324,7 @@ pub(super) fn result_rows(plan: &Plan<'_>, mut total: Totals) -> Vec<Vec<OutValu
                 .iter()
                 .map(|name| {
                     if let Some(ai) = q.aggregates.iter().position(|a| &a.name == name) {
-                        return if count == 0 {
-                            OutValue::Null
-                        } else {
-                            OutValue::Int(sums[ai])
-                        };
+                        return agg_value(plan.aggs[ai].func, count, sums[ai]);
                     }
                     for src in &plan.groups {
                         if let Some(ci) = src.columns.iter().position(|c| c == name) {

@@ -105,7 +105,7 @@ pub fn execute(
     let (replicas, replicated_bytes) = replicate_filters(plan, layout, region)?;
     let views = group_views(plan, layout, striped, &replicas);
     let results = run_workers(plan, layout, &views, m, opts.dense_groups_max);
-    let (total, qualifying, morsels) = merge(results, plan.aggs.len())?;
+    let (total, qualifying, morsels) = merge(plan, results)?;
     let groups = total.len();
     let out = result_rows(plan, total);
     Ok((
@@ -183,7 +183,7 @@ fn probe_rows(
     m: usize,
     dense_max: u64,
 ) -> (Acc, u64, usize) {
-    let mut acc = Acc::new(plan.group_domain, plan.aggs.len(), dense_max);
+    let mut acc = Acc::new(plan.group_domain, &plan.aggs, dense_max);
     let mut s = Scratch::new(m);
     let (mut qualifying, mut morsels) = (0u64, 0usize);
     if plan.never {

@@ -82,6 +82,20 @@ impl CodeSet {
         if let Some(x) = &p.ge {
             narrow(bound(dict, x, false, what)?, n);
         }
+        // `not_between`: a hole at an end of the range narrows it; inside, a list.
+        let mut hole: Option<(u32, u32)> = None;
+        if let Some((a, b)) = &p.not_between {
+            let (a, b) = (bound(dict, a, false, what)?, bound(dict, b, true, what)?);
+            if a < b {
+                if a <= lo {
+                    lo = lo.max(b);
+                } else if b >= hi {
+                    hi = hi.min(a);
+                } else {
+                    hole = Some((a, b));
+                }
+            }
+        }
         let list = match &p.one_of {
             None => None,
             Some(items) => {
@@ -97,21 +111,37 @@ impl CodeSet {
                 Some(l)
             }
         };
-        // `ne`: every id of the set but the literal's (when the dictionary holds it).
-        let list = match &p.ne {
+        let list = match hole {
             None => list,
-            Some(x) => {
-                let (a, b) = (bound(dict, x, false, what)?, bound(dict, x, true, what)?);
-                let held = a < b && a >= lo && a < hi;
-                match list {
-                    Some(mut l) => {
-                        l.retain(|&c| !(held && c == a));
-                        Some(l)
-                    }
-                    None if held => Some((lo..hi).filter(|&c| c != a).collect()),
-                    None => None,
-                }
+            Some((a, b)) => {
+                let out = |c: &u32| *c < a || *c >= b;
+                Some(match list {
+                    Some(l) => l.into_iter().filter(out).collect(),
+                    None => (lo..hi).filter(out).collect(),
+                })
             }
+        };
+        // `ne` and `not_in`: every id of the set but the literals' (those the dictionary
+        // holds).
+        let mut excluded = Vec::new();
+        for x in p.ne.iter().chain(p.not_in.iter().flatten()) {
+            let (a, b) = (bound(dict, x, false, what)?, bound(dict, x, true, what)?);
+            if a < b && a >= lo && a < hi {
+                excluded.push(a);
+            }
+        }
+        excluded.sort_unstable();
+        let list = match list {
+            _ if excluded.is_empty() => list,
+            Some(mut l) => {
+                l.retain(|c| excluded.binary_search(c).is_err());
+                Some(l)
+            }
+            None => Some(
+                (lo..hi)
+                    .filter(|c| excluded.binary_search(c).is_err())
+                    .collect(),
+            ),
         };
         Ok(CodeSet { lo, hi, list })
     }

@@ -17,7 +17,7 @@ use self::codes::{sample_selectivity, CodeSet};
 use crate::db::Database;
 use crate::error::{Error, Result};
 use crate::joinindex::JoinIndexInfo;
-use crate::query::{Expr, Op, Query};
+use crate::query::{AggFn, Expr, Op, Query};
 
 /// "No match" in a join filter.
 pub const MISS: u32 = u32::MAX;
@@ -32,6 +32,33 @@ pub enum OutValue {
     Null,
     Int(i64),
     Str(String),
+    /// A double (`AVG`).
+    Float(Double),
+}
+
+/// A double ordered and compared by [`f64::total_cmp`] (result rows sort and compare).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Double(pub f64);
+
+impl PartialEq for Double {
+    fn eq(&self, o: &Self) -> bool {
+        self.0.total_cmp(&o.0).is_eq()
+    }
+}
+
+impl Eq for Double {}
+
+impl PartialOrd for Double {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl Ord for Double {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&o.0)
+    }
 }
 
 impl From<Value<'_>> for OutValue {
@@ -83,11 +110,12 @@ pub struct Step {
     pub group_only: bool,
 }
 
-/// `sum(a)` or `sum(a op b)` over fact columns ([`Plan::cols`] indexes).
+/// An aggregate over fact columns ([`Plan::cols`] indexes): `func(a)` or `func(a op b)`;
+/// a count reads no column (`arg` None).
 #[derive(Debug, Clone, Copy)]
 pub struct AggPlan {
-    pub a: usize,
-    pub op: Option<(Op, usize)>,
+    pub func: AggFn,
+    pub arg: Option<(usize, Option<(Op, usize)>)>,
 }
 
 /// A source of group-by columns: a joined dimension's carried attributes or carried fact
@@ -298,31 +326,53 @@ impl<'db> Planner<'_, 'db> {
         Ok(domain)
     }
 
-    /// The aggregates, over bound int fact columns.
+    /// The aggregates, over bound int fact columns. A count binds no column (its
+    /// argument's columns must exist: columns hold no NULLs, so it counts rows).
     fn aggregates(&mut self) -> Result<Vec<AggPlan>> {
         let (query, fact) = (self.query, self.fact);
         let mut aggs = Vec::new();
         for a in &query.aggregates {
+            let Some(arg) = &a.arg else {
+                aggs.push(AggPlan {
+                    func: a.func,
+                    arg: None,
+                });
+                continue;
+            };
+            for c in arg.columns() {
+                if fact.column(c).is_err() {
+                    // The planner's message names the table's columns.
+                    self.col(c)?;
+                }
+            }
+            if a.func == AggFn::Count {
+                aggs.push(AggPlan {
+                    func: a.func,
+                    arg: None,
+                });
+                continue;
+            }
             let mut int_col = |c: &str| -> Result<usize> {
                 if fact.column(c).is_ok_and(|col| col.ty() != ColumnType::Int) {
                     return Err(qerr(
                         query,
-                        format!("aggregate `{}` sums the string column `{c}`", a.name),
+                        format!(
+                            "aggregate `{}` ({}) is over the string column `{c}` (integer columns only)",
+                            a.name,
+                            a.text()
+                        ),
                     ));
                 }
                 self.col(c)
             };
-            let plan = match &a.sum {
-                Expr::Col(c) => AggPlan {
-                    a: int_col(c)?,
-                    op: None,
-                },
-                Expr::Bin(x, op, y) => AggPlan {
-                    a: int_col(x)?,
-                    op: Some((*op, int_col(y)?)),
-                },
+            let arg = match arg {
+                Expr::Col(c) => (int_col(c)?, None),
+                Expr::Bin(x, op, y) => (int_col(x)?, Some((*op, int_col(y)?))),
             };
-            aggs.push(plan);
+            aggs.push(AggPlan {
+                func: a.func,
+                arg: Some(arg),
+            });
         }
         Ok(aggs)
     }
