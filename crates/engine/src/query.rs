@@ -1,6 +1,6 @@
 //! Star-join queries as data: fact-table predicates, joined dimensions with their
-//! predicates and carried (group-by) attributes, aggregates (sums of fact-column
-//! expressions), the select list, order by and limit. Read from YAML or JSON; checked for
+//! predicates and carried (group-by) attributes, aggregates (SUM, COUNT, MIN, MAX, AVG of
+//! fact-column expressions), the select list, order by and limit. Read from YAML or JSON; checked for
 //! shape here and against a database's schemas when planned.
 
 use std::collections::BTreeMap;
@@ -602,6 +602,30 @@ mod tests {
     }
 
     #[test]
+    fn every_aggregate_reads_and_writes_back() {
+        let text = "aggregates: [{name: n, count: \"*\"}, {name: c, count: a}, {name: lo, min: a}, {name: hi, max: a * b}, {name: m, avg: a - b}, {name: s, sum: a + b}]\nselect: [n, c, lo, hi, m, s]\nwhere: {a: {not_in: [1, 2], not_between: [5, 7]}}";
+        let q = parse_queries(text, "t.yaml").unwrap().remove(0);
+        let got: Vec<String> = q.aggregates.iter().map(Aggregate::text).collect();
+        assert_eq!(
+            got,
+            [
+                "count(*)",
+                "count(a)",
+                "min(a)",
+                "max(a * b)",
+                "avg(a - b)",
+                "sum(a + b)"
+            ]
+        );
+        assert_eq!(
+            q.filters["a"].not_between,
+            Some((Literal::Int(5), Literal::Int(7)))
+        );
+        let back = serde_yaml_ng::to_string(&q).unwrap();
+        assert_eq!(parse_queries(&back, "back.yaml").unwrap()[0], q, "{back}");
+    }
+
+    #[test]
     fn selects_by_id() {
         let q = select_ssb("q2.1, 4.3").unwrap();
         assert_eq!(
@@ -639,6 +663,22 @@ mod tests {
             (
                 "aggregates: [{name: r, sum: a}]\nselect: [r]\nfoo: 1",
                 "unknown field `foo`",
+            ),
+            (
+                "aggregates: [{name: r, sum: a, min: a}]\nselect: [r]",
+                "exactly one of sum, count, min, max, avg (found 2)",
+            ),
+            (
+                "aggregates: [{name: r}]\nselect: [r]",
+                "exactly one of sum, count, min, max, avg (found 0)",
+            ),
+            (
+                "aggregates: [{name: r, sum: \"*\"}]\nselect: [r]",
+                "of count only",
+            ),
+            (
+                "aggregates: [{name: r, median: a}]\nselect: [r]",
+                "unknown field `median`",
             ),
         ];
         for (text, want) in bad {
