@@ -2,12 +2,15 @@
 """Differential test of pmolap's SQL front end and engine against DuckDB (issue 15).
 
 Generates seeded random star-join queries of the family pmolap accepts (docs/engine.md):
-random dimensions joined to lineorder, predicates drawn from the data's own value domains
-(=, <>, <, <=, >, >=, BETWEEN, IN, OR of equalities on one column), group-bys over dimension
-and fact attributes, SUM of a fact column or of `a op b`, ORDER BY every select column,
-sometimes LIMIT. Runs all of them through `pmolap ssb query FILE.sql` and each through
-DuckDB on the same generated data, and fails naming the first query whose rows differ
-(and its first differing row).
+random dimensions joined to lineorder (or none: fact-only queries), predicates drawn from
+the data's own value domains (=, <>, <, <=, >, >=, BETWEEN, NOT BETWEEN, IN, NOT IN, OR of
+equalities on one column), group-bys over dimension and fact attributes (or none: one
+row), one to three aggregates (SUM, COUNT(*), COUNT(col), MIN, MAX, AVG of a fact column
+or of `a op b`), ORDER BY every select column (by name, alias, position or the aggregate
+written again), sometimes LIMIT. Runs all of them through `pmolap ssb query FILE.sql` and
+each through DuckDB on the same generated data, and fails naming the first query whose
+rows differ (and its first differing row). AVG is a double in both: compared with a
+relative tolerance of 1e-9; everything else exactly.
 
     bench/sql-vs-duckdb/run.sh [--sf 0.01] [--queries 200] [--seed 1]
 
@@ -16,6 +19,7 @@ package of bench/ssb-vs-duckdb/requirements.txt.
 """
 import argparse
 import json
+import math
 import os
 import random
 import subprocess
@@ -36,7 +40,8 @@ DIMS = {
 FACT_PRED = ["lo_quantity", "lo_discount", "lo_tax", "lo_shipmode", "lo_orderpriority"]
 FACT_GROUP = ["lo_shipmode", "lo_discount", "lo_tax"]
 AGGS = ["lo_revenue", "lo_extendedprice * lo_discount", "lo_revenue - lo_supplycost",
-        "lo_quantity", "lo_supplycost + lo_tax"]
+        "lo_quantity", "lo_supplycost + lo_tax", "lo_discount"]
+FUNCS = ["sum", "sum", "count", "min", "max", "avg"]
 
 
 def lit(v):
@@ -45,7 +50,8 @@ def lit(v):
 
 def predicate(rng, col, values):
     vs = sorted(values)
-    kind = rng.choice(["eq", "ne", "in", "or", "between", "lt", "le", "gt", "ge"])
+    kind = rng.choice(["eq", "ne", "in", "not_in", "or", "between", "not_between",
+                       "lt", "le", "gt", "ge"])
     a, b = sorted(rng.sample(vs, 2)) if len(vs) >= 2 else (vs[0], vs[0])
     if kind == "eq":
         return f"{col} = {lit(rng.choice(vs))}"
@@ -53,6 +59,10 @@ def predicate(rng, col, values):
         return f"{col} <> {lit(rng.choice(vs))}"
     if kind == "in":
         return f"{col} in ({', '.join(lit(v) for v in rng.sample(vs, min(3, len(vs))))})"
+    if kind == "not_in":
+        return f"{col} not in ({', '.join(lit(v) for v in rng.sample(vs, min(2, len(vs))))})"
+    if kind == "not_between":
+        return f"{col} not between {lit(a)} and {lit(b)}"
     if kind == "or":
         return "(" + " or ".join(f"{col} = {lit(v)}" for v in rng.sample(vs, min(2, len(vs)))) + ")"
     if kind == "between":
@@ -76,19 +86,52 @@ def random_query(rng, domains):
     if rng.random() < 0.25:
         groups.append(rng.choice(FACT_GROUP))
     groups = list(dict.fromkeys(groups))
-    agg = rng.choice(AGGS)
-    select = groups + [f"sum({agg}) as total"]
+    aggs = []  # (text, alias or None)
+    for i in range(rng.randint(1, 3)):
+        f = rng.choice(FUNCS)
+        arg = "*" if f == "count" and rng.random() < 0.5 else rng.choice(AGGS)
+        text = f"{f}({arg})"
+        if text not in [t for t, _ in aggs]:
+            aggs.append((text, f"a{i}" if rng.random() < 0.7 else None))
+    select = groups + [t + (f" as {a}" if a else "") for t, a in aggs]
     sql = f"select {', '.join(select)} from lineorder"
     sql += "".join(f", {d}" for d in dims)
     if where:
         sql += " where " + " and ".join(where)
     if groups:
         sql += " group by " + ", ".join(groups)
-    keys = groups + ["total"]
-    sql += " order by " + ", ".join(f"{k} {rng.choice(['asc', 'desc'])}" for k in keys)
+    # Every select column is a key (a total order, so LIMIT is deterministic), each named
+    # by name, alias, position or (aggregates) the expression written again.
+    keys = [(i + 1, g, None) for i, g in enumerate(groups)]
+    keys += [(len(groups) + i + 1, t, a) for i, (t, a) in enumerate(aggs)]
+    rng.shuffle(keys)
+    order = []
+    for pos, text, alias in keys:
+        form = rng.random()
+        name = str(pos) if form < 0.3 else (alias if alias and form < 0.7 else text)
+        order.append(f"{name} {rng.choice(['asc', 'desc'])}")
+    sql += " order by " + ", ".join(order)
     if groups and rng.random() < 0.3:
         sql += f" limit {rng.randint(1, 10)}"
     return sql
+
+
+def same_value(a, b):
+    if isinstance(a, float) or isinstance(b, float):
+        return (isinstance(a, (int, float)) and isinstance(b, (int, float))
+                and math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9))
+    return a == b
+
+
+def first_difference(got, want):
+    """(index, row_got, row_want) of the first differing row, or None when equal."""
+    for i in range(max(len(got), len(want))):
+        a = got[i] if i < len(got) else "<no row>"
+        b = want[i] if i < len(want) else "<no row>"
+        if not (isinstance(a, list) and isinstance(b, list) and len(a) == len(b)
+                and all(same_value(x, y) for x, y in zip(a, b))):
+            return i, a, b
+    return None
 
 
 def main():
@@ -127,16 +170,19 @@ def main():
     bad = 0
     for i, q in enumerate(queries, 1):
         want = base.plain_rows(con.execute(q).fetchall())
-        # An aggregate over no rows: SQL gives one NULL row, the engine no row.
-        if len(want) == 1 and want[0] == [None] and got[str(i)] == []:
-            want = []
-        d = base.first_difference(got[str(i)], want)
+        d = first_difference(got[str(i)], want)
         if d is not None:
             bad += 1
             if bad <= 5:
                 r, a, b = d
                 print(f"MISMATCH Q{i}: row {r}: pmolap {json.dumps(a)} vs duckdb {json.dumps(b)}\n  {q}",
                       file=sys.stderr)
+    drawn = {f: sum(f"{f}(" in q for q in queries) for f in ("sum", "count", "min", "max", "avg")}
+    drawn["not in"] = sum(" not in (" in q for q in queries)
+    drawn["not between"] = sum(" not between " in q for q in queries)
+    drawn["fact-only"] = sum(" from lineorder, " not in q for q in queries)
+    drawn["no group by"] = sum(" group by " not in q for q in queries)
+    print("queries with: " + ", ".join(f"{k} {v}" for k, v in drawn.items()))
     print(f"sql-vs-duckdb: {len(queries) - bad} of {len(queries)} random queries equal "
           f"(SF {args.sf}, seed {args.seed}, duckdb {duckdb.__version__})")
     sys.exit(1 if bad else 0)
