@@ -337,6 +337,23 @@ fn sql_texts_give_the_reference_answers() {
         .output()
         .unwrap());
     assert!(out.contains("median ms"), "{out}");
+    // Every aggregate, fact-only, no GROUP BY: over no rows, counts 0 and the rest NULL;
+    // over every row, COUNT(*) is the fact table's rows (60176 at SF 0.01).
+    let out = ok(&pmolap()
+        .args([
+            "sql",
+            "select count(*), sum(lo_revenue), min(lo_discount), max(lo_discount), avg(lo_quantity) from lineorder where lo_quantity not between 0 and 100; select count(lo_tax) as n, min(lo_discount) as lo, max(lo_discount) as hi from lineorder",
+            "--quiet",
+            "--reps",
+            "1",
+            "--print",
+            "--data",
+        ])
+        .arg(&data)
+        .output()
+        .unwrap());
+    assert!(out.contains("[0,null,null,null,null]"), "{out}");
+    assert!(out.contains("[60176,0,10]"), "{out}");
     let e = fails(
         &pmolap()
             .args([

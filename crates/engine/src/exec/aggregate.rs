@@ -119,18 +119,26 @@ fn fold(
 /// `vals[j] op= db[ids[j]]`, checked; true when a value left the 64-bit range.
 #[inline(always)]
 fn combine(op: Op, vals: &mut [i64], ids: &[u32], db: &[i64]) -> bool {
-    let mut over = false;
-    let f = match op {
-        Op::Mul => i64::overflowing_mul,
-        Op::Sub => i64::overflowing_sub,
-        Op::Add => i64::overflowing_add,
-    };
-    for (v, &id) in vals.iter_mut().zip(ids) {
-        let (r, o) = f(*v, db[id as usize]);
-        *v = r;
-        over |= o;
+    #[inline(always)]
+    fn each(
+        vals: &mut [i64],
+        ids: &[u32],
+        db: &[i64],
+        f: impl Fn(i64, i64) -> (i64, bool),
+    ) -> bool {
+        let mut over = false;
+        for (v, &id) in vals.iter_mut().zip(ids) {
+            let (r, o) = f(*v, db[id as usize]);
+            *v = r;
+            over |= o;
+        }
+        over
     }
-    over
+    match op {
+        Op::Mul => each(vals, ids, db, i64::overflowing_mul),
+        Op::Sub => each(vals, ids, db, i64::overflowing_sub),
+        Op::Add => each(vals, ids, db, i64::overflowing_add),
+    }
 }
 
 /// Adds the `k` selected rows of morsel `[start, start+n)` (selection and group ids in
@@ -190,7 +198,7 @@ pub(super) fn accumulate(
     for (ai, a) in plan.aggs.iter().enumerate() {
         let Some(arg) = a.arg else { continue };
         let mut over = false;
-        if have.is_none_or(|h| !same_arg(h, arg)) {
+        if have != Some(arg) {
             let (ca, op) = arg;
             fetch_ids(cols[ca], start, n, &sel[..k], buf, ids);
             if let Some(t) = tally.as_mut() {
@@ -216,15 +224,6 @@ pub(super) fn accumulate(
             *overflow = Some(ai);
         }
     }
-}
-
-fn same_arg(x: (usize, Option<(Op, usize)>), y: (usize, Option<(Op, usize)>)) -> bool {
-    x.0 == y.0
-        && match (x.1, y.1) {
-            (None, None) => true,
-            (Some((o, b)), Some((p, c))) => o == p && b == c,
-            _ => false,
-        }
 }
 
 /// Per group id: (rows, states by aggregate).
