@@ -273,7 +273,7 @@ fn bad_input_is_one_line_errors() {
         ("aggregates: [{name: r, sum: lo_revenue}\n", "not YAML"),
         (
             "aggregates: [{name: r, sum: lo_shipmode}]\nselect: [r]\n",
-            "sums the string column",
+            "is over the string column",
         ),
     ];
     for (i, (text, want)) in cases.iter().enumerate() {
@@ -342,7 +342,7 @@ fn sql_texts_give_the_reference_answers() {
     let out = ok(&pmolap()
         .args([
             "sql",
-            "select count(*), sum(lo_revenue), min(lo_discount), max(lo_discount), avg(lo_quantity) from lineorder where lo_quantity not between 0 and 100; select count(lo_tax) as n, min(lo_discount) as lo, max(lo_discount) as hi from lineorder",
+            "select count(*), sum(lo_revenue), min(lo_discount), max(lo_discount), avg(lo_quantity) from lineorder where lo_quantity not between 0 and 100;\nselect count(lo_tax) as n, min(lo_discount) as lo, max(lo_discount) as hi from lineorder",
             "--quiet",
             "--reps",
             "1",
