@@ -323,7 +323,7 @@ fn make_cold(c: &mut Cluster, i: usize, tier: &mut TierRun) -> Result<()> {
                 tier.cold_note = if tier.device.fs_type == "tmpfs" {
                     format!("server restarted; {files} files advised DONTNEED (on tmpfs the files are memory: nothing leaves)")
                 } else {
-                    format!("server restarted; {files} files fsynced and advised DONTNEED")
+                    format!("server restarted; {files} files synced (syncfs) and advised DONTNEED")
                 };
             }
         }
