@@ -81,10 +81,13 @@ pub fn preflight(opts: &TpchOptions) -> Result<Vec<tiers::DeviceInfo>> {
         seen.push(c);
     }
     let tier_need = (opts.sf * tiers::TIER_BYTES_PER_SF) as u64 + tiers::FIXED_BYTES;
+    let user = server::run_as()?;
     let mut out = Vec::new();
     for t in &opts.tiers {
         out.push(tiers::check(t, tier_need)?);
+        reachable(t, user.as_ref())?;
     }
+    reachable(&opts.work_dir, user.as_ref())?;
     let work_need = (opts.sf * tiers::WORK_BYTES_PER_SF) as u64 + tiers::FIXED_BYTES;
     tiers::check(&opts.work_dir, work_need).map_err(|e| match e {
         Error::Tier { path, why } => Error::Tier {
@@ -94,6 +97,36 @@ pub fn preflight(opts: &TpchOptions) -> Result<Vec<tiers::DeviceInfo>> {
         e => e,
     })?;
     Ok(out)
+}
+
+/// As root the server runs as another user: it must be able to reach `path` (search
+/// permission on every ancestor directory).
+fn reachable(path: &Path, user: Option<&server::RunAs>) -> Result<()> {
+    use std::os::unix::fs::MetadataExt as _;
+    let Some(u) = user else { return Ok(()) };
+    let abs = std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?;
+    for dir in abs.ancestors() {
+        let Ok(m) = std::fs::metadata(dir) else { continue };
+        let bit = if m.uid() == u.uid {
+            0o100
+        } else if m.gid() == u.gid {
+            0o010
+        } else {
+            0o001
+        };
+        if m.mode() & bit == 0 {
+            return Err(Error::Tier {
+                path: path.to_path_buf(),
+                why: format!(
+                    "the server runs as user {} (pmolap runs as root), which cannot enter {} (mode {:o})",
+                    u.name,
+                    dir.display(),
+                    m.mode() & 0o777
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 fn tier_name(d: &tiers::DeviceInfo) -> String {
