@@ -62,7 +62,11 @@ fn tpch(a: &TpchArgs) -> Result<()> {
         tiers: a.tiers.clone(),
         reps: a.reps,
         queries,
-        streams: if a.streams == 0 { cpus.max(2) } else { a.streams },
+        streams: if a.streams == 0 {
+            cpus.max(2)
+        } else {
+            a.streams
+        },
         work_dir: a.work_dir.clone().unwrap_or_else(std::env::temp_dir),
         psql_baseline: !a.no_baseline,
     };

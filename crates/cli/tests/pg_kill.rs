@@ -58,7 +58,9 @@ fn leftovers(dir: &Path) -> Vec<String> {
 /// Starts a run and waits until its server is up and loading has begun.
 fn start_run(tier: &Path, work: &Path) -> std::process::Child {
     let child = Command::new(env!("CARGO_BIN_EXE_pmolap"))
-        .args(["pg", "tpch", "--sf", "0.01", "--reps", "20", "--quiet", "--tier"])
+        .args([
+            "pg", "tpch", "--sf", "0.01", "--reps", "20", "--quiet", "--tier",
+        ])
         .arg(tier)
         .arg("--work-dir")
         .arg(work)
@@ -103,8 +105,13 @@ fn sigkill_of_the_command_leaves_no_server_and_no_files() {
     let tier = open_tempdir();
     let work = open_tempdir();
     let mut child = start_run(tier.path(), work.path());
-    assert!(child.try_wait().unwrap().is_none(), "the run ended too early");
-    assert!(!processes_mentioning(&format!("{}/pmolap-pg-", work.path().to_string_lossy())).is_empty());
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the run ended too early"
+    );
+    assert!(
+        !processes_mentioning(&format!("{}/pmolap-pg-", work.path().to_string_lossy())).is_empty()
+    );
     child.kill().unwrap(); // SIGKILL: no handler, no destructor runs
     child.wait().unwrap();
     assert_gone(tier.path(), work.path());
@@ -128,12 +135,19 @@ fn ctrl_c_stops_and_removes_the_cluster() {
         if let Some(s) = child.try_wait().unwrap() {
             break s;
         }
-        assert!(t0.elapsed() < Duration::from_secs(60), "no exit after SIGINT");
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "no exit after SIGINT"
+        );
         std::thread::sleep(Duration::from_millis(50));
     };
     assert_eq!(status.code(), Some(130));
     // Removed by the command itself, not the watcher: nothing left at once.
-    assert!(leftovers(tier.path()).is_empty(), "{:?}", leftovers(tier.path()));
+    assert!(
+        leftovers(tier.path()).is_empty(),
+        "{:?}",
+        leftovers(tier.path())
+    );
     assert!(leftovers(work.path()).is_empty());
     assert_gone(tier.path(), work.path());
 }

@@ -64,7 +64,16 @@ fn answers_match_aggregates_computed_from_the_generator() {
     let work = open_tempdir();
     let json = work.path().join("r.json");
     let out = pmolap()
-        .args(["pg", "tpch", "--sf", "0.01", "--queries", "1,6", "--quiet", "--tier"])
+        .args([
+            "pg",
+            "tpch",
+            "--sf",
+            "0.01",
+            "--queries",
+            "1,6",
+            "--quiet",
+            "--tier",
+        ])
         .arg(tier.path())
         .arg("--work-dir")
         .arg(work.path())
@@ -87,8 +96,7 @@ fn answers_match_aggregates_computed_from_the_generator() {
 
     // Independently: Q6 and Q1 over the generator's rows.
     let mut q6: i64 = 0;
-    let mut q1: std::collections::BTreeMap<(String, String), (i64, i64, u64)> =
-        Default::default();
+    let mut q1: std::collections::BTreeMap<(String, String), (i64, i64, u64)> = Default::default();
     for l in LineItemGenerator::new(0.01, 1, 1).iter() {
         let ship = l.l_shipdate.to_string();
         let disc = l.l_discount.0;
@@ -122,16 +130,27 @@ fn answers_match_aggregates_computed_from_the_generator() {
     assert_eq!(a6["head"][0][0].as_str().unwrap(), scale4(q6));
     let a1 = answer(1);
     assert_eq!(a1["rows"], q1.len() as u64);
-    for (row, ((flag, status), (qty, price, n))) in a1["head"].as_array().unwrap().iter().zip(&q1)
-    {
+    for (row, ((flag, status), (qty, price, n))) in a1["head"].as_array().unwrap().iter().zip(&q1) {
         assert_eq!(row[0].as_str().unwrap(), flag);
         assert_eq!(row[1].as_str().unwrap(), status);
-        assert_eq!(row[2].as_str().unwrap(), scale2(*qty), "sum_qty {flag}{status}");
+        assert_eq!(
+            row[2].as_str().unwrap(),
+            scale2(*qty),
+            "sum_qty {flag}{status}"
+        );
         assert_eq!(row[3].as_str().unwrap(), scale2(*price), "sum_base_price");
         assert_eq!(row[9].as_str().unwrap(), n.to_string(), "count_order");
     }
-    assert!(leftovers(tier.path()).is_empty(), "{:?}", leftovers(tier.path()));
-    assert!(leftovers(work.path()).is_empty(), "{:?}", leftovers(work.path()));
+    assert!(
+        leftovers(tier.path()).is_empty(),
+        "{:?}",
+        leftovers(tier.path())
+    );
+    assert!(
+        leftovers(work.path()).is_empty(),
+        "{:?}",
+        leftovers(work.path())
+    );
 }
 
 #[test]
@@ -151,7 +170,10 @@ fn bad_tier_paths_are_refused_before_anything_starts() {
         assert_eq!(out.status.code(), Some(1));
         let err = String::from_utf8_lossy(&out.stderr).trim().to_string();
         assert_eq!(err.lines().count(), 1, "{err}");
-        assert!(err.contains(want) && err.contains(&*tier.to_string_lossy()), "{err}");
+        assert!(
+            err.contains(want) && err.contains(&*tier.to_string_lossy()),
+            "{err}"
+        );
     }
     // Far too large a scale factor for the room there.
     let out = pmolap()

@@ -46,14 +46,17 @@ fn write_rows<T: Display>(path: &Path, rows: impl Iterator<Item = T>) -> Result<
             line.pop();
         }
         line.push('\n');
-        w.write_all(line.as_bytes()).map_err(|e| Error::io(path, e))?;
+        w.write_all(line.as_bytes())
+            .map_err(|e| Error::io(path, e))?;
         n += 1;
-        if n % 65536 == 0 {
+        if n.is_multiple_of(65536) {
             pmolap_tier::signal::check()?;
         }
     }
     w.flush().map_err(|e| Error::io(path, e))?;
-    let bytes = std::fs::metadata(path).map_err(|e| Error::io(path, e))?.len();
+    let bytes = std::fs::metadata(path)
+        .map_err(|e| Error::io(path, e))?
+        .len();
     Ok((n, bytes))
 }
 
@@ -95,7 +98,9 @@ pub fn generate(sf: f64, dir: &Path, parts: usize, threads: usize) -> Result<Vec
         for _ in 0..threads.max(1) {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some((t, p, n, path)) = jobs.get(i) else { break };
+                let Some((t, p, n, path)) = jobs.get(i) else {
+                    break;
+                };
                 let r = generate_one(t, sf, *p, *n, path).map(|(rows, bytes)| TblFile {
                     table: t,
                     path: path.clone(),
@@ -136,7 +141,11 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let files = generate(0.01, t.path(), 3, 2).unwrap();
         let rows = |table: &str| -> u64 {
-            files.iter().filter(|f| f.table == table).map(|f| f.rows).sum()
+            files
+                .iter()
+                .filter(|f| f.table == table)
+                .map(|f| f.rows)
+                .sum()
         };
         assert_eq!(rows("region"), 5);
         assert_eq!(rows("nation"), 25);

@@ -74,9 +74,21 @@ fn first_words(sql: &str) -> String {
 /// there too).
 pub fn create_database(c: &Cluster, ts: &str, location: &Path, db: &str) -> Result<()> {
     let loc = location.to_string_lossy().replace('\'', "''");
-    exec(c, "postgres", &format!("CREATE TABLESPACE {ts} LOCATION '{loc}'"))?;
-    exec(c, "postgres", &format!("CREATE DATABASE {db} TABLESPACE {ts}"))?;
-    exec(c, "postgres", &format!("ALTER DATABASE {db} SET temp_tablespaces = '{ts}'"))
+    exec(
+        c,
+        "postgres",
+        &format!("CREATE TABLESPACE {ts} LOCATION '{loc}'"),
+    )?;
+    exec(
+        c,
+        "postgres",
+        &format!("CREATE DATABASE {db} TABLESPACE {ts}"),
+    )?;
+    exec(
+        c,
+        "postgres",
+        &format!("ALTER DATABASE {db} SET temp_tablespaces = '{ts}'"),
+    )
 }
 
 /// Loads `files` into `db` over `streams` connections, one file at a time each. Returns
@@ -101,7 +113,8 @@ pub fn parallel_copy(c: &Cluster, db: &str, files: &[TblFile], streams: usize) -
                         let mut w = client
                             .copy_in(&format!("COPY {} FROM STDIN {COPY_OPTS}", f.table))
                             .map_err(|e| Error::pg(&ctx, e))?;
-                        let mut r = std::fs::File::open(&f.path).map_err(|e| Error::io(&f.path, e))?;
+                        let mut r =
+                            std::fs::File::open(&f.path).map_err(|e| Error::io(&f.path, e))?;
                         std::io::copy(&mut r, &mut w).map_err(|e| Error::Pg {
                             context: ctx.clone(),
                             detail: e.to_string(),
@@ -152,7 +165,9 @@ pub fn psql_copy(c: &Cluster, db: &str, files: &[TblFile]) -> Result<f64> {
     if !out.status.success() {
         return Err(Error::Command {
             what: "psql \\copy baseline".into(),
-            detail: String::from_utf8_lossy(&out.stderr).trim().replace('\n', " | "),
+            detail: String::from_utf8_lossy(&out.stderr)
+                .trim()
+                .replace('\n', " | "),
         });
     }
     Ok(secs)

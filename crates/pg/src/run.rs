@@ -106,7 +106,9 @@ fn reachable(path: &Path, user: Option<&server::RunAs>) -> Result<()> {
     let Some(u) = user else { return Ok(()) };
     let abs = std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?;
     for dir in abs.ancestors() {
-        let Ok(m) = std::fs::metadata(dir) else { continue };
+        let Ok(m) = std::fs::metadata(dir) else {
+            continue;
+        };
         let bit = if m.uid() == u.uid {
             0o100
         } else if m.gid() == u.gid {
@@ -215,7 +217,9 @@ fn run_in(
     }
     // The baseline: single-stream psql \copy into the first tier, same files, no indexes.
     let psql_copy_seconds = if opts.psql_baseline {
-        on_event(Event::Step("baseline: single-stream psql \\copy into the first tier"));
+        on_event(Event::Step(
+            "baseline: single-stream psql \\copy into the first tier",
+        ));
         load::exec(c, "postgres", "CREATE DATABASE baseline TABLESPACE ts0")?;
         load::exec(c, "baseline", load::DDL)?;
         let s = load::psql_copy(c, "baseline", &files)?;
@@ -242,7 +246,9 @@ fn run_in(
         load::exec(c, &db, load::DDL)?;
         let copy_seconds = load::parallel_copy(c, &db, &files, opts.streams)?;
         load::check_counts(c, &db, &files)?;
-        on_event(Event::Step(&format!("indexes and VACUUM ANALYZE on {name}")));
+        on_event(Event::Step(&format!(
+            "indexes and VACUUM ANALYZE on {name}"
+        )));
         let index_seconds = load::build_indexes(c, &db, opts.streams)?;
         let vacuum_analyze_seconds = load::vacuum_analyze(c, &db)?;
         let database_bytes = load::database_bytes(c, &db)?;
@@ -273,10 +279,10 @@ fn run_in(
     };
     let mut answers: Vec<Answer> = Vec::new();
     let mut partial = false;
-    'tiers: for i in 0..tier_runs.len() {
-        on_event(Event::Step(&format!("queries on {}", tier_runs[i].name)));
+    'tiers: for (i, tier) in tier_runs.iter_mut().enumerate() {
+        on_event(Event::Step(&format!("queries on {}", tier.name)));
         for &q in &opts.queries {
-            match run_query(c, i, q, opts.reps, &mut tier_runs[i], &mut answers, on_event) {
+            match run_query(c, i, q, opts.reps, tier, &mut answers, on_event) {
                 Ok(()) => {}
                 Err(e) if e.is_interrupted() => {
                     partial = true;
@@ -375,9 +381,8 @@ fn timed(client: &mut postgres::Client, q: u32, sql: &str) -> Result<(f64, Answe
     let mut head: Vec<Vec<Option<String>>> = Vec::new();
     for m in &msgs {
         if let postgres::SimpleQueryMessage::Row(r) = m {
-            let vals: Vec<Option<String>> = (0..r.len())
-                .map(|k| r.get(k).map(str::to_string))
-                .collect();
+            let vals: Vec<Option<String>> =
+                (0..r.len()).map(|k| r.get(k).map(str::to_string)).collect();
             lines.push(
                 vals.iter()
                     .map(|v| v.as_deref().unwrap_or("\\N"))

@@ -54,7 +54,7 @@ pub fn find_binaries() -> Result<Binaries> {
                 Some((major, e.path().join("bin")))
             })
             .collect();
-        majors.sort_by(|a, b| b.0.cmp(&a.0));
+        majors.sort_by_key(|m| std::cmp::Reverse(m.0));
         candidates.extend(majors.into_iter().map(|m| m.1));
     }
     if let Ok(out) = Command::new("pg_config").arg("--bindir").output() {
@@ -276,7 +276,15 @@ impl Cluster {
             .command(&c.bins.bin_dir.join("initdb"))
             .arg("-D")
             .arg(&c.data)
-            .args(["-U", DB_USER, "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C"])
+            .args([
+                "-U",
+                DB_USER,
+                "--auth=trust",
+                "--no-sync",
+                "-E",
+                "UTF8",
+                "--locale=C",
+            ])
             .stdin(Stdio::null())
             .output()
             .map_err(|e| Error::io(c.bins.bin_dir.join("initdb"), e))?;

@@ -43,7 +43,8 @@ pub fn pgtune(m: MachineFacts) -> Vec<(String, String)> {
     let shared_buffers = mem / 4;
     let workers_per_gather = (cpus / 2).max(1);
     // PGTune: (RAM - shared_buffers) / (3 * max_connections) / workers per gather, >= 4 MB.
-    let work_mem = ((mem - shared_buffers) / (3 * max_connections) / workers_per_gather).max(4 << 20);
+    let work_mem =
+        ((mem - shared_buffers) / (3 * max_connections) / workers_per_gather).max(4 << 20);
     let maintenance = (mem / 8).min(2 << 30);
     let v: Vec<(&str, String)> = vec![
         ("max_connections", max_connections.to_string()),
@@ -59,9 +60,15 @@ pub fn pgtune(m: MachineFacts) -> Vec<(String, String)> {
         ("min_wal_size", "4GB".into()),
         ("max_wal_size", "16GB".into()),
         ("max_worker_processes", cpus.to_string()),
-        ("max_parallel_workers_per_gather", workers_per_gather.to_string()),
+        (
+            "max_parallel_workers_per_gather",
+            workers_per_gather.to_string(),
+        ),
         ("max_parallel_workers", cpus.to_string()),
-        ("max_parallel_maintenance_workers", workers_per_gather.to_string()),
+        (
+            "max_parallel_maintenance_workers",
+            workers_per_gather.to_string(),
+        ),
         // A benchmark run, not a production server:
         ("autovacuum", "off".into()),
         ("wal_level", "minimal".into()),
@@ -89,7 +96,10 @@ mod tests {
             cpus: 32,
         });
         let get = |s: &[(String, String)], k: &str| {
-            s.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()).unwrap()
+            s.iter()
+                .find(|(n, _)| n == k)
+                .map(|(_, v)| v.clone())
+                .unwrap()
         };
         assert_eq!(get(&small, "shared_buffers"), "1024MB");
         assert_eq!(get(&big, "shared_buffers"), "16384MB");

@@ -72,7 +72,14 @@ pub fn describe(path: &Path) -> DeviceInfo {
         .lines()
         .filter_map(|l| {
             let f: Vec<&str> = l.split(' ').collect();
-            (f.len() >= 4).then(|| (f[0].to_string(), unescape(f[1]), f[2].to_string(), f[3].to_string()))
+            (f.len() >= 4).then(|| {
+                (
+                    f[0].to_string(),
+                    unescape(f[1]),
+                    f[2].to_string(),
+                    f[3].to_string(),
+                )
+            })
         })
         .filter(|(_, mp, _, _)| abs.starts_with(mp))
         .max_by_key(|(_, mp, _, _)| mp.as_os_str().len());
@@ -97,7 +104,10 @@ fn unescape(s: &str) -> PathBuf {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'\\' && i + 3 < b.len() + 0 && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c)) {
+        if b[i] == b'\\'
+            && i + 3 < b.len()
+            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
+        {
             out.push((b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0'));
             i += 4;
         } else {
@@ -182,10 +192,12 @@ pub fn drop_from_cache(dirs: &[&Path]) -> (u64, Option<String>) {
             } else if ft.is_symlink() {
                 // pg_tblspc links point at the tablespaces, which are listed themselves.
             } else if ft.is_file() {
-                let r = std::fs::File::open(&p).map_err(|e| e.to_string()).and_then(|f| {
-                    pmolap_tier::io::fadvise(&f, &p, pmolap_tier::io::Advice::DontNeed)
-                        .map_err(|e| e.to_string())
-                });
+                let r = std::fs::File::open(&p)
+                    .map_err(|e| e.to_string())
+                    .and_then(|f| {
+                        pmolap_tier::io::fadvise(&f, &p, pmolap_tier::io::Advice::DontNeed)
+                            .map_err(|e| e.to_string())
+                    });
                 match r {
                     Ok(()) => done += 1,
                     Err(e) if first_err.is_none() => {
@@ -211,7 +223,10 @@ mod tests {
         assert!(e.contains("nope") && e.contains("cannot use it"), "{e}");
         let f = t.path().join("file");
         std::fs::write(&f, b"x").unwrap();
-        assert!(check(&f, 1).unwrap_err().to_string().contains("not a directory"));
+        assert!(check(&f, 1)
+            .unwrap_err()
+            .to_string()
+            .contains("not a directory"));
         let e = check(t.path(), u64::MAX).unwrap_err().to_string();
         assert!(e.contains("GB are free"), "{e}");
         let ok = check(t.path(), 1).unwrap();

@@ -29,7 +29,11 @@ pub(crate) fn figures(doc: &TpchReport) -> Vec<Figure> {
     let names: Vec<&str> = doc.tiers.iter().map(|t| t.name.as_str()).collect();
     let mut series = Vec::new();
     for (i, t) in doc.tiers.iter().enumerate() {
-        let cold_label = if t.cold_is_cold() { "cold" } else { "cold (not dropped: warm)" };
+        let cold_label = if t.cold_is_cold() {
+            "cold"
+        } else {
+            "cold (not dropped: warm)"
+        };
         series.push(BarSeries {
             label: format!("{} {cold_label}", t.name),
             values: rows.iter().map(|r| Some(r.cold[i])).collect(),
