@@ -495,3 +495,46 @@ fn last_lines(s: &str, n: usize) -> String {
     let lines: Vec<&str> = s.lines().filter(|l| !l.trim().is_empty()).collect();
     lines[lines.len().saturating_sub(n)..].join(" | ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stale_run_directories_of_dead_processes_are_removed_live_ones_kept() {
+        let t = tempfile::tempdir().unwrap();
+        let dead = t.path().join(format!("{DIR_PREFIX}4000000"));
+        std::fs::create_dir(&dead).unwrap();
+        std::fs::write(dead.join(OWNER_FILE), "4000000 12345\n").unwrap();
+        // Our own pid, but another start time: a reused pid, so gone as well.
+        let reused = t.path().join(format!("{DIR_PREFIX}reused"));
+        std::fs::create_dir(&reused).unwrap();
+        std::fs::write(
+            reused.join(OWNER_FILE),
+            format!("{} 1\n", std::process::id()),
+        )
+        .unwrap();
+        let live = t.path().join(format!("{DIR_PREFIX}live"));
+        std::fs::create_dir(&live).unwrap();
+        std::fs::write(live.join(OWNER_FILE), owner_line()).unwrap();
+        let unowned = t.path().join(format!("{DIR_PREFIX}no-owner-file"));
+        std::fs::create_dir(&unowned).unwrap();
+        let other = t.path().join("something-else");
+        std::fs::create_dir(&other).unwrap();
+        let mut removed = remove_stale(t.path());
+        removed.sort();
+        let mut want = vec![dead, reused];
+        want.sort();
+        assert_eq!(removed, want);
+        assert!(live.exists() && unowned.exists() && other.exists());
+    }
+
+    #[test]
+    fn a_missing_server_is_one_line_naming_where_it_looked() {
+        let e = Error::NoServer {
+            looked: "looked in /nowhere".into(),
+        }
+        .to_string();
+        assert!(e.contains("/nowhere") && e.contains("postgresql") && !e.contains('\n'));
+    }
+}
