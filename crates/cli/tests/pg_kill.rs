@@ -56,7 +56,7 @@ fn leftovers(dir: &Path) -> Vec<String> {
 }
 
 /// Starts a run and waits until its server is up and loading has begun.
-fn start_run(tier: &Path, work: &Path) -> std::process::Child {
+fn start_run(tier: &Path, work: &Path, json: &Path) -> std::process::Child {
     let child = Command::new(env!("CARGO_BIN_EXE_pmolap"))
         .args([
             "pg", "tpch", "--sf", "0.01", "--reps", "20", "--quiet", "--tier",
@@ -64,6 +64,8 @@ fn start_run(tier: &Path, work: &Path) -> std::process::Child {
         .arg(tier)
         .arg("--work-dir")
         .arg(work)
+        .arg("--json")
+        .arg(json)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -104,7 +106,8 @@ fn sigkill_of_the_command_leaves_no_server_and_no_files() {
     }
     let tier = open_tempdir();
     let work = open_tempdir();
-    let mut child = start_run(tier.path(), work.path());
+    let json = tier.path().join("r.json");
+    let mut child = start_run(tier.path(), work.path(), &json);
     assert!(
         child.try_wait().unwrap().is_none(),
         "the run ended too early"
@@ -124,7 +127,8 @@ fn ctrl_c_stops_and_removes_the_cluster() {
     }
     let tier = open_tempdir();
     let work = open_tempdir();
-    let mut child = start_run(tier.path(), work.path());
+    let json = tier.path().join("r.json");
+    let mut child = start_run(tier.path(), work.path(), &json);
     let st = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
@@ -142,6 +146,12 @@ fn ctrl_c_stops_and_removes_the_cluster() {
         std::thread::sleep(Duration::from_millis(50));
     };
     assert_eq!(status.code(), Some(130));
+    // Interrupted during the queries: what finished is written, marked partial
+    // (interrupted earlier, during generation or loading, nothing is written).
+    if let Ok(text) = std::fs::read_to_string(&json) {
+        let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(doc["partial"], true);
+    }
     // Removed by the command itself, not the watcher: nothing left at once.
     assert!(
         leftovers(tier.path()).is_empty(),

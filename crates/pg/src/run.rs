@@ -320,7 +320,7 @@ fn run_query(
         make_cold(c, i, tier)?;
         let mut client = c.connect(&db)?;
         for warm in [false, true] {
-            let (secs, answer) = timed(&mut client, q, sql)?;
+            let (secs, answer) = timed_interruptible(&mut client, q, sql)?;
             rows = answer.rows;
             check_answer(answers, answer, &tier.name)?;
             if warm {
@@ -368,6 +368,31 @@ fn make_cold(c: &mut Cluster, i: usize, tier: &mut TierRun) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// [`timed`], with Ctrl-C cancelling the running statement (a long query at a large
+/// scale factor need not finish before the run stops).
+fn timed_interruptible(client: &mut postgres::Client, q: u32, sql: &str) -> Result<(f64, Answer)> {
+    let token = client.cancel_token();
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let r = std::thread::scope(|s| {
+        s.spawn(|| {
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                if pmolap_tier::signal::interrupted() {
+                    let _ = token.cancel_query(postgres::NoTls);
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+        });
+        let r = timed(client, q, sql);
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        r
+    });
+    match r {
+        Err(_) if pmolap_tier::signal::interrupted() => Err(pmolap_tier::Error::Interrupted.into()),
+        r => r,
+    }
 }
 
 /// Runs Qn, returning its seconds and its answer.
