@@ -153,7 +153,8 @@ pub fn run(opts: &TpchOptions, on_event: &dyn Fn(Event<'_>)) -> Result<TpchRepor
             settings: settings.clone(),
         },
     )?;
-    let result = run_in(opts, &mut cluster, devices, on_event);
+    let config = cluster.config("postgres");
+    let result = cancel_on_interrupt(config, || run_in(opts, &mut cluster, devices, on_event));
     let destroyed = cluster.destroy();
     let (tier_runs, answers, load, partial) = result?;
     destroyed?;
@@ -370,27 +371,42 @@ fn make_cold(c: &mut Cluster, i: usize, tier: &mut TierRun) -> Result<()> {
     Ok(())
 }
 
-/// [`timed`], with Ctrl-C cancelling the running statement (a long query at a large
-/// scale factor need not finish before the run stops).
+/// [`timed`]; a query cancelled by Ctrl-C ([`cancel_on_interrupt`]) is the interrupt.
 fn timed_interruptible(client: &mut postgres::Client, q: u32, sql: &str) -> Result<(f64, Answer)> {
-    let token = client.cancel_token();
+    match timed(client, q, sql) {
+        Err(_) if pmolap_tier::signal::interrupted() => Err(pmolap_tier::Error::Interrupted.into()),
+        r => r,
+    }
+}
+
+/// Runs `f` while a watcher cancels every running statement of the cluster once Ctrl-C
+/// arrives (a COPY, an index build or a query at a large scale factor need not finish
+/// before the run stops); an error after the interrupt is the interrupt.
+fn cancel_on_interrupt<T>(config: postgres::Config, f: impl FnOnce() -> Result<T>) -> Result<T> {
     let done = std::sync::atomic::AtomicBool::new(false);
     let r = std::thread::scope(|s| {
         s.spawn(|| {
             while !done.load(std::sync::atomic::Ordering::Relaxed) {
                 if pmolap_tier::signal::interrupted() {
-                    let _ = token.cancel_query(postgres::NoTls);
+                    if let Ok(mut c) = config.connect(postgres::NoTls) {
+                        let _ = c.batch_execute(
+                            "SELECT pg_cancel_backend(pid) FROM pg_stat_activity \
+                             WHERE pid <> pg_backend_pid() AND backend_type = 'client backend'",
+                        );
+                    }
                     return;
                 }
                 std::thread::sleep(std::time::Duration::from_millis(50));
             }
         });
-        let r = timed(client, q, sql);
+        let r = f();
         done.store(true, std::sync::atomic::Ordering::Relaxed);
         r
     });
     match r {
-        Err(_) if pmolap_tier::signal::interrupted() => Err(pmolap_tier::Error::Interrupted.into()),
+        Err(e) if pmolap_tier::signal::interrupted() && !e.is_interrupted() => {
+            Err(pmolap_tier::Error::Interrupted.into())
+        }
         r => r,
     }
 }

@@ -429,14 +429,20 @@ impl Cluster {
         self.server.as_ref().map(|c| c.id())
     }
 
-    /// A connection to database `db` over the private socket.
-    pub fn connect(&self, db: &str) -> Result<postgres::Client> {
-        postgres::Config::new()
-            .host_path(&self.work)
+    /// The connection settings for database `db` over the private socket.
+    pub fn config(&self, db: &str) -> postgres::Config {
+        let mut c = postgres::Config::new();
+        c.host_path(&self.work)
             .port(self.port)
             .user(DB_USER)
             .dbname(db)
-            .application_name("pmolap")
+            .application_name("pmolap");
+        c
+    }
+
+    /// A connection to database `db` over the private socket.
+    pub fn connect(&self, db: &str) -> Result<postgres::Client> {
+        self.config(db)
             .connect(postgres::NoTls)
             .map_err(|e| Error::pg(format!("connect to {db}"), e))
     }
