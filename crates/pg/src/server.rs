@@ -4,7 +4,9 @@
 //! How the server never outlives the command:
 //! - every server and `initdb` process is started through `setpriv --pdeathsig KILL`, so
 //!   the kernel kills the postmaster when pmolap dies, SIGKILL included (its backends
-//!   then exit on postmaster death); it runs in a process group of its own, so a
+//!   then exit on postmaster death; the kernel sends it when the *thread* that started
+//!   the server exits, so [`Cluster::start`] is called from the thread that runs the
+//!   whole benchmark); it runs in a process group of its own, so a
 //!   terminal's Ctrl-C reaches pmolap only, which stops it at the next safe point;
 //! - [`Cluster`] stops the server (`pg_ctl stop -m fast`, else SIGKILL) and removes the
 //!   run directory and every tablespace directory when dropped (errors, interrupts);
