@@ -5,6 +5,7 @@ mod demo_cmd;
 mod elf_cmd;
 mod iobench_cmd;
 mod membench_cmd;
+mod pg_cmd;
 mod place_cmd;
 mod place_profile;
 mod place_validate;
@@ -84,6 +85,11 @@ enum Command {
     Elf {
         #[command(subcommand)]
         command: ElfCommand,
+    },
+    /// A real PostgreSQL per storage tier (DaMoN'21 §4): TPC-H cold and warm per tier.
+    Pg {
+        #[command(subcommand)]
+        command: pg_cmd::PgCommand,
     },
     /// Draw PNG and SVG plots from a results JSON file.
     Plot {
@@ -357,6 +363,7 @@ fn main() {
         Command::Store {
             command: StoreCommand::Info { dir, json },
         } => store_cmd::info(&dir, json),
+        Command::Pg { command } => pg_cmd::run(&command),
         Command::Plot { results, out } => report_cmd::plot(&results, &out),
         Command::Report { inputs, out } => report_cmd::report(&inputs, &out),
     };

@@ -32,6 +32,7 @@ pub enum Document {
     PlaceValidate(Box<ValidateReport>),
     Demo(Box<DemoSummary>),
     Topology(Box<TopologyDoc>),
+    PgTpch(Box<pmolap_pg::TpchReport>),
 }
 
 /// `topology.json` of `pmolap demo`: the machine and its tiers (the detailed topology
@@ -74,6 +75,7 @@ pub const KINDS: &[(&str, u32)] = &[
     (KIND_VALIDATE, pmolap_bench::ssb::FORMAT_VERSION),
     (pmolap_demo::KIND, pmolap_demo::FORMAT_VERSION),
     ("topology", 1),
+    (pmolap_pg::KIND, pmolap_pg::FORMAT_VERSION),
 ];
 
 impl Document {
@@ -89,6 +91,7 @@ impl Document {
             Document::PlaceValidate(d) => &d.kind,
             Document::Demo(d) => &d.kind,
             Document::Topology(d) => &d.kind,
+            Document::PgTpch(d) => &d.kind,
         }
     }
 
@@ -104,6 +107,7 @@ impl Document {
             Document::PlaceValidate(d) => &d.machine,
             Document::Demo(d) => &d.machine,
             Document::Topology(d) => &d.machine,
+            Document::PgTpch(d) => &d.machine,
         }
     }
 
@@ -119,6 +123,7 @@ impl Document {
             Document::PlaceValidate(d) => d.partial,
             Document::Demo(d) => d.partial,
             Document::Topology(d) => d.partial,
+            Document::PgTpch(d) => d.partial,
         }
     }
 
@@ -134,6 +139,7 @@ impl Document {
             Document::PlaceValidate(d) => &d.pmolap_version,
             Document::Demo(d) => &d.pmolap_version,
             Document::Topology(d) => &d.pmolap_version,
+            Document::PgTpch(d) => &d.pmolap_version,
         }
     }
 
@@ -210,6 +216,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Document> {
         pmolap_bench::ssb::KIND_BREAKDOWN => Document::SsbBreakdown(typed(path, kind, text)?),
         KIND_VALIDATE => Document::PlaceValidate(typed(path, kind, text)?),
         pmolap_demo::KIND => Document::Demo(typed(path, kind, text)?),
+        pmolap_pg::KIND => Document::PgTpch(typed(path, kind, text)?),
         _ => Document::Topology(typed(path, kind, text)?),
     })
 }

@@ -6,7 +6,8 @@
 //!
 //! Figures and the paper figures they correspond to: membench — SIGMOD'21 Figs 3–13;
 //! iobench — DaMoN'21 Figs 2–5; SSB — SIGMOD'21 Fig. 14 and Table 1; Elf — the
-//! selective-caching paper's Figs 3–5.
+//! selective-caching paper's Figs 3–5;
+//! PostgreSQL TPC-H per tier — DaMoN'21 Fig. 6.
 #![forbid(unsafe_code)]
 
 pub mod doc;
@@ -16,6 +17,7 @@ pub mod error;
 mod html;
 mod iobench;
 mod membench;
+mod pg;
 mod place;
 mod plot;
 mod png;

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use crate::doc::{self, Document};
 use crate::draw::{unique_stems, Figure};
 use crate::error::{Error, Result};
-use crate::{elf, iobench, membench, place, ssb};
+use crate::{elf, iobench, membench, pg, place, ssb};
 
 /// Every figure of `d` (none for the demo summary and topology documents).
 pub(crate) fn figures(d: &Document) -> Vec<Figure> {
@@ -17,6 +17,7 @@ pub(crate) fn figures(d: &Document) -> Vec<Figure> {
         Document::SsbBreakdown(r) => ssb::breakdown_figures(r),
         Document::SsbRun(r) => ssb::run_figures(r),
         Document::PlaceValidate(r) => place::figures(r),
+        Document::PgTpch(r) => pg::figures(r),
         Document::Demo(_) | Document::Topology(_) => Vec::new(),
     };
     unique_stems(&mut figs);
@@ -40,6 +41,7 @@ pub(crate) fn nothing_to_plot(d: &Document) -> String {
             "no query finished".into()
         }
         Document::PlaceValidate(_) => "no placement was measured".into(),
+        Document::PgTpch(_) => "no query finished on every tier".into(),
         Document::Demo(_) | Document::Topology(_) => {
             format!("a {} document holds no measurements to draw", d.kind())
         }

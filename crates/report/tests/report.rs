@@ -44,6 +44,7 @@ fn every_section_and_paper_figure_of_the_fixtures_is_there() {
         "ssb-tiers",
         "ssb-breakdown",
         "elfbench",
+        "pg-tpch",
     ] {
         assert!(
             html.contains(&format!("id=\"{id}\"")),
@@ -70,6 +71,8 @@ fn every_section_and_paper_figure_of_the_fixtures_is_there() {
         "Elf paper&#39;s Fig. 5 ",
         "geomean slowdown",
         "Load latency CDF",
+        "DaMoN&#39;21 Fig. 6 ",
+        "parallel COPY",
     ] {
         assert!(html.contains(text), "{text:?} missing");
     }
@@ -239,6 +242,8 @@ fn plot_draws_every_kind_as_png_and_svg() {
         ("elfbench-tiny.json", "elfbench-exact-qps-per-variant"),
         ("ssb-tiers.json", "ssb-tiers-slowdown"),
         ("ssb-breakdown.json", "ssb-breakdown"),
+        ("pg-tpch.json", "pg-tpch-seconds"),
+        ("pg-tpch.json", "pg-tpch-speedup"),
     ] {
         let out = dir.path().join(file);
         let files = pmolap_report::plot_file(&fixtures().join(file), &out).unwrap();

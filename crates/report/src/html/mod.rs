@@ -62,6 +62,13 @@ const SECTIONS: &[(&str, &str, &str)] = &[
          model, its ablations and the page model (PVLDB'22 §6).",
     ),
     (
+        "pg-tpch",
+        "TPC-H on PostgreSQL per tier (Fig. 6)",
+        "An unmodified PostgreSQL with its tablespace on each tier: every TPC-H query cold \
+         and warm, the speedup over the slowest tier, and parallel COPY vs psql (DaMoN'21 §4, \
+         Fig. 6).",
+    ),
+    (
         "ssb-run",
         "SSB runs",
         "SSB queries on one tier (one tier of SIGMOD'21 Fig. 14).",

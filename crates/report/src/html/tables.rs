@@ -41,6 +41,13 @@ pub(super) fn summary(path: &Path, d: &Document) -> String {
         ),
         Document::Demo(r) => format!("{} steps", r.steps.len()),
         Document::Topology(r) => format!("{} tiers", r.tiers.len()),
+        Document::PgTpch(r) => format!(
+            "TPC-H SF {} on {} tiers, {} queries, {}",
+            r.config.sf,
+            r.tiers.len(),
+            r.config.queries.len(),
+            r.server.version
+        ),
     };
     format!(
         "{} ({}): {what}{started}, pmolap {}",
@@ -70,6 +77,12 @@ pub(super) fn notes(d: &Document) -> Vec<String> {
         Document::SsbTiers(r) => r.notes.clone(),
         Document::SsbBreakdown(r) => r.notes.clone(),
         Document::SsbRun(r) => r.notes.clone(),
+        Document::PgTpch(r) => r
+            .tiers
+            .iter()
+            .filter(|t| !t.cold_is_cold())
+            .map(|t| format!("{}: {}", t.name, t.cold_note))
+            .collect(),
         _ => Vec::new(),
     };
     let mut out: Vec<String> = Vec::new();
@@ -91,6 +104,7 @@ pub(super) fn tables(d: &Document) -> Vec<Table> {
         Document::SsbBreakdown(r) => vec![ssb::breakdown_table(r)],
         Document::SsbRun(r) => vec![ssb::run_table(r)],
         Document::PlaceValidate(r) => crate::place::tables(r),
+        Document::PgTpch(r) => crate::pg::tables(r),
         _ => Vec::new(),
     }
 }

@@ -73,7 +73,8 @@ fn mem_available() -> Result<u64> {
         })
 }
 
-pub(super) fn fs_free_bytes(dir: &Path) -> Result<u64> {
+/// Bytes available to unprivileged users on the filesystem holding `dir` (`statvfs`).
+pub fn fs_free_bytes(dir: &Path) -> Result<u64> {
     let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes())
         .map_err(|_| Error::Invalid(format!("{}: path contains a NUL byte", dir.display())))?;
     let mut st = std::mem::MaybeUninit::<libc::statvfs>::zeroed();

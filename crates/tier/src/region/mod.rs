@@ -28,7 +28,7 @@ use crate::spec::TierSpec;
 use crate::topology::Topology;
 
 /// Base page size assumed for alignment and residency sampling.
-pub use self::capacity::{capacity, open_devdax};
+pub use self::capacity::{capacity, fs_free_bytes, open_devdax};
 pub use self::view::MemView;
 
 pub const PAGE: usize = 4096;

@@ -1,0 +1,189 @@
+//! Guards `pmolap pg tpch` against a real PostgreSQL server: at SF 0.01 on one tier the
+//! answers of Q1 and Q6 equal aggregates computed here straight from the tpchgen rows,
+//! the document carries the device metadata, and nothing of the cluster is left behind.
+//! Bad tier paths are refused before anything starts. Skips (one line) only where no
+//! PostgreSQL server binaries are installed.
+
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+use tpchgen::generators::LineItemGenerator;
+
+fn pmolap() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_pmolap"))
+}
+
+fn have_server() -> bool {
+    match pmolap_pg::server::find_binaries() {
+        Ok(_) => true,
+        Err(e) => {
+            println!("skipped: {e}");
+            false
+        }
+    }
+}
+
+/// A directory the server user can reach (tempdirs are 0700; as root the server runs
+/// as `postgres`).
+fn open_tempdir() -> tempfile::TempDir {
+    let t = tempfile::Builder::new()
+        .prefix("pg-tpch-test")
+        .tempdir_in("/var/tmp")
+        .unwrap();
+    std::fs::set_permissions(t.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    t
+}
+
+fn leftovers(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("pmolap-pg-"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Cents as PostgreSQL prints numeric(_, 2); ten-thousandths as numeric(_, 4).
+fn scale2(v: i64) -> String {
+    format!("{}.{:02}", v / 100, v % 100)
+}
+fn scale4(v: i64) -> String {
+    format!("{}.{:04}", v / 10000, v % 10000)
+}
+
+#[test]
+fn answers_match_aggregates_computed_from_the_generator() {
+    if !have_server() {
+        return;
+    }
+    let tier = open_tempdir();
+    let work = open_tempdir();
+    let json = work.path().join("r.json");
+    let out = pmolap()
+        .args([
+            "pg",
+            "tpch",
+            "--sf",
+            "0.01",
+            "--queries",
+            "1,6",
+            "--quiet",
+            "--tier",
+        ])
+        .arg(tier.path())
+        .arg("--work-dir")
+        .arg(work.path())
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["kind"], "pg-tpch");
+    assert_eq!(doc["load"]["rows"], 86805);
+    let t0 = &doc["tiers"][0];
+    assert!(!t0["device"]["fs_type"].as_str().unwrap().is_empty());
+    assert!(t0["device"]["mount_options"].is_string());
+    assert_eq!(t0["queries"].as_array().unwrap().len(), 2);
+
+    // Independently: Q6 and Q1 over the generator's rows.
+    let mut q6: i64 = 0;
+    let mut q1: std::collections::BTreeMap<(String, String), (i64, i64, u64)> = Default::default();
+    for l in LineItemGenerator::new(0.01, 1, 1).iter() {
+        let ship = l.l_shipdate.to_string();
+        let disc = l.l_discount.0;
+        if ship.as_str() >= "1994-01-01"
+            && ship.as_str() < "1995-01-01"
+            && (5..=7).contains(&disc)
+            && l.l_quantity < 24
+        {
+            q6 += l.l_extendedprice.0 * disc;
+        }
+        if ship.as_str() <= "1998-09-02" {
+            let e = q1
+                .entry((l.l_returnflag.to_string(), l.l_linestatus.to_string()))
+                .or_default();
+            e.0 += l.l_quantity * 100;
+            e.1 += l.l_extendedprice.0;
+            e.2 += 1;
+        }
+    }
+    let answer = |q: u64| {
+        doc["answers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["query"] == q)
+            .cloned()
+            .unwrap()
+    };
+    let a6 = answer(6);
+    assert_eq!(a6["rows"], 1);
+    assert_eq!(a6["head"][0][0].as_str().unwrap(), scale4(q6));
+    let a1 = answer(1);
+    assert_eq!(a1["rows"], q1.len() as u64);
+    for (row, ((flag, status), (qty, price, n))) in a1["head"].as_array().unwrap().iter().zip(&q1) {
+        assert_eq!(row[0].as_str().unwrap(), flag);
+        assert_eq!(row[1].as_str().unwrap(), status);
+        assert_eq!(
+            row[2].as_str().unwrap(),
+            scale2(*qty),
+            "sum_qty {flag}{status}"
+        );
+        assert_eq!(row[3].as_str().unwrap(), scale2(*price), "sum_base_price");
+        assert_eq!(row[9].as_str().unwrap(), n.to_string(), "count_order");
+    }
+    assert!(
+        leftovers(tier.path()).is_empty(),
+        "{:?}",
+        leftovers(tier.path())
+    );
+    assert!(
+        leftovers(work.path()).is_empty(),
+        "{:?}",
+        leftovers(work.path())
+    );
+}
+
+#[test]
+fn bad_tier_paths_are_refused_before_anything_starts() {
+    let t = open_tempdir();
+    let missing = t.path().join("missing");
+    let file = t.path().join("file");
+    std::fs::write(&file, b"x").unwrap();
+    for (tier, want) in [(&missing, "cannot use it"), (&file, "not a directory")] {
+        let out = pmolap()
+            .args(["pg", "tpch", "--sf", "0.01", "--quiet", "--tier"])
+            .arg(tier)
+            .arg("--work-dir")
+            .arg(t.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr).trim().to_string();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.contains(want) && err.contains(&*tier.to_string_lossy()),
+            "{err}"
+        );
+    }
+    // Far too large a scale factor for the room there.
+    let out = pmolap()
+        .args(["pg", "tpch", "--sf", "900", "--quiet", "--tier"])
+        .arg(t.path())
+        .arg("--work-dir")
+        .arg(t.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("GB are free"), "{err}");
+    assert!(leftovers(t.path()).is_empty());
+}
