@@ -91,6 +91,17 @@ def random_query(rng, domains):
     return sql
 
 
+def random_queries(fetch, n, seed):
+    """n seeded random queries; fetch(sql) -> rows answers the value-domain look-ups
+    (`select distinct col from table`) on the loaded data."""
+    tables = {c: t for t, (_, cols) in base.SCHEMA.items() for c, _ in cols}
+    domains = {}
+    for col in sorted(set(FACT_PRED) | {a for _, _, attrs in DIMS.values() for a in attrs}):
+        domains[col] = [r[0] for r in fetch(f"select distinct {col} from {tables[col]}")]
+    rng = random.Random(seed)
+    return [random_query(rng, domains) for _ in range(n)]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sf", default="0.01")
@@ -109,12 +120,7 @@ def main():
     base.load_duckdb(duckdb, args, sfdir)
     con = duckdb.connect(os.path.join(sfdir, "ssb.duckdb"), read_only=True)
     con.execute(f"SET threads={args.threads}")
-    tables = {c: t for t, (_, cols) in base.SCHEMA.items() for c, _ in cols}
-    domains = {}
-    for col in set(FACT_PRED) | {a for _, _, attrs in DIMS.values() for a in attrs}:
-        domains[col] = [r[0] for r in con.execute(f"select distinct {col} from {tables[col]}").fetchall()]
-    rng = random.Random(args.seed)
-    queries = [random_query(rng, domains) for _ in range(args.queries)]
+    queries = random_queries(lambda sql: con.execute(sql).fetchall(), args.queries, args.seed)
     sql_file = os.path.join(args.work, "queries.sql")
     with open(sql_file, "w") as f:
         for i, q in enumerate(queries, 1):
