@@ -125,7 +125,9 @@ def markdown(doc):
     out = [f"SF {cfg['sf']:g}, {cfg['threads']} threads, 1 warm-up + median of {cfg['reps']}; "
            f"pmolap {cfg['pmolap_commit']}{' (dirty tree)' if cfg['pmolap_tree_dirty'] else ''}; "
            f"membench read {doc['membench']['read_gib_s_median']:.2f} GiB/s "
-           f"(`{doc['membench']['command']}`)", ""]
+           f"(`{doc['membench']['command']}`); load average (1/5/15 min) "
+           f"{'/'.join(f'{x:.1f}' for x in doc['load_average']['before'])} before, "
+           f"{'/'.join(f'{x:.1f}' for x in doc['load_average']['after'])} after", ""]
     for g, fig in doc["groups"].items():
         out.append(f"**{GROUP_NAMES[g]}** (ms; in brackets peer ms / pmolap ms)")
         out.append("")
@@ -203,6 +205,7 @@ def main():
     ids = {"ssb": [f"Q{q}" for q in ssb], "sample": [f"R{i}" for i in range(1, len(sample) + 1)]}
     queries = [(q, sqls[q]) for g in ids.values() for q in g]
 
+    load_before = os.getloadavg()
     mem = membench(args, sfdir)
     base.log(f"membench: {mem['read_gib_s_median']:.2f} GiB/s sequential read")
     pm, pm_answers, pm_doc = peers.run_pmolap(args, sfdir, queries)
@@ -247,6 +250,8 @@ def main():
             },
         },
         "machine": base.machine(),
+        # Other work on the machine: 1/5/15-minute load averages when the timing began and ended.
+        "load_average": {"before": load_before, "after": os.getloadavg()},
         "engines": notes,
         "pmolap_config": pm_doc.get("config"),
         "setup_s": setup,
@@ -265,6 +270,8 @@ def main():
         f.write(md)
     print(md)
     base.log(f"wrote {args.out} and {args.md}")
+    base.log(f"peers: {len(sqls)} queries (SF {args.sf}) through pmolap and {', '.join(keys)}: "
+             + ("answers all equal" if not mismatches else f"{len(mismatches)} answers differ"))
     if mismatches:
         base.log(f"answers differ from DuckDB's: {', '.join(mismatches)}")
         sys.exit(1)

@@ -17,7 +17,7 @@ if [[ ! -x "$venv/bin/python" ]]; then
 fi
 if ! "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$here/requirements.txt" >&2; then
     if [[ -n "${SKIP_WITHOUT_HYPER:-}" ]]; then
-        echo "peers: skipped (the pinned DuckDB / tableauhyperapi could not be installed)"
+        echo "peers: skipped (the pinned DuckDB / tableauhyperapi could not be installed)" >&2
         exit 0
     fi
     exit 1
