@@ -11,17 +11,9 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 WORK="${WORK:-/tmp/peers}"
 venv="$WORK/venv"
-if [[ ! -x "$venv/bin/python" ]]; then
-    mkdir -p "$WORK"
-    "${PYTHON:-python3}" -m venv "$venv"
-fi
-if ! "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$here/requirements.txt" >&2; then
-    if [[ -n "${SKIP_WITHOUT_HYPER:-}" ]]; then
-        echo "peers: skipped (the pinned DuckDB / tableauhyperapi could not be installed)" >&2
-        exit 0
-    fi
-    exit 1
-fi
+source "$root/bench/ssb-vs-duckdb/venv.sh"
+bench_venv "$venv" "$here/requirements.txt" \
+    "${SKIP_WITHOUT_HYPER:+peers: skipped (the pinned DuckDB / tableauhyperapi could not be installed)}"
 (cd "$root" && cargo build --release -q -p pmolap) >&2
 cd "$root"
 exec "$venv/bin/python" "$here/compare.py" --work "$WORK" "$@"
