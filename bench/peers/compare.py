@@ -177,6 +177,7 @@ def main():
     ap.add_argument("--pmolap", default=os.path.join(base.ROOT, "target", "release", "pmolap"))
     ap.add_argument("--queries-sql", default=base.DEFAULT_QUERIES_SQL)
     ap.add_argument("--rebuild-store", action="store_true")
+    ap.add_argument("--quiet", action="store_true", help="no per-query progress lines")
     args = ap.parse_args()
     args.duckdb_only = False
     keys = ["duckdb_file"] + [k.strip() for k in args.peers.split(",") if k.strip() and k.strip() != "duckdb_file"]
@@ -215,7 +216,7 @@ def main():
         if eng.load_s is not None:
             setup[f"{k}_load_s"] = eng.load_s
         notes[k] = eng.note
-        res[k], ans = peers.measure(eng, queries, args.reps)
+        res[k], ans = peers.measure(eng, queries, args.reps, verbose=not args.quiet)
         answers[k] = {q: peers.canonical(r) for q, r in ans.items()}
         eng.close()
 

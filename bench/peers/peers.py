@@ -137,12 +137,13 @@ class Hyper:
         self.proc.close()
 
 
-def measure(engine, queries, reps):
+def measure(engine, queries, reps, verbose=True):
     """Every (id, sql) of queries through engine: ({id: figures}, {id: plain rows})."""
     res, answers = {}, {}
     for qid, sql in queries:
         res[qid], answers[qid] = base.timed(engine.run, sql, reps)
-        base.log(f"  {engine.key} {qid}: {res[qid]['median_ms']:9.2f} ms  ({res[qid]['rows']} rows)")
+        if verbose:
+            base.log(f"  {engine.key} {qid}: {res[qid]['median_ms']:9.2f} ms  ({res[qid]['rows']} rows)")
     return res, answers
 
 
