@@ -101,7 +101,7 @@ def check_targets(groups, mem_gib_s):
         if kind == "bandwidth":
             value = fig["median_share_of_membench"] if fig else None
             what = f"{GROUP_NAMES[g]}: median query's effective bandwidth >= {goal:.0%} of membench ({mem_gib_s:.1f} GiB/s)"
-            met = value is not None and value >= goal
+            met = None if value is None else value >= goal
         else:
             name = "DuckDB (file)" if peer == "duckdb_file" else "Hyper"
             if fig is None or peer not in fig["geomean_speedup"]:
