@@ -19,7 +19,6 @@ package of bench/ssb-vs-duckdb/requirements.txt.
 """
 import argparse
 import json
-import math
 import os
 import random
 import subprocess
@@ -116,22 +115,15 @@ def random_query(rng, domains):
     return sql
 
 
-def same_value(a, b):
-    if isinstance(a, float) or isinstance(b, float):
-        return (isinstance(a, (int, float)) and isinstance(b, (int, float))
-                and math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9))
-    return a == b
-
-
-def first_difference(got, want):
-    """(index, row_got, row_want) of the first differing row, or None when equal."""
-    for i in range(max(len(got), len(want))):
-        a = got[i] if i < len(got) else "<no row>"
-        b = want[i] if i < len(want) else "<no row>"
-        if not (isinstance(a, list) and isinstance(b, list) and len(a) == len(b)
-                and all(same_value(x, y) for x, y in zip(a, b))):
-            return i, a, b
-    return None
+def random_queries(fetch, n, seed):
+    """n seeded random queries; fetch(sql) -> rows answers the value-domain look-ups
+    (`select distinct col from table`) on the loaded data."""
+    tables = {c: t for t, (_, cols) in base.SCHEMA.items() for c, _ in cols}
+    domains = {}
+    for col in sorted(set(FACT_PRED) | {a for _, _, attrs in DIMS.values() for a in attrs}):
+        domains[col] = [r[0] for r in fetch(f"select distinct {col} from {tables[col]}")]
+    rng = random.Random(seed)
+    return [random_query(rng, domains) for _ in range(n)]
 
 
 def main():
@@ -152,12 +144,7 @@ def main():
     base.load_duckdb(duckdb, args, sfdir)
     con = duckdb.connect(os.path.join(sfdir, "ssb.duckdb"), read_only=True)
     con.execute(f"SET threads={args.threads}")
-    tables = {c: t for t, (_, cols) in base.SCHEMA.items() for c, _ in cols}
-    domains = {}
-    for col in set(FACT_PRED) | {a for _, _, attrs in DIMS.values() for a in attrs}:
-        domains[col] = [r[0] for r in con.execute(f"select distinct {col} from {tables[col]}").fetchall()]
-    rng = random.Random(args.seed)
-    queries = [random_query(rng, domains) for _ in range(args.queries)]
+    queries = random_queries(lambda sql: con.execute(sql).fetchall(), args.queries, args.seed)
     sql_file = os.path.join(args.work, "queries.sql")
     with open(sql_file, "w") as f:
         for i, q in enumerate(queries, 1):
@@ -170,7 +157,7 @@ def main():
     bad = 0
     for i, q in enumerate(queries, 1):
         want = base.plain_rows(con.execute(q).fetchall())
-        d = first_difference(got[str(i)], want)
+        d = base.first_difference(got[str(i)], want)
         if d is not None:
             bad += 1
             if bad <= 5:

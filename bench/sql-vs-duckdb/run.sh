@@ -7,17 +7,9 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 WORK="${WORK:-/tmp/sql-vs-duckdb}"
 venv="$WORK/venv"
-if [[ ! -x "$venv/bin/python" ]]; then
-    mkdir -p "$WORK"
-    python3 -m venv "$venv"
-fi
-if ! "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$root/bench/ssb-vs-duckdb/requirements.txt" >&2; then
-    if [[ -n "${SKIP_WITHOUT_DUCKDB:-}" ]]; then
-        echo "sql-vs-duckdb: skipped (the pinned DuckDB could not be installed)"
-        exit 0
-    fi
-    exit 1
-fi
+source "$root/bench/ssb-vs-duckdb/venv.sh"
+bench_venv "$venv" "$root/bench/ssb-vs-duckdb/requirements.txt" \
+    "${SKIP_WITHOUT_DUCKDB:+sql-vs-duckdb: skipped (the pinned DuckDB could not be installed)}"
 (cd "$root" && cargo build --release -q -p pmolap) >&2
 cd "$root"
 exec "$venv/bin/python" "$here/diff.py" --work "$WORK" "$@"

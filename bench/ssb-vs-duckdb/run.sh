@@ -22,13 +22,8 @@ WORK="${WORK:-/tmp/ssb-vs-duckdb}"
 PYTHON="${PYTHON:-python3}"
 venv="$WORK/venv"
 
-if [[ ! -x "$venv/bin/python" ]]; then
-    echo "making $venv" >&2
-    mkdir -p "$WORK"
-    "$PYTHON" -m venv "$venv"
-fi
-# Quick when already satisfied; brings an existing venv to the pinned version.
-"$venv/bin/pip" install --quiet --disable-pip-version-check -r "$here/requirements.txt" >&2
+source "$here/venv.sh"
+bench_venv "$venv" "$here/requirements.txt"
 
 (cd "$root" && cargo build --release -q -p pmolap) >&2
 

@@ -173,6 +173,24 @@ def generate(args, sfdir):
     return info
 
 
+def load_tables(con, tbl):
+    """Creates the five tables in the DuckDB connection con and fills them from the .tbl
+    files in the directory tbl (logging rows and seconds per table)."""
+    for table, (fname, cols) in SCHEMA.items():
+        t1 = time.perf_counter()
+        coldefs = ", ".join(f"{c} {t} NOT NULL" for c, t in cols)
+        con.execute(f"CREATE TABLE {table} ({coldefs})")
+        # Explicit columns (no sniffing); the trailing '|' makes one more, empty column.
+        # No quoting or escaping in dbgen's text; the NOT NULLs reject empty fields.
+        csv_cols = ", ".join(f"'{c}': '{t}'" for c, t in cols) + ", 'trailing__': 'VARCHAR'"
+        path = os.path.join(tbl, fname).replace("'", "''")
+        con.execute(
+            f"INSERT INTO {table} SELECT {', '.join(c for c, _ in cols)} FROM read_csv('{path}', "
+            f"delim='|', header=false, quote='', escape='', columns={{{csv_cols}}})")
+        n = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+        log(f"  {table:<10} {n:>12,} rows  {time.perf_counter() - t1:7.2f} s")
+
+
 def load_duckdb(duckdb, args, sfdir):
     """The five .tbl files into sfdir/ssb.duckdb (built under a temporary name, renamed
     when complete, so an existing ssb.duckdb is a complete one). Returns seconds or None."""
@@ -189,19 +207,7 @@ def load_duckdb(duckdb, args, sfdir):
     t0 = time.perf_counter()
     con = duckdb.connect(tmp)
     con.execute(f"SET threads={int(args.threads)}")
-    for table, (fname, cols) in SCHEMA.items():
-        t1 = time.perf_counter()
-        coldefs = ", ".join(f"{c} {t} NOT NULL" for c, t in cols)
-        con.execute(f"CREATE TABLE {table} ({coldefs})")
-        # Explicit columns (no sniffing); the trailing '|' makes one more, empty column.
-        # No quoting or escaping in dbgen's text; the NOT NULLs reject empty fields.
-        csv_cols = ", ".join(f"'{c}': '{t}'" for c, t in cols) + ", 'trailing__': 'VARCHAR'"
-        path = os.path.join(tbl, fname).replace("'", "''")
-        con.execute(
-            f"INSERT INTO {table} SELECT {', '.join(c for c, _ in cols)} FROM read_csv('{path}', "
-            f"delim='|', header=false, quote='', escape='', columns={{{csv_cols}}})")
-        n = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-        log(f"  {table:<10} {n:>12,} rows  {time.perf_counter() - t1:7.2f} s")
+    load_tables(con, tbl)
     con.execute("CHECKPOINT")
     con.close()
     if os.path.exists(tmp + ".wal"):
@@ -231,12 +237,22 @@ def plain_rows(rows):
     return [[plain(v) for v in row] for row in rows]
 
 
+def same_value(a, b):
+    """Equal values; floats (AVG) within a relative 1e-9, as engines sum in other orders."""
+    if isinstance(a, float) or isinstance(b, float):
+        return (isinstance(a, (int, float)) and isinstance(b, (int, float))
+                and not isinstance(a, bool) and not isinstance(b, bool)
+                and math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9))
+    return a == b
+
+
 def first_difference(a, b):
     """(index, row_a, row_b) of the first differing row, or None when equal."""
     for i in range(max(len(a), len(b))):
         ra = a[i] if i < len(a) else "<no row>"
         rb = b[i] if i < len(b) else "<no row>"
-        if ra != rb:
+        if not (isinstance(ra, list) and isinstance(rb, list) and len(ra) == len(rb)
+                and all(same_value(x, y) for x, y in zip(ra, rb))):
             return i, ra, rb
     return None
 
@@ -260,6 +276,19 @@ def compare(name_a, ans_a, name_b, ans_b, ids):
 
 # --------------------------------------------------------------------------- runs
 
+def timed(run, sql, reps):
+    """One untimed warm-up run(sql), then reps timed ones: the wall time of run(sql), which
+    executes the query and fetches every result row into Python. Returns ({median_ms,
+    times_ms, rows}, the rows of the last run as plain values)."""
+    rows = run(sql)
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        rows = run(sql)
+        times.append((time.perf_counter() - t0) * 1e3)
+    return {"median_ms": statistics.median(times), "times_ms": times, "rows": len(rows)}, plain_rows(rows)
+
+
 def run_duckdb(duckdb, args, sfdir, queries, ids):
     con = duckdb.connect(os.path.join(sfdir, "ssb.duckdb"), read_only=True)
     con.execute(f"SET threads={int(args.threads)}")
@@ -268,16 +297,8 @@ def run_duckdb(duckdb, args, sfdir, queries, ids):
         die(f"DuckDB runs {threads} threads, not {args.threads}", 1)
     res, answers = {}, {}
     for q in ids:
-        sql = queries[q]
-        rows = con.execute(sql).fetchall()  # warm-up
-        times = []
-        for _ in range(args.reps):
-            t0 = time.perf_counter()
-            rows = con.execute(sql).fetchall()
-            times.append((time.perf_counter() - t0) * 1e3)
-        answers[q] = plain_rows(rows)
-        res[q] = {"median_ms": statistics.median(times), "times_ms": times, "rows": len(rows)}
-        log(f"  duckdb Q{q}: {res[q]['median_ms']:9.2f} ms  ({len(rows)} rows)")
+        res[q], answers[q] = timed(lambda sql: con.execute(sql).fetchall(), queries[q], args.reps)
+        log(f"  duckdb Q{q}: {res[q]['median_ms']:9.2f} ms  ({res[q]['rows']} rows)")
     con.close()
     return res, answers
 
