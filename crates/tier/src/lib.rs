@@ -28,7 +28,7 @@ pub use error::{Error, Result};
 pub use lock::{FileLock, LockMode};
 pub use persist::{Durability, PersistMode};
 pub use pin::Pinning;
-pub use region::{ExistingFile, MemView, Region, RegionOptions};
+pub use region::{AtomicRegion, ExistingFile, MemView, Region, RegionOptions};
 pub use spec::TierSpec;
 pub use tiers::{TierClass, TierInfo};
 pub use topology::Topology;
