@@ -114,7 +114,8 @@ impl Dash {
         for i in 0..1usize << g {
             let s = self.load(self.dir_off + i) as usize;
             if s as u64 >= self.seg_count() {
-                rep.problems.push(format!("directory entry {i} names unallocated segment {s}"));
+                rep.problems
+                    .push(format!("directory entry {i} names unallocated segment {s}"));
                 continue;
             }
             let base = self.seg_base(s);
@@ -134,7 +135,8 @@ impl Dash {
             let base = self.seg_base(s);
             let st = self.load(base + S_STATE);
             if state_of(st) != STATE_NORMAL {
-                rep.problems.push(format!("segment {s} is in state {}", state_of(st)));
+                rep.problems
+                    .push(format!("segment {s} is in state {}", state_of(st)));
             }
             let l = depth_of(st);
             if l <= g && n != 1u64 << (g - l) {

@@ -53,7 +53,9 @@ impl Dash {
             .map(|k| self.count(Dash::bucket(base, k)) as u64)
             .sum::<u64>();
         self.stats.splits.fetch_add(1, Ordering::Relaxed);
-        self.stats.items_at_split.fetch_add(items, Ordering::Relaxed);
+        self.stats
+            .items_at_split
+            .fetch_add(items, Ordering::Relaxed);
         // 1. Allocate: a crash after this leaks segment n (the check reports it).
         self.store(H_SEG_COUNT, n as u64 + 1);
         self.mem.persist(H_SEG_COUNT, 1)?;
@@ -79,7 +81,10 @@ impl Dash {
         self.rebuild_overflow(nbase);
         self.mem.persist(nbase, SEG_WORDS)?;
         // 3. Commit point: the old segment records that its sibling holds the copy.
-        self.store(base + S_STATE, STATE_COPIED | (u64::from(l) << 8) | ((n as u64) << 16));
+        self.store(
+            base + S_STATE,
+            STATE_COPIED | (u64::from(l) << 8) | ((n as u64) << 16),
+        );
         self.mem.persist(base + S_STATE, 1)?;
         self.finish_split(s)
     }
@@ -106,7 +111,9 @@ impl Dash {
         let st = self.load(base + S_STATE);
         let (l, n) = (depth_of(st), sibling_of(st));
         if n >= self.seg_count() as usize || l >= self.global_depth() {
-            return Err(self.corrupt(format!("segment {s} is mid-split to segment {n} at depth {l}")));
+            return Err(self.corrupt(format!(
+                "segment {s} is mid-split to segment {n} at depth {l}"
+            )));
         }
         // 4. Directory entries with the segment's pattern and bit l set → the sibling.
         let pattern = self.load(base + S_PATTERN) as usize;

@@ -62,7 +62,13 @@ impl DashOptions {
     }
 
     fn dir_cap_log(&self) -> u32 {
-        (self.max_segments.max(1).next_power_of_two().trailing_zeros() + 3).min(MAX_DEPTH)
+        (self
+            .max_segments
+            .max(1)
+            .next_power_of_two()
+            .trailing_zeros()
+            + 3)
+        .min(MAX_DEPTH)
     }
 
     /// Words the table's region needs.
@@ -143,7 +149,10 @@ impl Dash {
             ..RegionOptions::default()
         };
         let region = Region::new(&spec, len, &ropts)?;
-        Dash::attach(Mem::region(region.into_atomic()?, steps), path.to_path_buf())
+        Dash::attach(
+            Mem::region(region.into_atomic()?, steps),
+            path.to_path_buf(),
+        )
     }
 
     fn init(mem: Mem, opts: DashOptions, path: PathBuf) -> Result<Dash> {
@@ -369,10 +378,16 @@ impl Dash {
             let on = self.load(nb + B_OVF);
             let mut stashes = 0u32;
             for r in 0..OVF_RECORDS {
-                if ovf_alloc(ob) >> r & 1 == 1 && ovf_member(ob) >> r & 1 == 0 && ovf_fp(ob, r) == fp {
+                if ovf_alloc(ob) >> r & 1 == 1
+                    && ovf_member(ob) >> r & 1 == 0
+                    && ovf_fp(ob, r) == fp
+                {
                     stashes |= 1 << ovf_stash(ob, r);
                 }
-                if ovf_alloc(on) >> r & 1 == 1 && ovf_member(on) >> r & 1 == 1 && ovf_fp(on, r) == fp {
+                if ovf_alloc(on) >> r & 1 == 1
+                    && ovf_member(on) >> r & 1 == 1
+                    && ovf_fp(on, r) == fp
+                {
                     stashes |= 1 << ovf_stash(on, r);
                 }
             }

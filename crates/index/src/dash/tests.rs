@@ -43,7 +43,10 @@ fn matches_a_hash_map_through_splits() {
     assert_eq!(rep.items, model.len() as u64);
     assert_eq!(d.len(), model.len() as u64);
     let (splits, doublings, _) = d.split_stats();
-    assert!(splits > 10 && doublings > 3, "{splits} splits, {doublings} doublings");
+    assert!(
+        splits > 10 && doublings > 3,
+        "{splits} splits, {doublings} doublings"
+    );
 }
 
 #[test]

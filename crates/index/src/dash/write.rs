@@ -63,7 +63,15 @@ impl Dash {
 
     /// Writes an item into free slot `slot` of bucket `b` (persist order: the slot and
     /// its fingerprint, then the allocation bit).
-    pub(crate) fn put_slot(&self, b: usize, slot: usize, key: u64, value: u64, fp: u8, member: bool) -> Result<()> {
+    pub(crate) fn put_slot(
+        &self,
+        b: usize,
+        slot: usize,
+        key: u64,
+        value: u64,
+        fp: u8,
+        member: bool,
+    ) -> Result<()> {
         self.lock_bucket(b);
         let r = (|| {
             self.store(b + B_SLOTS + 2 * slot, key);
@@ -87,7 +95,11 @@ impl Dash {
         let v = self.load(b + B_LOCK);
         self.store(
             b + B_LOCK,
-            with_bits(v, alloc_bits(v) & !(1 << slot), member_bits(v) & !(1 << slot)),
+            with_bits(
+                v,
+                alloc_bits(v) & !(1 << slot),
+                member_bits(v) & !(1 << slot),
+            ),
         );
         let r = self.mem.persist(b + B_LOCK, 1);
         self.unlock_bucket(b);
@@ -151,7 +163,10 @@ impl Dash {
             let v = self.load(nb + B_LOCK);
             let own = alloc_bits(v) & !member_bits(v);
             if own != 0 {
-                let from = Loc { bucket: nb, slot: own.trailing_zeros() as usize };
+                let from = Loc {
+                    bucket: nb,
+                    slot: own.trailing_zeros() as usize,
+                };
                 self.move_slot(from, nnb, true)?;
                 self.put_slot(nb, from.slot, key, value, fp, true)?;
                 return Ok(true);
@@ -162,7 +177,10 @@ impl Dash {
             let v = self.load(b + B_LOCK);
             let probing = alloc_bits(v) & member_bits(v);
             if probing != 0 {
-                let from = Loc { bucket: b, slot: probing.trailing_zeros() as usize };
+                let from = Loc {
+                    bucket: b,
+                    slot: probing.trailing_zeros() as usize,
+                };
                 self.move_slot(from, pb, false)?;
                 self.put_slot(b, from.slot, key, value, fp, false)?;
                 return Ok(true);
@@ -225,7 +243,10 @@ impl Dash {
     fn drop_overflow(&self, base: usize, h: u64, stash: usize) -> Result<()> {
         let fp = fingerprint(h);
         let hb = home_bucket(h);
-        for (b, member) in [(Dash::bucket(base, hb), 0), (Dash::bucket(base, next(hb)), 1)] {
+        for (b, member) in [
+            (Dash::bucket(base, hb), 0),
+            (Dash::bucket(base, next(hb)), 1),
+        ] {
             let o = self.load(b + B_OVF);
             for r in 0..OVF_RECORDS {
                 if ovf_alloc(o) >> r & 1 == 1

@@ -86,7 +86,10 @@ mod tests {
             keep_file: true,
             ..RegionOptions::default()
         };
-        let r = Region::new(&spec, 8192, &opts).unwrap().into_atomic().unwrap();
+        let r = Region::new(&spec, 8192, &opts)
+            .unwrap()
+            .into_atomic()
+            .unwrap();
         std::thread::scope(|s| {
             for t in 0..4u64 {
                 let r = &r;
