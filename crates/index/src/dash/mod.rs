@@ -54,6 +54,13 @@ impl Dash {
         (s, self.stats.doublings.load(Relaxed), fill)
     }
 
+    /// Items, and bytes of the segments and directory in use.
+    pub fn footprint(&self) -> (u64, u64) {
+        let segs = self.load(layout::H_SEG_COUNT);
+        let bytes = segs * (layout::SEG_WORDS as u64 * 8) + (8u64 << self.global_depth());
+        (self.len(), bytes)
+    }
+
     /// Persist points taken in this session.
     pub fn persist_points(&self) -> u64 {
         self.mem.points()
