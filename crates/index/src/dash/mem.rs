@@ -14,6 +14,8 @@
 //!   the shadow holds exactly what the persist protocol made durable, and stores that
 //!   were never persisted are lost, as on persistent memory after a power failure.
 
+use std::io::Write;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -136,6 +138,32 @@ impl Mem {
     pub fn shadow_image(&self) -> Option<Vec<u64>> {
         let s = self.shadow.as_ref()?;
         Some(s.image.lock().unwrap_or_else(|e| e.into_inner()).clone())
+    }
+
+    /// How updates are made durable here, in words.
+    pub fn durability_name(&self) -> String {
+        match &self.store {
+            Store::Region(r) => r.durability().to_string(),
+            Store::Heap(_) if self.persistent => "simulated (shadow image)".into(),
+            Store::Heap(_) => Durability::Volatile.to_string(),
+        }
+    }
+
+    /// Writes every word to a new file at `path`, as the table's file would hold them if
+    /// the process died now (the recovery benchmark builds large tables this way).
+    pub fn write_image(&self, path: &Path) -> Result<()> {
+        let mut f = std::io::BufWriter::with_capacity(
+            1 << 20,
+            std::fs::File::create(path).map_err(|e| Error::io(path, e))?,
+        );
+        for w in self.words() {
+            f.write_all(&w.load(Ordering::Relaxed).to_le_bytes())
+                .map_err(|e| Error::io(path, e))?;
+        }
+        f.into_inner()
+            .map_err(|e| Error::io(path, e.into_error()))?
+            .sync_all()
+            .map_err(|e| Error::io(path, e))
     }
 
     /// Every word as it is now, persisted or not.

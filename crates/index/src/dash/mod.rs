@@ -28,7 +28,7 @@
 //!   same time at any size. [`Dash::check`] recovers everything and verifies every
 //!   invariant (`pmolap hash check PATH`).
 
-//BENCH pub mod bench;
+pub mod bench;
 pub mod layout;
 mod mem;
 pub mod recover;
