@@ -1,6 +1,6 @@
 //! Where a Dash table's words live and how its updates become durable: a tier region
-//! (persisted with the tier's instructions: `msync` on page-cache files, cache-line flush
-//! + `sfence` on DAX) or a heap array (DRAM, nothing to persist), plus the crash hooks of
+//! (persisted with the tier's instructions: `msync` on page-cache files, cache-line
+//! flush and `sfence` on DAX) or a heap array (DRAM, nothing to persist), plus the crash hooks of
 //! the crash tests.
 //!
 //! Every call of [`Mem::persist`] is one *persist point*. Crash tests stop a workload at
