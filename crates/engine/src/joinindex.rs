@@ -2,9 +2,9 @@
 //! the keys are dense (SSB's surrogate keys are), else an open-addressing hash table with
 //! linear probing (SSB's yyyymmdd date keys: 2,556 days over a span of ~70,000), or, when
 //! asked for (`--join-index dash`), the Dash extendible hash table of `pmolap_index::dash`
-//! in DRAM. `auto` never picks Dash: no measurement shows it winning (docs/results.md,
-//! "Dash hash table": a std HashMap with the same hash probes ~4x faster), so the
-//! linear-probing table stays the choice for sparse keys.
+//! in DRAM. `auto` never picks Dash: measured on SSB SF 1 its probes are as fast as the
+//! linear-probing table's but it takes ~3x longer to build (docs/results.md, "Dash hash
+//! table"), so the linear-probing table stays the choice for sparse keys.
 
 use pmolap_index::dash::{Dash, DashOptions};
 
