@@ -321,61 +321,50 @@ impl Dash {
         self.mem.persistent() && self.load(base + S_EPOCH) != self.epoch
     }
 
+    /// Bucket `b`'s 32 words (one bounds check; the fixed-size array needs no more).
+    #[inline]
+    pub(crate) fn bkt(&self, b: usize) -> &[AtomicU64; BUCKET_WORDS] {
+        self.mem.words()[b..b + BUCKET_WORDS]
+            .try_into()
+            .expect("a bucket is 32 words")
+    }
+
     /// Bit mask of the slots of bucket `b` whose fingerprint is `fp` (SIMD compare).
     #[inline]
     pub(crate) fn fp_matches(&self, b: usize, fp: u8) -> u64 {
-        let lo = self.load(b + B_FP).to_le_bytes();
-        let hi = self.load(b + B_FP + 1).to_le_bytes();
-        let mut bytes = [0u8; 16];
-        bytes[..8].copy_from_slice(&lo);
-        bytes[8..].copy_from_slice(&hi);
-        u64::from(match_byte16(&bytes, fp)) & SLOT_MASK
-    }
-
-    /// The value of `key` among `mask`'s slots of bucket `b` with fingerprint `fp`.
-    #[inline]
-    fn search(&self, b: usize, mask: u64, fp: u8, key: u64) -> Option<u64> {
-        let mut m = self.fp_matches(b, fp) & mask;
-        while m != 0 {
-            let i = m.trailing_zeros() as usize;
-            if self.load(b + B_SLOTS + 2 * i) == key {
-                return Some(self.load(b + B_SLOTS + 2 * i + 1));
-            }
-            m &= m - 1;
-        }
-        None
+        fp_mask(self.bkt(b), fp)
     }
 
     /// Searches stash bucket `k` of `base` with version validation; None if it changed.
     fn search_stash(&self, base: usize, k: usize, fp: u8, key: u64) -> Option<Option<u64>> {
-        let b = Dash::bucket(base, NORMAL + k);
-        let v = self.w(b + B_LOCK).load(Ordering::Acquire);
+        let w = self.bkt(Dash::bucket(base, NORMAL + k));
+        let v = w[B_LOCK].load(Ordering::Acquire);
         if v & LOCKED != 0 {
             return None;
         }
-        let r = self.search(b, alloc_bits(v), fp, key);
+        let r = search(w, alloc_bits(v), fp, key);
         fence(Ordering::Acquire);
-        (self.load(b + B_LOCK) == v).then_some(r)
+        (w[B_LOCK].load(Ordering::Relaxed) == v).then_some(r)
     }
 
     /// One optimistic probe of segment `base` for `key`; None if a writer interfered.
     fn probe(&self, base: usize, h: u64, key: u64) -> Option<Option<u64>> {
         let fp = fingerprint(h);
         let hb = home_bucket(h);
-        let b = Dash::bucket(base, hb);
-        let nb = Dash::bucket(base, next(hb));
-        let vb = self.w(b + B_LOCK).load(Ordering::Acquire);
-        let vn = self.w(nb + B_LOCK).load(Ordering::Acquire);
+        let b = self.bkt(Dash::bucket(base, hb));
+        let nb = self.bkt(Dash::bucket(base, next(hb)));
+        let vb = b[B_LOCK].load(Ordering::Acquire);
+        let vn = nb[B_LOCK].load(Ordering::Acquire);
         if (vb | vn) & LOCKED != 0 {
             return None;
         }
-        let mut found = self.search(b, alloc_bits(vb) & !member_bits(vb), fp, key);
+        let mut found = search(b, alloc_bits(vb) & !member_bits(vb), fp, key);
         if found.is_none() {
-            found = self.search(nb, alloc_bits(vn) & member_bits(vn), fp, key);
+            found = search(nb, alloc_bits(vn) & member_bits(vn), fp, key);
         }
         if found.is_none() {
-            let ob = self.load(b + B_OVF);
-            let on = self.load(nb + B_OVF);
+            let ob = b[B_OVF].load(Ordering::Relaxed);
+            let on = nb[B_OVF].load(Ordering::Relaxed);
             let mut stashes = 0u32;
             for r in 0..OVF_RECORDS {
                 if ovf_alloc(ob) >> r & 1 == 1
@@ -401,7 +390,8 @@ impl Dash {
             }
         }
         fence(Ordering::Acquire);
-        (self.load(b + B_LOCK) == vb && self.load(nb + B_LOCK) == vn).then_some(found)
+        (b[B_LOCK].load(Ordering::Relaxed) == vb && nb[B_LOCK].load(Ordering::Relaxed) == vn)
+            .then_some(found)
     }
 
     /// The value of `key`, if present. Lock-free: retries while a writer changes the
@@ -444,4 +434,27 @@ impl Dash {
             return Ok((s, base));
         }
     }
+}
+
+/// Bit mask of the slots of bucket `w` whose fingerprint is `fp` (one SIMD compare).
+#[inline]
+fn fp_mask(w: &[AtomicU64; BUCKET_WORDS], fp: u8) -> u64 {
+    let mut bytes = [0u8; 16];
+    bytes[..8].copy_from_slice(&w[B_FP].load(Ordering::Relaxed).to_le_bytes());
+    bytes[8..].copy_from_slice(&w[B_FP + 1].load(Ordering::Relaxed).to_le_bytes());
+    u64::from(match_byte16(&bytes, fp)) & SLOT_MASK
+}
+
+/// The value of `key` among `mask`'s slots of bucket `w` with fingerprint `fp`.
+#[inline]
+fn search(w: &[AtomicU64; BUCKET_WORDS], mask: u64, fp: u8, key: u64) -> Option<u64> {
+    let mut m = fp_mask(w, fp) & mask;
+    while m != 0 {
+        let i = m.trailing_zeros() as usize;
+        if w[B_SLOTS + 2 * i].load(Ordering::Relaxed) == key {
+            return Some(w[B_SLOTS + 2 * i + 1].load(Ordering::Relaxed));
+        }
+        m &= m - 1;
+    }
+    None
 }
