@@ -7,7 +7,11 @@
 
 pub mod error;
 pub mod iobench;
-pub mod machine;
+/// Machine metadata (defined in `pmolap_tier::machine`, so crates below this one can
+/// record it too).
+pub mod machine {
+    pub use pmolap_tier::machine::*;
+}
 pub mod membench;
 pub mod size;
 pub mod ssb;

@@ -3,6 +3,7 @@
 
 mod demo_cmd;
 mod elf_cmd;
+mod hash_cmd;
 mod iobench_cmd;
 mod membench_cmd;
 mod pg_cmd;
@@ -80,6 +81,11 @@ enum Command {
     Store {
         #[command(subcommand)]
         command: StoreCommand,
+    },
+    /// The Dash persistent hash table: build a table file, check it, benchmark it.
+    Hash {
+        #[command(subcommand)]
+        command: HashCommand,
     },
     /// The Elf index: build, query through a caching variant, the selective-caching benchmark.
     Elf {
@@ -171,6 +177,47 @@ enum SsbCommand {
     Breakdown(Box<ssb_run::BreakdownArgs>),
     /// The 13 queries on every tier of this machine and the slowdown vs DRAM (Fig. 14).
     Tiers(Box<ssb_run::TiersArgs>),
+}
+
+#[derive(Debug, Subcommand)]
+enum HashCommand {
+    /// Create a Dash table file holding seeded random keys (every insert persisted).
+    Build {
+        path: PathBuf,
+        #[arg(long, default_value_t = 100_000)]
+        items: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Open a Dash table (recovering it after a crash) and check every invariant.
+    Check { path: PathBuf },
+    /// Insert / positive / negative lookup throughput and load factor at 1..N threads on
+    /// each tier, vs std HashMap in DRAM, and recovery time after a crash.
+    Bench {
+        /// Keys of the DRAM runs and the HashMap baselines.
+        #[arg(long, default_value_t = 1_000_000)]
+        keys: usize,
+        /// Tier to run on, `TIER` or `TIER@KEYS` (repeatable), e.g. `dram`,
+        /// `file:/dev/shm@200000`, `file:/var/tmp@5000`.
+        #[arg(long = "tier", default_values_t = ["dram".to_string()])]
+        tiers: Vec<String>,
+        /// Thread counts (repeatable; default 1..=available CPUs).
+        #[arg(long = "threads")]
+        threads: Vec<usize>,
+        /// Table sizes of the recovery measurement (repeatable).
+        #[arg(long = "recovery-items")]
+        recovery_items: Vec<usize>,
+        /// Directory for the recovery measurement's table files.
+        #[arg(long, default_value = "/dev/shm")]
+        recovery_dir: PathBuf,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Where to write the JSON result.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[arg(long)]
+        quiet: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -309,6 +356,29 @@ fn main() {
         Command::Ssb {
             command: SsbCommand::Tiers(args),
         } => ssb_run::tiers(&args),
+        Command::Hash { command } => match command {
+            HashCommand::Build { path, items, seed } => hash_cmd::build(&path, items, seed),
+            HashCommand::Check { path } => hash_cmd::check(&path),
+            HashCommand::Bench {
+                keys,
+                tiers,
+                threads,
+                recovery_items,
+                recovery_dir,
+                seed,
+                out,
+                quiet,
+            } => hash_cmd::bench(&hash_cmd::BenchArgs {
+                keys,
+                tiers,
+                threads,
+                recovery_items,
+                recovery_dir,
+                seed,
+                out,
+                quiet,
+            }),
+        },
         Command::Elf { command } => match command {
             ElfCommand::Build {
                 rows,

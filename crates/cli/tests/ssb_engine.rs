@@ -146,7 +146,7 @@ fn sf001_answers_equal_reference_nulls_included() {
     let dir = tempfile::tempdir().unwrap();
     load("0.01", dir.path());
     let answers = dir.path().join("answers.json");
-    for index in ["auto", "hash"] {
+    for index in ["auto", "hash", "dash"] {
         ok(&pmolap()
             .args(["ssb", "run", "--quiet", "--threads", "2", "--reps", "1"])
             .args(["--join-index", index, "--morsel", "128", "--data"])

@@ -142,8 +142,8 @@ pub struct Join {
     /// Dimension columns the query groups by.
     #[serde(default)]
     pub carry: Vec<String>,
-    /// Join index to use: `auto` (dense array when the keys are dense, else hash), `dense`
-    /// or `hash`.
+    /// Join index to use: `auto` (dense array when the keys are dense, else hash), `dense`,
+    /// `hash` or `dash` (the Dash extendible hash table, in DRAM).
     #[serde(default)]
     pub index: IndexChoice,
 }
@@ -156,6 +156,8 @@ pub enum IndexChoice {
     Auto,
     Dense,
     Hash,
+    /// The Dash hash table (`pmolap_index::dash`) in DRAM.
+    Dash,
 }
 
 impl std::str::FromStr for IndexChoice {
@@ -165,8 +167,9 @@ impl std::str::FromStr for IndexChoice {
             "auto" => Ok(IndexChoice::Auto),
             "dense" => Ok(IndexChoice::Dense),
             "hash" => Ok(IndexChoice::Hash),
+            "dash" => Ok(IndexChoice::Dash),
             _ => Err(Error::Query(format!(
-                "unknown join index `{s}`; use auto, dense or hash"
+                "unknown join index `{s}`; use auto, dense, hash or dash"
             ))),
         }
     }

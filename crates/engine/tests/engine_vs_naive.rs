@@ -293,8 +293,12 @@ fn random_query(rng: &mut Rng, db: &BTreeMap<String, Data>, i: usize, classic: b
             on: (fk.into(), key.into()),
             filters: jf,
             carry,
-            index: [IndexChoice::Auto, IndexChoice::Dense, IndexChoice::Hash]
-                [rng.below(3) as usize],
+            index: [
+                IndexChoice::Auto,
+                IndexChoice::Dense,
+                IndexChoice::Hash,
+                IndexChoice::Dash,
+            ][rng.below(4) as usize],
         });
     }
     let ops = [Op::Add, Op::Sub, Op::Mul];

@@ -59,6 +59,22 @@ pub enum Error {
     /// A query that does not fit the index (wrong number of dimensions, empty bounds).
     #[error("bad query: {0}")]
     BadQuery(String),
+    /// The file does not start with the Dash magic.
+    #[error("{}: not a Dash hash table (bad magic)", path.display())]
+    NotDash { path: PathBuf },
+    /// A Dash table of a format version this build does not read.
+    #[error("{}: Dash format version {found}, but this build reads version {supported}", path.display())]
+    DashVersion {
+        path: PathBuf,
+        found: u64,
+        supported: u64,
+    },
+    /// The hash table has no room left (its region is sized at creation).
+    #[error("hash table full: {0}")]
+    TableFull(String),
+    /// Crash simulation: the table stopped at this persist point.
+    #[error("simulated crash at persist point {0}")]
+    CrashStop(u64),
     /// The benchmark's settings do not allow a run, or its variants disagree.
     #[error("elf bench: {0}")]
     Bench(String),

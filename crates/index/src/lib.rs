@@ -12,13 +12,16 @@
 //! selective-caching benchmark of `pmolap elf bench` with its typed result document
 //! ([`elf::bench`]).
 //!
-//! Not yet here: the persistent hash index (`hash/` in DESIGN.md).
+//! [`dash`]: the Dash persistent hash table (Lu et al., VLDB 2020) of `u64` keys and
+//! values in a region on any tier, with lazy crash recovery, a consistency check and
+//! its benchmark (`pmolap hash bench`).
 
 #![forbid(unsafe_code)]
 
 #[cfg(target_endian = "big")]
 compile_error!("the Elf file format is little endian; big-endian targets are not supported");
 
+pub mod dash;
 pub mod elf;
 pub mod error;
 

@@ -178,6 +178,7 @@ mod drivers;
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+pub mod bytes;
 mod dispatch;
 mod portable;
 

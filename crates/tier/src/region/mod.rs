@@ -7,6 +7,7 @@
 //! the pages landed (`move_pages` query) and whether huge pages were granted: what
 //! happened is reported in [`RegionInfo`], never assumed.
 
+mod atomic;
 mod capacity;
 mod mapping;
 mod persistence;
@@ -28,6 +29,7 @@ use crate::spec::TierSpec;
 use crate::topology::Topology;
 
 /// Base page size assumed for alignment and residency sampling.
+pub use self::atomic::AtomicRegion;
 pub use self::capacity::{capacity, fs_free_bytes, open_devdax};
 pub use self::view::MemView;
 

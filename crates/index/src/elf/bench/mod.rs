@@ -275,7 +275,7 @@ pub fn bench(p: &BenchParams, progress: &dyn Fn(&str)) -> Result<BenchReport> {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
-    let machine = pmolap_bench::machine::Machine::from_topology(&pmolap_tier::Topology::detect()?);
+    let machine = pmolap_tier::machine::Machine::from_topology(&pmolap_tier::Topology::detect()?);
     let tier_name = format!("file:{}", p.dir.display());
     let region_tier = TierSpec::File {
         path: p.dir.clone(),

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use pmolap_bench::machine::Machine;
+use pmolap_tier::machine::Machine;
 
 /// The `kind` of the document.
 pub const KIND: &str = "elfbench";

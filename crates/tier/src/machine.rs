@@ -3,8 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use pmolap_tier::topology::{NodeKind, Topology};
-use pmolap_tier::TierInfo;
+use crate::topology::{NodeKind, Topology};
+use crate::TierInfo;
 
 /// What the results were measured on.
 #[derive(Debug, Clone, Serialize, Deserialize)]

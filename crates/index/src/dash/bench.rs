@@ -1,0 +1,489 @@
+//! `pmolap hash bench`: insert, positive and negative lookup throughput and load factor
+//! of the Dash table at 1..N threads on each tier, against `std::collections::HashMap`
+//! in DRAM with the same keys in the same run, and the time to reopen a table after a
+//! crash at several sizes. The result is a typed JSON document (`kind` `hashbench`).
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rand::rngs::SmallRng;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
+
+use pmolap_tier::machine::Machine;
+use pmolap_tier::TierSpec;
+
+use super::layout::hash;
+use super::{Dash, DashOptions};
+use crate::error::{Error, Result};
+
+/// The `kind` of the document.
+pub const KIND: &str = "hashbench";
+pub const FORMAT_VERSION: u32 = 1;
+
+/// One tier to run on, with how many keys (persisting every update costs a system call
+/// per persist point on a page-cache file, so file tiers usually get fewer keys).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TierRunSpec {
+    pub tier: String,
+    pub keys: usize,
+}
+
+impl TierRunSpec {
+    /// Parses `TIER` or `TIER@KEYS`; without `@KEYS`, `default_keys`.
+    pub fn parse(s: &str, default_keys: usize) -> Result<TierRunSpec> {
+        let (tier, keys) = match s.rsplit_once('@') {
+            Some((t, k)) => (
+                t,
+                k.parse()
+                    .map_err(|_| Error::Bench(format!("`{s}`: `{k}` is not a key count")))?,
+            ),
+            None => (s, default_keys),
+        };
+        tier.parse::<TierSpec>()?;
+        if keys == 0 {
+            return Err(Error::Bench(format!("`{s}`: at least one key")));
+        }
+        Ok(TierRunSpec {
+            tier: tier.to_string(),
+            keys,
+        })
+    }
+}
+
+/// The benchmark's settings.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct HashBenchParams {
+    /// Keys of the DRAM runs and of the HashMap baselines.
+    pub keys: usize,
+    pub tiers: Vec<TierRunSpec>,
+    pub threads: Vec<usize>,
+    /// Table sizes (items) of the recovery measurement; empty: none.
+    pub recovery_items: Vec<usize>,
+    /// Directory for the recovery measurement's table files.
+    pub recovery_dir: PathBuf,
+    pub seed: u64,
+    #[serde(skip)]
+    pub out: Option<PathBuf>,
+}
+
+/// Throughput at one thread count.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ThreadPoint {
+    pub threads: usize,
+    /// Million inserts per second (writers are serialised by the table's writer lock).
+    pub insert_mops: f64,
+    pub positive_lookup_mops: f64,
+    pub negative_lookup_mops: f64,
+}
+
+/// The Dash table on one tier.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TierResult {
+    pub tier: String,
+    /// How updates are made durable there (none, msync, cache-line flush).
+    pub durability: String,
+    pub keys: usize,
+    pub points: Vec<ThreadPoint>,
+    /// Items / slots of all segments after the inserts.
+    pub load_factor: f64,
+    /// Average fill of a segment when it split (the load factor a split was forced at).
+    pub fill_at_split: f64,
+    pub splits: u64,
+    pub persist_points_per_insert: f64,
+}
+
+/// A `std::collections::HashMap<u64, u64>` in DRAM (the same keys): inserts from one
+/// thread, lookups from many on the shared, read-only map.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BaselineResult {
+    pub name: String,
+    pub hasher: String,
+    pub keys: usize,
+    pub points: Vec<ThreadPoint>,
+}
+
+/// Reopening a table after a crash.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RecoveryResult {
+    pub items: usize,
+    pub file_bytes: u64,
+    /// Opening the file: map, check the header, bump the epoch (the crash recovery proper).
+    pub open_ms: f64,
+    /// The first lookup, which recovers its segment.
+    pub first_lookup_ms: f64,
+    /// Recovering every segment (what lazy recovery spreads over later accesses).
+    pub recover_all_ms: f64,
+    pub segments: u64,
+}
+
+/// Dash positive lookups over a HashMap's, at one thread count.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Ratio {
+    pub threads: usize,
+    pub baseline: String,
+    pub dash_over_baseline_positive: f64,
+}
+
+/// Everything one `pmolap hash bench` measured.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct HashBenchReport {
+    pub kind: String,
+    pub format_version: u32,
+    pub pmolap_version: String,
+    pub started_unix: u64,
+    pub machine: Machine,
+    pub params: HashBenchParams,
+    pub dash: Vec<TierResult>,
+    pub baselines: Vec<BaselineResult>,
+    pub dram_ratios: Vec<Ratio>,
+    pub recovery: Vec<RecoveryResult>,
+}
+
+/// Dash's hash (murmur3's finalizer) as a `Hasher`, for the HashMap with the same hash.
+#[derive(Debug, Default)]
+pub struct DashHasher(u64);
+
+impl Hasher for DashHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = hash(self.0 ^ u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = hash(x);
+    }
+}
+
+fn mops(n: usize, secs: f64) -> f64 {
+    n as f64 / secs.max(1e-9) / 1e6
+}
+
+/// Runs `f(thread, chunk)` over `items` split among `threads` threads; returns seconds.
+fn timed_parallel<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    f: impl Fn(&[T]) -> Result<R> + Sync,
+) -> Result<f64> {
+    let chunk = items.len().div_ceil(threads.max(1)).max(1);
+    let t = Instant::now();
+    std::thread::scope(|s| {
+        let hs: Vec<_> = items.chunks(chunk).map(|c| s.spawn(|| f(c))).collect();
+        for h in hs {
+            h.join()
+                .map_err(|_| Error::Bench("a benchmark thread panicked".into()))??;
+        }
+        Ok::<_, Error>(())
+    })?;
+    Ok(t.elapsed().as_secs_f64())
+}
+
+struct Keys {
+    insert: Vec<u64>,
+    positive: Vec<u64>,
+    negative: Vec<u64>,
+}
+
+fn keys(n: usize, seed: u64) -> Keys {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    // Present keys are even, absent ones odd: random 64-bit keys with no overlap.
+    let insert: Vec<u64> = (0..n).map(|_| rng.gen::<u64>() & !1).collect();
+    let mut positive = insert.clone();
+    positive.shuffle(&mut rng);
+    let negative = (0..n).map(|_| rng.gen::<u64>() | 1).collect();
+    Keys {
+        insert,
+        positive,
+        negative,
+    }
+}
+
+fn lookups(d: &Dash, k: &Keys, threads: usize) -> Result<(f64, f64)> {
+    let pos = timed_parallel(&k.positive, threads, |c| {
+        let mut found = 0usize;
+        for &key in c {
+            found += usize::from(d.get(key)?.is_some());
+        }
+        if found != c.len() {
+            return Err(Error::Bench(format!(
+                "{} present keys not found",
+                c.len() - found
+            )));
+        }
+        Ok(())
+    })?;
+    let neg = timed_parallel(&k.negative, threads, |c| {
+        for &key in c {
+            if d.get(key)?.is_some() {
+                return Err(Error::Bench(format!("absent key {key} found")));
+            }
+        }
+        Ok(())
+    })?;
+    Ok((mops(k.positive.len(), pos), mops(k.negative.len(), neg)))
+}
+
+fn dash_on(spec: &TierRunSpec, threads: &[usize], seed: u64) -> Result<TierResult> {
+    let tier: TierSpec = spec.tier.parse()?;
+    let k = keys(spec.keys, seed);
+    let mut points = Vec::new();
+    let mut last = None;
+    for &t in threads {
+        let d = Dash::create(&tier, DashOptions::for_items(spec.keys), None)?;
+        let path = d.path.clone();
+        let ins = timed_parallel(&k.insert, t, |c| {
+            for &key in c {
+                d.insert(key, key ^ 0x5a5a)?;
+            }
+            Ok(())
+        })?;
+        let (p, n) = lookups(&d, &k, t)?;
+        points.push(ThreadPoint {
+            threads: t,
+            insert_mops: mops(spec.keys, ins),
+            positive_lookup_mops: p,
+            negative_lookup_mops: n,
+        });
+        if let Some((old, old_path)) = last.replace((d, path)) {
+            drop_table(old, &old_path, &tier);
+        }
+    }
+    let (d, path) = last.ok_or_else(|| Error::Bench("no thread counts".into()))?;
+    let rep = d.check()?;
+    if !rep.problems.is_empty() {
+        return Err(Error::Bench(format!(
+            "the table is inconsistent: {}",
+            rep.problems[0]
+        )));
+    }
+    let (splits, _, fill) = d.split_stats();
+    let durability = d.mem.durability_name();
+    let ppi = d.persist_points() as f64 / spec.keys as f64;
+    drop_table(d, &path, &tier);
+    Ok(TierResult {
+        tier: spec.tier.clone(),
+        durability,
+        keys: spec.keys,
+        points,
+        load_factor: rep.load_factor,
+        fill_at_split: fill,
+        splits,
+        persist_points_per_insert: ppi,
+    })
+}
+
+/// Drops a benchmark table and removes the file it created (a `file:` tier keeps it).
+fn drop_table(d: Dash, path: &Path, tier: &TierSpec) {
+    drop(d);
+    if matches!(tier, TierSpec::File { .. }) && path.is_file() {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+fn baseline<S: std::hash::BuildHasher + Default + Sync>(
+    name: &str,
+    hasher: &str,
+    k: &Keys,
+    threads: &[usize],
+) -> Result<BaselineResult> {
+    let mut points = Vec::new();
+    for &t in threads {
+        let t0 = Instant::now();
+        let mut m: HashMap<u64, u64, S> = HashMap::default();
+        for &key in &k.insert {
+            m.insert(key, key ^ 0x5a5a);
+        }
+        let ins = t0.elapsed().as_secs_f64();
+        let m = &m;
+        let pos = timed_parallel(&k.positive, t, |c| {
+            let found = c.iter().filter(|key| m.get(key).is_some()).count();
+            std::hint::black_box(found);
+            Ok(())
+        })?;
+        let neg = timed_parallel(&k.negative, t, |c| {
+            let found = c.iter().filter(|key| m.get(key).is_some()).count();
+            std::hint::black_box(found);
+            Ok(())
+        })?;
+        points.push(ThreadPoint {
+            threads: t,
+            insert_mops: mops(k.insert.len(), ins),
+            positive_lookup_mops: mops(k.positive.len(), pos),
+            negative_lookup_mops: mops(k.negative.len(), neg),
+        });
+    }
+    Ok(BaselineResult {
+        name: name.into(),
+        hasher: hasher.into(),
+        keys: k.insert.len(),
+        points,
+    })
+}
+
+/// Builds a table of `items` in DRAM, writes its words to a file as a crashed table
+/// (never closed), then times reopening it, the first lookup and full recovery.
+fn recovery(items: usize, dir: &Path, seed: u64) -> Result<RecoveryResult> {
+    let d = Dash::new_dram(DashOptions::for_items(items))?;
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut probe = 0;
+    for i in 0..items {
+        probe = rng.gen::<u64>();
+        d.insert(probe, i as u64)?;
+    }
+    let path = dir.join(format!(
+        ".pmolap-hashbench-{}-{items}.dash",
+        std::process::id()
+    ));
+    d.mem.write_image(&path)?;
+    drop(d);
+    let run = || -> Result<RecoveryResult> {
+        let t = Instant::now();
+        let d = Dash::open(&path, None)?;
+        let open_ms = t.elapsed().as_secs_f64() * 1e3;
+        let t = Instant::now();
+        if d.get(probe)?.is_none() {
+            return Err(Error::Bench(
+                "the last key inserted is missing after reopening".into(),
+            ));
+        }
+        let first_lookup_ms = t.elapsed().as_secs_f64() * 1e3;
+        let t = Instant::now();
+        let segs = d.recover_all()? + 1;
+        let recover_all_ms = t.elapsed().as_secs_f64() * 1e3;
+        Ok(RecoveryResult {
+            items,
+            file_bytes: std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0),
+            open_ms,
+            first_lookup_ms,
+            recover_all_ms,
+            segments: segs,
+        })
+    };
+    let r = run();
+    let _ = std::fs::remove_file(&path);
+    r
+}
+
+/// Runs the benchmark; publishes the document to `params.out` if set.
+pub fn run(p: &HashBenchParams, progress: &mut dyn FnMut(&str)) -> Result<HashBenchReport> {
+    if p.threads.is_empty() || p.threads.contains(&0) || p.keys == 0 {
+        return Err(Error::Bench(
+            "need at least one key and thread counts of at least 1".into(),
+        ));
+    }
+    if let Some(out) = &p.out {
+        pmolap_tier::durable::check_writable(out)?;
+    }
+    let started_unix = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let machine = Machine::from_topology(&pmolap_tier::Topology::detect()?);
+    let k = keys(p.keys, p.seed);
+    progress("std HashMap baselines");
+    let baselines = vec![
+        baseline::<std::collections::hash_map::RandomState>(
+            "std HashMap",
+            "SipHash-1-3 (std default)",
+            &k,
+            &p.threads,
+        )?,
+        baseline::<BuildHasherDefault<DashHasher>>(
+            "std HashMap",
+            "Dash's hash (murmur3 finalizer)",
+            &k,
+            &p.threads,
+        )?,
+    ];
+    let mut dash = Vec::new();
+    for t in &p.tiers {
+        progress(&format!("dash on {} ({} keys)", t.tier, t.keys));
+        dash.push(dash_on(t, &p.threads, p.seed)?);
+    }
+    let mut dram_ratios = Vec::new();
+    if let Some(d) = dash.iter().find(|d| d.tier == "dram" && d.keys == p.keys) {
+        for b in &baselines {
+            for (dp, bp) in d.points.iter().zip(&b.points) {
+                dram_ratios.push(Ratio {
+                    threads: dp.threads,
+                    baseline: format!("{} ({})", b.name, b.hasher),
+                    dash_over_baseline_positive: dp.positive_lookup_mops / bp.positive_lookup_mops,
+                });
+            }
+        }
+    }
+    let mut rec = Vec::new();
+    for &n in &p.recovery_items {
+        progress(&format!("recovery at {n} items"));
+        rec.push(recovery(n, &p.recovery_dir, p.seed)?);
+    }
+    let doc = HashBenchReport {
+        kind: KIND.into(),
+        format_version: FORMAT_VERSION,
+        pmolap_version: env!("CARGO_PKG_VERSION").into(),
+        started_unix,
+        machine,
+        params: p.clone(),
+        dash,
+        baselines,
+        dram_ratios,
+        recovery: rec,
+    };
+    if let Some(out) = &p.out {
+        let bytes = serde_json::to_vec_pretty(&doc)
+            .map_err(|e| Error::Bench(format!("the results do not serialise: {e}")))?;
+        pmolap_tier::durable::publish_file(out, &bytes)?;
+    }
+    Ok(doc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_small_run_measures_every_tier_and_recovery() {
+        let dir = if Path::new("/dev/shm").is_dir() {
+            tempfile::tempdir_in("/dev/shm").unwrap()
+        } else {
+            tempfile::tempdir().unwrap()
+        };
+        let p = HashBenchParams {
+            keys: 20_000,
+            tiers: vec![
+                TierRunSpec::parse("dram", 20_000).unwrap(),
+                TierRunSpec::parse(&format!("file:{}@3000", dir.path().display()), 1).unwrap(),
+            ],
+            threads: vec![1, 2],
+            recovery_items: vec![5_000],
+            recovery_dir: dir.path().to_path_buf(),
+            seed: 1,
+            out: Some(dir.path().join("r.json")),
+        };
+        let r = run(&p, &mut |_| {}).unwrap();
+        assert_eq!(r.dash.len(), 2);
+        assert_eq!(r.dash[1].keys, 3000);
+        assert!(r.dash[0]
+            .points
+            .iter()
+            .all(|x| x.positive_lookup_mops > 0.0));
+        assert!(r.dash[0].load_factor > 0.3);
+        assert_eq!(r.dash[0].durability, "none (volatile)");
+        assert!(r.dash[1].persist_points_per_insert >= 2.0);
+        assert_eq!(r.dram_ratios.len(), 4);
+        assert_eq!(r.recovery.len(), 1);
+        let back: HashBenchReport =
+            serde_json::from_slice(&std::fs::read(dir.path().join("r.json")).unwrap()).unwrap();
+        assert_eq!(back.kind, KIND);
+        // Only the result file is left behind.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        assert!(TierRunSpec::parse("dram@x", 1).is_err());
+        assert!(TierRunSpec::parse("nonsense", 1).is_err());
+    }
+}
