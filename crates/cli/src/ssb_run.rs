@@ -46,9 +46,21 @@ pub struct DataArgs {
     /// Allow more than 4 threads per logical CPU.
     #[arg(long)]
     pub oversubscribe: bool,
+    /// Bit kernels that unpack and test the packed value ids: auto (the widest this CPU
+    /// has), avx512, avx2, portable.
+    #[arg(long, default_value = "auto")]
+    pub bits_isa: String,
 }
 
 impl DataArgs {
+    /// Makes `--bits-isa` the bit kernels of this process.
+    pub(crate) fn set_bits_isa(&self) -> Result<()> {
+        let f = pmolap_tier::CpuFeatures::detect();
+        let isa = pmolap_tier::kernel::Isa::select(&self.bits_isa, &f).context("--bits-isa")?;
+        pmolap_tier::kernel::bits::set_isa(isa).context("--bits-isa")?;
+        Ok(())
+    }
+
     fn exec(&self) -> ExecOptions {
         ExecOptions {
             threads: self.threads,
@@ -145,6 +157,7 @@ pub fn run(a: &RunArgs, queries: Vec<Query>) -> Result<()> {
     }
     check_output(a.json.as_ref()).context("--json")?;
     check_output(a.answers.as_ref()).context("--answers")?;
+    a.data.set_bits_isa()?;
     let queries: Vec<Query> = queries
         .into_iter()
         .map(|q| with_index(q, &a.data))
@@ -167,11 +180,12 @@ pub fn run(a: &RunArgs, queries: Vec<Query>) -> Result<()> {
         );
     }
     println!(
-        "{} on {} — {} threads, pin {}, {}",
+        "{} on {} — {} threads, pin {}, bit kernels {}, {}",
         r.config.data.display(),
         r.config.tier,
         r.layout.threads,
         r.layout.pin,
+        r.config.bits_kernel,
         if r.layout.striped {
             "striped"
         } else {

@@ -62,6 +62,7 @@ pub(super) fn accumulate(
         ids,
         vals,
         tally,
+        ..
     } = s;
     let naggs = plan.aggs.len();
     ids.resize(k, 0);
