@@ -182,3 +182,44 @@ pub(super) unsafe fn select(masks: *const u64, groups: usize, base: u32, sel: *m
     }
     k
 }
+
+/// # Safety
+/// As [`unpack`], with `out` writable for `groups` masks and `bitmap` readable for
+/// `limit.div_ceil(32)` dwords (`limit >= 1`: ids from `limit` up fail).
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn bitmap(
+    src: *const u64,
+    width: u32,
+    groups: usize,
+    bitmap: *const u64,
+    limit: u32,
+    out: *mut u64,
+) {
+    let p = plan(width);
+    let vmax = _mm256_set1_epi32((limit - 1) as i32);
+    let low5 = _mm256_set1_epi32(31);
+    let one = _mm256_set1_epi32(1);
+    for g in 0..groups {
+        let mut m = 0u64;
+        // SAFETY: as in `unpack`; `out` has room for mask `g`; only lanes with
+        // `id <= limit - 1` are gathered, from dword `id / 32` of the bitmap.
+        unsafe {
+            let s = src.add(g * width as usize).cast::<u32>();
+            for h in 0..8 {
+                let v = eight(&p, s, h);
+                let inb = _mm256_cmpeq_epi32(_mm256_min_epu32(v, vmax), v);
+                let dw = _mm256_mask_i32gather_epi32::<4>(
+                    _mm256_setzero_si256(),
+                    bitmap.cast(),
+                    _mm256_srli_epi32::<5>(v),
+                    inb,
+                );
+                let bit = _mm256_and_si256(_mm256_srlv_epi32(dw, _mm256_and_si256(v, low5)), one);
+                let pass = _mm256_and_si256(_mm256_cmpeq_epi32(bit, one), inb);
+                let b = _mm256_movemask_ps(_mm256_castsi256_ps(pass)) as u8;
+                m |= u64::from(b) << (8 * h);
+            }
+            *out.add(g) = m;
+        }
+    }
+}

@@ -163,3 +163,43 @@ pub(super) unsafe fn select(masks: *const u64, groups: usize, base: u32, sel: *m
     }
     k
 }
+
+/// # Safety
+/// As [`unpack`], with `out` writable for `groups` masks and `bitmap` readable for
+/// `limit.div_ceil(32)` dwords (`limit >= 1`: ids from `limit` up fail).
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn bitmap(
+    src: *const u64,
+    width: u32,
+    groups: usize,
+    bitmap: *const u64,
+    limit: u32,
+    out: *mut u64,
+) {
+    let p = plan(width);
+    let vlim = _mm512_set1_epi32(limit as i32);
+    let low5 = _mm512_set1_epi32(31);
+    let one = _mm512_set1_epi32(1);
+    for g in 0..groups {
+        let mut m = 0u64;
+        // SAFETY: as in `unpack`; `out` has room for mask `g`; only lanes with
+        // `id < limit` are gathered, from dword `id / 32` of the bitmap.
+        unsafe {
+            let s = src.add(g * width as usize).cast::<u32>();
+            for c in 0..4 {
+                let v = quarter(&p, s, c);
+                let inb = _mm512_cmplt_epu32_mask(v, vlim);
+                let dw = _mm512_mask_i32gather_epi32::<4>(
+                    _mm512_setzero_si512(),
+                    inb,
+                    _mm512_srli_epi32::<5>(v),
+                    bitmap.cast(),
+                );
+                let bit = _mm512_srlv_epi32(dw, _mm512_and_si512(v, low5));
+                let pass = _mm512_mask_test_epi32_mask(inb, bit, one);
+                m |= u64::from(pass) << (16 * c);
+            }
+            *out.add(g) = m;
+        }
+    }
+}

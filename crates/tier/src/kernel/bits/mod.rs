@@ -39,6 +39,32 @@ const BLOCK: usize = 64;
 type UnpackFn = unsafe fn(*const u64, u32, usize, *mut u32);
 type RangeFn = unsafe fn(*const u64, u32, usize, u32, u32, *mut u64);
 type SelectFn = unsafe fn(*const u64, usize, u32, *mut u32) -> usize;
+type BitmapFn = unsafe fn(*const u64, u32, usize, *const u64, u32, *mut u64);
+
+/// A test of value ids.
+#[derive(Debug, Clone, Copy)]
+pub enum Pred<'a> {
+    /// `id - lo <= span` (wrapping): ids `lo ..= lo + span`.
+    Range { lo: u32, span: u32 },
+    /// Bit `id % 64` of word `id / 64` set (ids past the bitmap fail).
+    Bitmap(&'a [u64]),
+}
+
+impl Pred<'_> {
+    #[inline(always)]
+    fn passes(&self, id: u32) -> bool {
+        match *self {
+            Pred::Range { lo, span } => id.wrapping_sub(lo) <= span,
+            Pred::Bitmap(b) => portable::bit(b, bitmap_limit(b), id),
+        }
+    }
+}
+
+/// Ids a bitmap covers, as the kernels take it (a bitmap of 2^32 bits or more covers
+/// every id but `u32::MAX`; no plan builds one).
+fn bitmap_limit(b: &[u64]) -> u32 {
+    u32::try_from(b.len().saturating_mul(64)).unwrap_or(u32::MAX)
+}
 
 /// One variant of the bit kernels.
 #[derive(Debug, Clone, Copy)]
@@ -47,6 +73,7 @@ pub struct BitKernels {
     slack: usize,
     unpack: UnpackFn,
     range: RangeFn,
+    bitmap: BitmapFn,
     select: SelectFn,
 }
 
@@ -55,6 +82,7 @@ static PORTABLE: BitKernels = BitKernels {
     slack: 0,
     unpack: portable::unpack_raw,
     range: portable::range_raw,
+    bitmap: portable::bitmap_raw,
     select: portable::select_raw,
 };
 
@@ -64,6 +92,7 @@ static AVX2: BitKernels = BitKernels {
     slack: avx2::SLACK_WORDS,
     unpack: avx2::unpack,
     range: avx2::range,
+    bitmap: avx2::bitmap,
     select: avx2::select,
 };
 
@@ -73,6 +102,7 @@ static AVX512: BitKernels = BitKernels {
     slack: avx512::SLACK_WORDS,
     unpack: avx512::unpack,
     range: avx512::range,
+    bitmap: avx512::bitmap,
     select: avx512::select,
 };
 
@@ -147,6 +177,25 @@ pub fn range_mask(
     masks: &mut [u64],
 ) {
     active().range_mask(words, width, start, n, lo, span, masks)
+}
+
+/// [`BitKernels::test_mask`] of the [`active`] variant.
+#[inline]
+pub fn test_mask(
+    words: &[u64],
+    width: u32,
+    start: usize,
+    n: usize,
+    pred: Pred<'_>,
+    masks: &mut [u64],
+) {
+    active().test_mask(words, width, start, n, pred, masks)
+}
+
+/// [`BitKernels::select`] of the [`active`] variant.
+#[inline]
+pub fn select(words: &[u64], width: u32, start: usize, pred: Pred<'_>, sel: &mut [u32]) -> usize {
+    active().select(words, width, start, pred, sel)
 }
 
 /// Reads id `i` of width `width` (no padding word needed).
@@ -229,8 +278,7 @@ impl BitKernels {
         }
     }
 
-    /// Bit `i % 64` of `masks[i / 64]`: whether id `start + i` passes `id - lo <= span`
-    /// (wrapping), for `i < n`; bits past `n` are 0. `masks` holds `n.div_ceil(64)`.
+    /// [`Self::test_mask`] with [`Pred::Range`].
     #[allow(clippy::too_many_arguments)]
     pub fn range_mask(
         &self,
@@ -242,9 +290,23 @@ impl BitKernels {
         span: u32,
         masks: &mut [u64],
     ) {
+        self.test_mask(words, width, start, n, Pred::Range { lo, span }, masks)
+    }
+
+    /// Bit `i % 64` of `masks[i / 64]`: whether id `start + i` passes `pred`, for
+    /// `i < n`; bits past `n` are 0. `masks` holds `n.div_ceil(64)`.
+    pub fn test_mask(
+        &self,
+        words: &[u64],
+        width: u32,
+        start: usize,
+        n: usize,
+        pred: Pred<'_>,
+        masks: &mut [u64],
+    ) {
         check(words, width, start, n);
         let masks = &mut masks[..n.div_ceil(GROUP)];
-        let pass = |i: usize| u64::from(get(words, width, start + i).wrapping_sub(lo) <= span);
+        let pass = |i: usize| u64::from(pred.passes(get(words, width, start + i)));
         if !start.is_multiple_of(GROUP) {
             masks.fill(0);
             for i in 0..n {
@@ -255,27 +317,36 @@ impl BitKernels {
         let groups = n / GROUP;
         let g0 = start / GROUP;
         let w = width as usize;
+        if let Pred::Bitmap(b) = pred {
+            if b.is_empty() {
+                // No id passes; and the kernels need a bitmap to read.
+                masks.fill(0);
+                return;
+            }
+        }
         let fast = self.fast_groups(words, width, g0, groups);
         if fast > 0 {
-            // SAFETY: as in `unpack`; `masks` holds at least `groups >= fast` words.
+            let src = words[g0 * w..].as_ptr();
+            let out = masks.as_mut_ptr();
+            // SAFETY: groups g0..g0+fast and SLACK words after them lie in `words`
+            // (fast_groups), `masks` holds at least `groups >= fast` words, `width` is
+            // in 1..=32 (check), a bitmap is non-empty and covers `bitmap_limit` bits,
+            // and `BitKernels::new` / `Isa::best` checked the ISA against this CPU.
             unsafe {
-                (self.range)(
-                    words[g0 * w..].as_ptr(),
-                    width,
-                    fast,
-                    lo,
-                    span,
-                    masks.as_mut_ptr(),
-                )
-            };
+                match pred {
+                    Pred::Range { lo, span } => (self.range)(src, width, fast, lo, span, out),
+                    Pred::Bitmap(b) => {
+                        (self.bitmap)(src, width, fast, b.as_ptr(), bitmap_limit(b), out)
+                    }
+                }
+            }
         }
-        portable::range(
-            &words[(g0 + fast) * w..],
-            width,
-            lo,
-            span,
-            &mut masks[fast..groups],
-        );
+        let rest = &words[(g0 + fast) * w..];
+        let out = &mut masks[fast..groups];
+        match pred {
+            Pred::Range { lo, span } => portable::range(rest, width, lo, span, out),
+            Pred::Bitmap(b) => portable::bitmap(rest, width, b, bitmap_limit(b), out),
+        }
         if groups * GROUP < n {
             let mut m = 0;
             for i in groups * GROUP..n {
@@ -285,9 +356,7 @@ impl BitKernels {
         }
     }
 
-    /// Writes the offsets `i` (ascending, `i < sel.len()`) of the ids `start + i` that
-    /// pass `id - lo <= span` (wrapping) into `sel`; returns their count. Offsets are
-    /// `u32`: `sel` holds at most 2^32 entries.
+    /// [`Self::select`] with [`Pred::Range`].
     pub fn select_range(
         &self,
         words: &[u64],
@@ -295,6 +364,20 @@ impl BitKernels {
         start: usize,
         lo: u32,
         span: u32,
+        sel: &mut [u32],
+    ) -> usize {
+        self.select(words, width, start, Pred::Range { lo, span }, sel)
+    }
+
+    /// Writes the offsets `i` (ascending, `i < sel.len()`) of the ids `start + i` that
+    /// pass `pred` into `sel`; returns their count. Offsets are `u32`: `sel` holds at
+    /// most 2^32 entries.
+    pub fn select(
+        &self,
+        words: &[u64],
+        width: u32,
+        start: usize,
+        pred: Pred<'_>,
         sel: &mut [u32],
     ) -> usize {
         let n = sel.len();
@@ -306,7 +389,7 @@ impl BitKernels {
         while i < n {
             let len = (n - i).min(BLOCK * GROUP);
             let groups = len.div_ceil(GROUP);
-            self.range_mask(words, width, start + i, len, lo, span, &mut masks);
+            self.test_mask(words, width, start + i, len, pred, &mut masks);
             let whole = len / GROUP;
             // SAFETY: `masks` holds `whole <= BLOCK` words; `k <= i`, so `sel[k..]`
             // holds at least `n - i >= whole * 64` entries.

@@ -136,3 +136,49 @@ pub(super) unsafe fn select_raw(
     };
     select(m, base, s)
 }
+
+/// Whether `id` is below `limit` and its bit is set in `bitmap`.
+#[inline(always)]
+pub(super) fn bit(bitmap: &[u64], limit: u32, id: u32) -> bool {
+    id < limit && bitmap[id as usize >> 6] >> (id & 63) & 1 == 1
+}
+
+fn bitmap_w<const W: usize>(src: &[u64], bitmap: &[u64], limit: u32, out: &mut [u64]) {
+    let mut ids = [0u32; GROUP];
+    for (g, m) in out.iter_mut().enumerate() {
+        unpack_group::<W>(&src[g * W..], &mut ids);
+        let mut bits = 0u64;
+        for (i, &id) in ids.iter().enumerate() {
+            bits |= u64::from(bit(bitmap, limit, id)) << i;
+        }
+        *m = bits;
+    }
+}
+
+/// Bit `i` of `out[g]`: whether id `i` of group `g` is below `limit` with its bit set
+/// in `bitmap` (which holds `limit` bits).
+pub(super) fn bitmap(src: &[u64], width: u32, bitmap: &[u64], limit: u32, out: &mut [u64]) {
+    by_width!(width, bitmap_w, src, bitmap, limit, out)
+}
+
+/// # Safety
+/// `src` is readable for `groups * width` words, `out` writable for `groups` masks,
+/// `bitmap` readable for `limit.div_ceil(64)` words, `width` in 1..=32.
+pub(super) unsafe fn bitmap_raw(
+    src: *const u64,
+    width: u32,
+    groups: usize,
+    bm: *const u64,
+    limit: u32,
+    out: *mut u64,
+) {
+    // SAFETY: the caller's contract: the ranges are live and `out` overlaps neither.
+    let (s, b, o) = unsafe {
+        (
+            std::slice::from_raw_parts(src, groups * width as usize),
+            std::slice::from_raw_parts(bm, (limit as usize).div_ceil(64)),
+            std::slice::from_raw_parts_mut(out, groups),
+        )
+    };
+    bitmap(s, width, b, limit, o);
+}

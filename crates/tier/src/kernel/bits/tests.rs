@@ -123,6 +123,50 @@ fn range_masks_and_selections_match_portable_every_width() {
 }
 
 #[test]
+fn bitmap_masks_and_selections_match_portable_every_width() {
+    let variants = simd_variants();
+    for width in 1..=32u32 {
+        let domain = 1usize << width.min(12);
+        // Bitmaps covering fewer ids than the width allows (ids past them fail), all of
+        // the small domains, and none.
+        let bitmaps = [
+            noise(domain.div_ceil(64), u64::from(width)),
+            noise(domain.div_ceil(128), 3),
+            vec![u64::MAX; 1],
+            Vec::new(),
+        ];
+        for &(start, n) in &SHAPES {
+            let len = ((start + n) * width as usize).div_ceil(64) + 16;
+            let words = noise(len, u64::from(width) * 29 + start as u64);
+            let ids = reference_ids(&words, width, start, n);
+            for bm in &bitmaps {
+                let bit = |id: u32| {
+                    (id as usize) < bm.len() * 64 && bm[id as usize / 64] >> (id % 64) & 1 == 1
+                };
+                let want: Vec<u32> = (0..n as u32).filter(|&i| bit(ids[i as usize])).collect();
+                let mut want_masks = vec![0u64; n.div_ceil(64)];
+                for &i in &want {
+                    want_masks[i as usize / 64] |= 1 << (i % 64);
+                }
+                for k in std::iter::once(&PORTABLE).chain(variants.iter().copied()) {
+                    let what = format!(
+                        "{} width {width} start {start} n {n} bitmap of {} words",
+                        k.isa(),
+                        bm.len()
+                    );
+                    let mut sel = vec![u32::MAX; n];
+                    let c = k.select(&words, width, start, Pred::Bitmap(bm), &mut sel);
+                    assert_eq!(&sel[..c], &want[..], "select {what}");
+                    let mut masks = vec![u64::MAX; n.div_ceil(64)];
+                    k.test_mask(&words, width, start, n, Pred::Bitmap(bm), &mut masks);
+                    assert_eq!(masks, want_masks, "masks {what}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn set_isa_refuses_what_the_cpu_lacks_and_reports_the_choice() {
     for isa in Isa::ALL {
         match BitKernels::new(isa) {
