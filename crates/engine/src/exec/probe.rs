@@ -21,6 +21,18 @@ pub(super) enum TestRef<'a> {
     Lookup(&'a [u32]),
 }
 
+impl<'a> TestRef<'a> {
+    /// The test as a bit-kernel predicate (a lookup is not one).
+    #[inline(always)]
+    fn pred(self) -> Option<bits::Pred<'a>> {
+        match self {
+            TestRef::Range { lo, span } => Some(bits::Pred::Range { lo, span }),
+            TestRef::Bits(b) => Some(bits::Pred::Bitmap(b)),
+            TestRef::Lookup(_) => None,
+        }
+    }
+}
+
 #[derive(Clone, Copy)]
 pub(super) struct StepRef<'a> {
     pub(super) col: usize,
@@ -117,8 +129,8 @@ fn first_step(
     gid: &mut [u32],
 ) -> (usize, bool) {
     let local = start - c.base;
-    if let TestRef::Range { lo, span } = st.test {
-        let k = bits::select_range(c.words, c.width, local, lo, span, &mut sel[..n]);
+    if let Some(pred) = st.test.pred() {
+        let k = bits::select(c.words, c.width, local, pred, &mut sel[..n]);
         return (k, false);
     }
     bitpack::unpack(c.words, c.width, local, &mut buf[..n]);
@@ -126,13 +138,8 @@ fn first_step(
     let stride = st.stride;
     let mut k = 0;
     match st.test {
-        TestRef::Range { .. } => unreachable!("range tests run on the packed words"),
-        TestRef::Bits(b) => {
-            for (i, &id) in ids.iter().enumerate() {
-                sel[k] = i as u32;
-                k += (b[id as usize >> 6] >> (id & 63) & 1) as usize;
-            }
-            (k, false)
+        TestRef::Range { .. } | TestRef::Bits(_) => {
+            unreachable!("range and bitmap tests run on the packed words")
         }
         TestRef::Lookup(l) => {
             for (i, &id) in ids.iter().enumerate() {
@@ -211,10 +218,10 @@ fn step<const G: bool>(
     gid: &mut [u32],
 ) -> usize {
     let local = start - c.base;
-    if let (true, TestRef::Range { lo, span }) = (k * 8 >= n, st.test) {
+    if let (true, Some(pred)) = (k * 8 >= n, st.test.pred()) {
         // Dense: test the whole morsel on the packed words, then keep the selected
         // rows whose bit is set.
-        bits::range_mask(c.words, c.width, local, n, lo, span, masks);
+        bits::test_mask(c.words, c.width, local, n, pred, masks);
         let mut m = 0;
         for j in 0..k {
             let r = sel[j];
