@@ -231,7 +231,9 @@ mod tests {
                     unpack(&words, width, start, &mut fast);
                     assert_eq!(fast, out, "dispatched, width {width} n {n} start {start}");
                     for isa in Isa::ALL {
-                        let Ok(k) = BitKernels::new(isa) else { continue };
+                        let Ok(k) = BitKernels::new(isa) else {
+                            continue;
+                        };
                         fast.fill(u32::MAX);
                         k.unpack(&words, width, start, &mut fast);
                         assert_eq!(fast, out, "{isa}, width {width} n {n} start {start}");
