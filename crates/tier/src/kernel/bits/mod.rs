@@ -225,6 +225,43 @@ fn check(words: &[u64], width: u32, start: usize, n: usize) {
     );
 }
 
+/// [`BitKernels::select`] without SIMD: unpack a block, then one branch-free pass that
+/// tests each id and writes its offset (cheaper than going through bitmasks in scalar
+/// code).
+fn portable_select(
+    words: &[u64],
+    width: u32,
+    start: usize,
+    pred: Pred<'_>,
+    sel: &mut [u32],
+) -> usize {
+    let mut ids = [0u32; BLOCK * GROUP];
+    let (mut k, mut i) = (0, 0);
+    let n = sel.len();
+    while i < n {
+        let len = (n - i).min(BLOCK * GROUP);
+        let ids = &mut ids[..len];
+        PORTABLE.unpack(words, width, start + i, ids);
+        match pred {
+            Pred::Range { lo, span } => {
+                for (j, &id) in ids.iter().enumerate() {
+                    sel[k] = (i + j) as u32;
+                    k += usize::from(id.wrapping_sub(lo) <= span);
+                }
+            }
+            Pred::Bitmap(b) => {
+                let limit = bitmap_limit(b);
+                for (j, &id) in ids.iter().enumerate() {
+                    sel[k] = (i + j) as u32;
+                    k += usize::from(portable::bit(b, limit, id));
+                }
+            }
+        }
+        i += len;
+    }
+    k
+}
+
 impl BitKernels {
     /// The variant for `isa`; one this CPU lacks is a
     /// [`crate::Error::MissingCpuFeature`].
@@ -383,6 +420,9 @@ impl BitKernels {
         let n = sel.len();
         check(words, width, start, n);
         assert!(u32::try_from(n).is_ok(), "{n} offsets do not fit u32");
+        if self.isa == Isa::Portable {
+            return portable_select(words, width, start, pred, sel);
+        }
         let mut masks = [0u64; BLOCK];
         let mut k = 0;
         let mut i = 0;
