@@ -10,6 +10,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use pmolap_bench::ssb::{self, DataOptions, QueryFigures, TiersReport};
 use pmolap_engine::{parse_queries, select_ssb, ExecOptions, OutValue, Query};
+use pmolap_tier::kernel::Isa;
 use pmolap_tier::Pinning;
 
 use crate::membench_cmd::write_json;
@@ -48,19 +49,11 @@ pub struct DataArgs {
     pub oversubscribe: bool,
     /// Bit kernels that unpack and test the packed value ids: auto (the widest this CPU
     /// has), avx512, avx2, portable.
-    #[arg(long, default_value = "auto")]
-    pub bits_isa: String,
+    #[arg(long, default_value = "auto", value_parser = parse_bits_isa)]
+    pub bits_isa: Isa,
 }
 
 impl DataArgs {
-    /// Makes `--bits-isa` the bit kernels of this process.
-    pub(crate) fn set_bits_isa(&self) -> Result<()> {
-        let f = pmolap_tier::CpuFeatures::detect();
-        let isa = pmolap_tier::kernel::Isa::select(&self.bits_isa, &f).context("--bits-isa")?;
-        pmolap_tier::kernel::bits::set_isa(isa).context("--bits-isa")?;
-        Ok(())
-    }
-
     fn exec(&self) -> ExecOptions {
         ExecOptions {
             threads: self.threads,
@@ -73,7 +66,10 @@ impl DataArgs {
         }
     }
 
+    /// The data options; also makes `--bits-isa` the bit kernels of this process.
     pub(crate) fn options(&self) -> DataOptions {
+        // The parser checked the ISA against this CPU, so this cannot fail.
+        let _ = pmolap_tier::kernel::bits::set_isa(self.bits_isa);
         DataOptions {
             data: self.data.clone(),
             sf: self.sf,
@@ -81,6 +77,11 @@ impl DataArgs {
             placement: None,
         }
     }
+}
+
+/// `--bits-isa`: auto (the widest of this CPU) or an ISA this CPU has.
+fn parse_bits_isa(s: &str) -> std::result::Result<Isa, String> {
+    Isa::select(s, &pmolap_tier::CpuFeatures::detect()).map_err(|e| e.to_string())
 }
 
 /// Applies `q`'s join-index choice override.
@@ -157,7 +158,6 @@ pub fn run(a: &RunArgs, queries: Vec<Query>) -> Result<()> {
     }
     check_output(a.json.as_ref()).context("--json")?;
     check_output(a.answers.as_ref()).context("--answers")?;
-    a.data.set_bits_isa()?;
     let queries: Vec<Query> = queries
         .into_iter()
         .map(|q| with_index(q, &a.data))
