@@ -10,6 +10,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use pmolap_bench::ssb::{self, DataOptions, QueryFigures, TiersReport};
 use pmolap_engine::{parse_queries, select_ssb, ExecOptions, OutValue, Query};
+use pmolap_tier::kernel::Isa;
 use pmolap_tier::Pinning;
 
 use crate::membench_cmd::write_json;
@@ -47,6 +48,10 @@ pub struct DataArgs {
     /// Allow more than 4 threads per logical CPU.
     #[arg(long)]
     pub oversubscribe: bool,
+    /// Bit kernels that unpack and test the packed value ids: auto (the widest this CPU
+    /// has), avx512, avx2, portable.
+    #[arg(long, default_value = "auto", value_parser = parse_bits_isa)]
+    pub bits_isa: Isa,
 }
 
 impl DataArgs {
@@ -62,7 +67,10 @@ impl DataArgs {
         }
     }
 
+    /// The data options; also makes `--bits-isa` the bit kernels of this process.
     pub(crate) fn options(&self) -> DataOptions {
+        // The parser checked the ISA against this CPU, so this cannot fail.
+        let _ = pmolap_tier::kernel::bits::set_isa(self.bits_isa);
         DataOptions {
             data: self.data.clone(),
             sf: self.sf,
@@ -70,6 +78,11 @@ impl DataArgs {
             placement: None,
         }
     }
+}
+
+/// `--bits-isa`: auto (the widest of this CPU) or an ISA this CPU has.
+fn parse_bits_isa(s: &str) -> std::result::Result<Isa, String> {
+    Isa::select(s, &pmolap_tier::CpuFeatures::detect()).map_err(|e| e.to_string())
 }
 
 /// Applies `q`'s join-index choice override.
@@ -168,11 +181,12 @@ pub fn run(a: &RunArgs, queries: Vec<Query>) -> Result<()> {
         );
     }
     println!(
-        "{} on {} — {} threads, pin {}, {}",
+        "{} on {} — {} threads, pin {}, bit kernels {}, {}",
         r.config.data.display(),
         r.config.tier,
         r.layout.threads,
         r.layout.pin,
+        r.config.bits_kernel,
         if r.layout.striped {
             "striped"
         } else {

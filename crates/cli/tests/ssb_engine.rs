@@ -136,6 +136,18 @@ fn sf1_answers_equal_reference() {
     assert_eq!(q21["last"]["joins"][0]["index"]["kind"], "hash");
     assert_eq!(q21["last"]["joins"][1]["dim"], "part");
     assert_eq!(q21["last"]["joins"][1]["index"]["kind"], "dense");
+    let kernel = r["config"]["bits_kernel"].as_str().unwrap();
+    assert!(["avx512", "avx2", "portable"].contains(&kernel), "{kernel}");
+    // The portable bit kernels give the same answers as the ones chosen for this CPU.
+    ok(&pmolap()
+        .args(["ssb", "run", "--quiet", "--threads", "2", "--reps", "1"])
+        .args(["--bits-isa", "portable", "--data"])
+        .arg(&data)
+        .arg("--answers")
+        .arg(&answers)
+        .output()
+        .unwrap());
+    check_answers(&answers, &reference);
 }
 
 #[test]
@@ -146,10 +158,24 @@ fn sf001_answers_equal_reference_nulls_included() {
     let dir = tempfile::tempdir().unwrap();
     load("0.01", dir.path());
     let answers = dir.path().join("answers.json");
-    for index in ["auto", "hash", "dash"] {
+    // Small morsels: every unaligned and short path of the bit kernels runs.
+    for (index, isa) in [
+        ("auto", "auto"),
+        ("hash", "auto"),
+        ("dash", "auto"),
+        ("auto", "portable"),
+    ] {
         ok(&pmolap()
             .args(["ssb", "run", "--quiet", "--threads", "2", "--reps", "1"])
-            .args(["--join-index", index, "--morsel", "128", "--data"])
+            .args([
+                "--join-index",
+                index,
+                "--morsel",
+                "128",
+                "--bits-isa",
+                isa,
+                "--data",
+            ])
             .arg(dir.path())
             .arg("--answers")
             .arg(&answers)
@@ -257,6 +283,14 @@ fn bad_input_is_one_line_errors() {
             .unwrap(),
     );
     assert!(e.contains("no SSB query `9.9`"), "{e}");
+    let e = fails(
+        &pmolap()
+            .args(["ssb", "run", "--bits-isa", "sse", "--data"])
+            .arg(dir.path())
+            .output()
+            .unwrap(),
+    );
+    assert!(e.contains("--bits-isa") && e.contains("sse"), "{e}");
 
     let data = dir.path().join("db");
     load("0.01", &data);

@@ -126,9 +126,17 @@ macro_rules! dispatch {
     };
 }
 
-/// Unpacks ids `start .. start + out.len()` into `out`. Aligned groups of 64 go through
-/// the per-width kernel; an unaligned head or a short tail is read id by id.
+/// Unpacks ids `start .. start + out.len()` into `out` with the process's bit kernel
+/// (`pmolap_tier::kernel::bits`: AVX-512, AVX2 or portable, chosen at run time).
+#[inline]
 pub fn unpack(words: &[u64], width: u32, start: usize, out: &mut [u32]) {
+    pmolap_tier::kernel::bits::unpack(words, width, start, out)
+}
+
+/// The portable unpack, the reference the dispatched kernels are tested against:
+/// aligned groups of 64 go through the per-width kernel; an unaligned head or a short
+/// tail is read id by id.
+pub fn unpack_portable(words: &[u64], width: u32, start: usize, out: &mut [u32]) {
     let n = out.len();
     let head = ((GROUP - start % GROUP) % GROUP).min(n);
     for (k, o) in out[..head].iter_mut().enumerate() {
@@ -171,6 +179,8 @@ pub fn pack(ids: &[u32], width: u32, words: &mut [u64]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pmolap_tier::kernel::bits::BitKernels;
+    use pmolap_tier::kernel::Isa;
 
     fn ids(n: usize, width: u32, seed: u64) -> Vec<u32> {
         let mut x = seed | 1;
@@ -215,8 +225,19 @@ mod tests {
                         continue;
                     }
                     let mut out = vec![0u32; n - start];
-                    unpack(&words, width, start, &mut out);
+                    unpack_portable(&words, width, start, &mut out);
                     assert_eq!(out, v[start..], "width {width} n {n} start {start}");
+                    let mut fast = vec![u32::MAX; n - start];
+                    unpack(&words, width, start, &mut fast);
+                    assert_eq!(fast, out, "dispatched, width {width} n {n} start {start}");
+                    for isa in Isa::ALL {
+                        let Ok(k) = BitKernels::new(isa) else {
+                            continue;
+                        };
+                        fast.fill(u32::MAX);
+                        k.unpack(&words, width, start, &mut fast);
+                        assert_eq!(fast, out, "{isa}, width {width} n {n} start {start}");
+                    }
                 }
             }
         }

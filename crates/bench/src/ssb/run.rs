@@ -45,6 +45,10 @@ pub struct RunConfig {
     pub replicate_dims: bool,
     pub morsel_rows: usize,
     pub join_index: String,
+    /// The bit kernels that unpacked and tested the packed ids (`avx512`, `avx2`,
+    /// `portable`; absent in documents from before they existed).
+    #[serde(default)]
+    pub bits_kernel: String,
 }
 
 /// The result document of `ssb run` / `ssb query`.
@@ -179,6 +183,7 @@ pub fn run(
             replicate_dims: p.layout.replicated,
             morsel_rows: data.exec.morsel_rows,
             join_index,
+            bits_kernel: pmolap_tier::kernel::bits::active().isa().to_string(),
         },
         machine: Machine::from_topology(&topo),
         notes: p.layout.notes.clone(),

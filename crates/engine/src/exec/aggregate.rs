@@ -161,6 +161,7 @@ pub(super) fn accumulate(
         ids,
         vals,
         tally,
+        ..
     } = s;
     let naggs = plan.aggs.len();
     let Acc {

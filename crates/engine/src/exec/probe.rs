@@ -1,8 +1,14 @@
 //! The morsel kernels of the probe: a step's test over one morsel's value ids producing
 //! and compacting the selection vector and the rows' group ids, reading a column by
 //! unpacking the morsel or by random gets.
+//!
+//! Unpacking and range tests run the SIMD bit kernels of `pmolap_tier::kernel::bits`
+//! (AVX-512, AVX2 or portable, chosen at run time): a range test of the first step goes
+//! from the packed words straight to the selection vector, and one of a later step over
+//! a dense selection to a bitmask of the morsel, without unpacking the ids.
 
 use pmolap_store::{bitpack, AccessCounts};
+use pmolap_tier::kernel::bits;
 
 use super::aggregate::{accumulate, Acc};
 use crate::plan::{Plan, MISS};
@@ -13,6 +19,18 @@ pub(super) enum TestRef<'a> {
     Range { lo: u32, span: u32 },
     Bits(&'a [u64]),
     Lookup(&'a [u32]),
+}
+
+impl<'a> TestRef<'a> {
+    /// The test as a bit-kernel predicate (a lookup is not one).
+    #[inline(always)]
+    fn pred(self) -> Option<bits::Pred<'a>> {
+        match self {
+            TestRef::Range { lo, span } => Some(bits::Pred::Range { lo, span }),
+            TestRef::Bits(b) => Some(bits::Pred::Bitmap(b)),
+            TestRef::Lookup(_) => None,
+        }
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -72,6 +90,8 @@ impl Tally {
 /// Per-thread buffers of one morsel.
 pub(super) struct Scratch {
     pub(super) buf: Vec<u32>,
+    /// One bit per row of the morsel: a later step's range test.
+    pub(super) masks: Vec<u64>,
     pub(super) sel: Vec<u32>,
     pub(super) gid: Vec<u32>,
     pub(super) ids: Vec<u32>,
@@ -84,6 +104,7 @@ impl Scratch {
     pub(super) fn new(morsel: usize) -> Scratch {
         Scratch {
             buf: vec![0; morsel],
+            masks: vec![0; morsel.div_ceil(64)],
             sel: vec![0; morsel],
             gid: vec![0; morsel],
             ids: Vec::with_capacity(morsel),
@@ -93,31 +114,32 @@ impl Scratch {
     }
 }
 
-/// The first step of a morsel: tests every id, writes the selection vector, and (for a
-/// group-code lookup) the rows' group ids. Returns the count and whether ids were written.
+/// The first step of a morsel `[start, start+n)`: tests every id, writes the selection
+/// vector, and (for a group-code lookup) the rows' group ids. Returns the count and
+/// whether ids were written. A range test runs on the packed words; the others unpack
+/// the morsel into `buf` first.
 #[inline(always)]
 fn first_step(
-    ids: &[u32],
-    t: TestRef<'_>,
-    stride: u32,
+    c: ColRef<'_>,
+    start: usize,
+    n: usize,
+    st: &StepRef<'_>,
+    buf: &mut [u32],
     sel: &mut [u32],
     gid: &mut [u32],
 ) -> (usize, bool) {
+    let local = start - c.base;
+    if let Some(pred) = st.test.pred() {
+        let k = bits::select(c.words, c.width, local, pred, &mut sel[..n]);
+        return (k, false);
+    }
+    bitpack::unpack(c.words, c.width, local, &mut buf[..n]);
+    let ids = &buf[..n];
+    let stride = st.stride;
     let mut k = 0;
-    match t {
-        TestRef::Range { lo, span } => {
-            for (i, &id) in ids.iter().enumerate() {
-                sel[k] = i as u32;
-                k += usize::from(id.wrapping_sub(lo) <= span);
-            }
-            (k, false)
-        }
-        TestRef::Bits(b) => {
-            for (i, &id) in ids.iter().enumerate() {
-                sel[k] = i as u32;
-                k += (b[id as usize >> 6] >> (id & 63) & 1) as usize;
-            }
-            (k, false)
+    match st.test {
+        TestRef::Range { .. } | TestRef::Bits(_) => {
+            unreachable!("range and bitmap tests run on the packed words")
         }
         TestRef::Lookup(l) => {
             for (i, &id) in ids.iter().enumerate() {
@@ -191,10 +213,26 @@ fn step<const G: bool>(
     n: usize,
     k: usize,
     buf: &mut [u32],
+    masks: &mut [u64],
     sel: &mut [u32],
     gid: &mut [u32],
 ) -> usize {
     let local = start - c.base;
+    if let (true, Some(pred)) = (k * 8 >= n, st.test.pred()) {
+        // Dense: test the whole morsel on the packed words, then keep the selected
+        // rows whose bit is set.
+        bits::test_mask(c.words, c.width, local, n, pred, masks);
+        let mut m = 0;
+        for j in 0..k {
+            let r = sel[j];
+            sel[m] = r;
+            if G {
+                gid[m] = gid[j];
+            }
+            m += ((masks[r as usize >> 6] >> (r & 63)) & 1) as usize;
+        }
+        return m;
+    }
     if k * 8 >= n {
         bitpack::unpack(c.words, c.width, local, &mut buf[..n]);
         let b = &buf[..n];
@@ -223,7 +261,10 @@ pub(super) fn fetch_ids(
     out: &mut [u32],
 ) {
     let local = start - c.base;
-    if sel.len() * 8 >= n {
+    if sel.len() == n {
+        // Every row selected (no filter, or none failed): unpack straight into `out`.
+        bitpack::unpack(c.words, c.width, local, &mut out[..n]);
+    } else if sel.len() * 8 >= n {
         bitpack::unpack(c.words, c.width, local, &mut buf[..n]);
         for (o, &r) in out.iter_mut().zip(sel) {
             *o = buf[r as usize];
@@ -269,6 +310,7 @@ fn select(
 ) -> (usize, bool) {
     let Scratch {
         buf,
+        masks,
         sel,
         gid,
         tally,
@@ -286,8 +328,7 @@ fn select(
             if let Some(t) = tally.as_mut() {
                 t.dv[st.col] += AccessCounts::scans(n as u64);
             }
-            bitpack::unpack(c.words, c.width, start - c.base, &mut buf[..n]);
-            first_step(&buf[..n], st.test, st.stride, sel, gid)
+            first_step(c, start, n, st, buf, sel, gid)
         }
     };
     for st in steps.iter().skip(1) {
@@ -299,9 +340,9 @@ fn select(
             t.selected(st.col, &sel[..k], n);
         }
         k = if has_gid {
-            step::<true>(c, st, start, n, k, buf, sel, gid)
+            step::<true>(c, st, start, n, k, buf, masks, sel, gid)
         } else {
-            step::<false>(c, st, start, n, k, buf, sel, gid)
+            step::<false>(c, st, start, n, k, buf, masks, sel, gid)
         };
         has_gid |= matches!(st.test, TestRef::Lookup(_));
     }

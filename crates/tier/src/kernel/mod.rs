@@ -95,7 +95,7 @@ impl Isa {
         Ok(isa)
     }
 
-    fn check(self, f: &CpuFeatures) -> Result<()> {
+    pub(crate) fn check(self, f: &CpuFeatures) -> Result<()> {
         match self.required_feature() {
             Some(feature) if !self.supported(f) => Err(Error::MissingCpuFeature(feature)),
             _ => Ok(()),
@@ -178,6 +178,7 @@ mod drivers;
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+pub mod bits;
 pub mod bytes;
 mod dispatch;
 mod portable;

@@ -1,0 +1,225 @@
+//! The AVX2 bit kernels: 8 ids per ymm register, built from two halves of 4 ids in
+//! 64-bit lanes.
+//!
+//! A group of 64 ids of width `w` has 16 slices of 4 ids; slice `c` starts at bit
+//! `4wc`, that is dword `wc / 8` plus `4 (wc mod 8)` bits. One unaligned load of 8
+//! dwords from there holds the slice; `vpermd` puts each id's two dwords in a 64-bit
+//! lane, `vpsrlvq` shifts it down, and two slices are interleaved into 8 `u32` lanes.
+
+use std::arch::x86_64::*;
+
+use super::GROUP;
+
+/// Words the kernels may read past the last group's: the window of the last slice
+/// starts at dword `15w/8` of its group and is 8 dwords long.
+pub(super) const SLACK_WORDS: usize = 4;
+
+/// The per-width constants of the 16 slices of a group.
+struct Plan {
+    idx: [__m256i; 16],
+    shr: [__m256i; 16],
+    /// Dword offset of each slice inside the group.
+    at: [usize; 16],
+    mask: __m256i,
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn load(a: &[u32; 8]) -> __m256i {
+    // SAFETY: an unaligned load of 32 bytes from a live [u32; 8].
+    unsafe { _mm256_loadu_si256(a.as_ptr().cast()) }
+}
+
+#[target_feature(enable = "avx2")]
+fn plan(width: u32) -> Plan {
+    let w = width as usize;
+    let mut idx = [[0u32; 8]; 16];
+    let mut shr = [[0u32; 8]; 16];
+    for c in 0..16 {
+        let r = 4 * ((w * c) % 8);
+        for j in 0..4 {
+            let bit = r + j * w;
+            idx[c][2 * j] = (bit / 32) as u32;
+            idx[c][2 * j + 1] = (bit / 32 + 1) as u32;
+            // A 64-bit shift count in the low dword of the lane.
+            shr[c][2 * j] = (bit % 32) as u32;
+        }
+    }
+    let mask = if width == 32 {
+        u32::MAX
+    } else {
+        (1u32 << width) - 1
+    };
+    Plan {
+        idx: std::array::from_fn(|c| load(&idx[c])),
+        shr: std::array::from_fn(|c| load(&shr[c])),
+        at: std::array::from_fn(|c| w * c / 8),
+        mask: _mm256_set1_epi32(mask as i32),
+    }
+}
+
+/// The 4 ids of slice `c` of the group at `g`, one per 64-bit lane (upper bits junk).
+///
+/// # Safety
+/// `g` is readable for `at[c] + 8` dwords.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn slice(p: &Plan, g: *const u32, c: usize) -> __m256i {
+    // SAFETY: the caller's contract covers the 32-byte load.
+    let win = unsafe { _mm256_loadu_si256(g.add(p.at[c]).cast()) };
+    _mm256_srlv_epi64(_mm256_permutevar8x32_epi32(win, p.idx[c]), p.shr[c])
+}
+
+/// The 8 ids of slices `2h` and `2h + 1` of the group at `g`, in order.
+///
+/// # Safety
+/// As [`slice`] for both slices.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn eight(p: &Plan, g: *const u32, h: usize) -> __m256i {
+    // SAFETY: the caller's contract.
+    let (a, b) = unsafe { (slice(p, g, 2 * h), slice(p, g, 2 * h + 1)) };
+    // Low dwords of every lane: ids 0 1 4 5 2 3 6 7, then put in order.
+    let lows = _mm256_castps_si256(_mm256_shuffle_ps::<0b10_00_10_00>(
+        _mm256_castsi256_ps(a),
+        _mm256_castsi256_ps(b),
+    ));
+    let v = _mm256_permute4x64_epi64::<0b11_01_10_00>(lows);
+    _mm256_and_si256(v, p.mask)
+}
+
+/// # Safety
+/// `src` is readable for `groups * width + SLACK_WORDS` words, `out` writable for
+/// `groups * 64` ids, `width` in 1..=32; the CPU has avx2.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn unpack(src: *const u64, width: u32, groups: usize, out: *mut u32) {
+    let p = plan(width);
+    for g in 0..groups {
+        // SAFETY: group `g` starts at word `g * width`; its slices' windows end within
+        // SLACK_WORDS of the group's end, and its 64 ids fit `out`.
+        unsafe {
+            let s = src.add(g * width as usize).cast::<u32>();
+            let o = out.add(g * GROUP);
+            for h in 0..8 {
+                _mm256_storeu_si256(o.add(h * 8).cast(), eight(&p, s, h));
+            }
+        }
+    }
+}
+
+/// # Safety
+/// As [`unpack`], with `out` writable for `groups` masks.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn range(
+    src: *const u64,
+    width: u32,
+    groups: usize,
+    lo: u32,
+    span: u32,
+    out: *mut u64,
+) {
+    let p = plan(width);
+    let vlo = _mm256_set1_epi32(lo as i32);
+    let vspan = _mm256_set1_epi32(span as i32);
+    for g in 0..groups {
+        let mut m = 0u64;
+        // SAFETY: as in `unpack`; `out` has room for mask `g`.
+        unsafe {
+            let s = src.add(g * width as usize).cast::<u32>();
+            for h in 0..8 {
+                let t = _mm256_sub_epi32(eight(&p, s, h), vlo);
+                // Unsigned t <= span  <=>  max(t, span) == span.
+                let pass = _mm256_cmpeq_epi32(_mm256_max_epu32(t, vspan), vspan);
+                let b = _mm256_movemask_ps(_mm256_castsi256_ps(pass)) as u8;
+                m |= u64::from(b) << (8 * h);
+            }
+            *out.add(g) = m;
+        }
+    }
+}
+
+/// Per byte of a mask: the positions of its set bits, one per byte, packed low first.
+const POSITIONS: [u64; 256] = {
+    let mut t = [0u64; 256];
+    let mut b = 0;
+    while b < 256 {
+        let (mut v, mut n, mut i) = (0u64, 0, 0);
+        while i < 8 {
+            if b >> i & 1 == 1 {
+                v |= (i as u64) << (8 * n);
+                n += 1;
+            }
+            i += 1;
+        }
+        t[b] = v;
+        b += 1;
+    }
+    t
+};
+
+/// # Safety
+/// `masks` is readable for `groups` words, `sel` writable for `groups * 64` entries;
+/// the CPU has avx2.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn select(masks: *const u64, groups: usize, base: u32, sel: *mut u32) -> usize {
+    let mut k = 0usize;
+    for g in 0..groups {
+        // SAFETY: `g < groups`.
+        let m = unsafe { *masks.add(g) };
+        if m == 0 {
+            continue;
+        }
+        for h in 0..8 {
+            let b = (m >> (8 * h)) as u8;
+            let first = base.wrapping_add((g * GROUP + h * 8) as u32);
+            let pos = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(POSITIONS[b as usize] as i64));
+            let idx = _mm256_add_epi32(pos, _mm256_set1_epi32(first as i32));
+            // SAFETY: `k <= g * 64 + h * 8` (at most one entry per id before these 8),
+            // so the 8 lanes stored end within `groups * 64` entries.
+            unsafe { _mm256_storeu_si256(sel.add(k).cast(), idx) };
+            k += b.count_ones() as usize;
+        }
+    }
+    k
+}
+
+/// # Safety
+/// As [`unpack`], with `out` writable for `groups` masks and `bitmap` readable for
+/// `limit.div_ceil(32)` dwords (`limit >= 1`: ids from `limit` up fail).
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn bitmap(
+    src: *const u64,
+    width: u32,
+    groups: usize,
+    bitmap: *const u64,
+    limit: u32,
+    out: *mut u64,
+) {
+    let p = plan(width);
+    let vmax = _mm256_set1_epi32((limit - 1) as i32);
+    let low5 = _mm256_set1_epi32(31);
+    let one = _mm256_set1_epi32(1);
+    for g in 0..groups {
+        let mut m = 0u64;
+        // SAFETY: as in `unpack`; `out` has room for mask `g`; only lanes with
+        // `id <= limit - 1` are gathered, from dword `id / 32` of the bitmap.
+        unsafe {
+            let s = src.add(g * width as usize).cast::<u32>();
+            for h in 0..8 {
+                let v = eight(&p, s, h);
+                let inb = _mm256_cmpeq_epi32(_mm256_min_epu32(v, vmax), v);
+                let dw = _mm256_mask_i32gather_epi32::<4>(
+                    _mm256_setzero_si256(),
+                    bitmap.cast(),
+                    _mm256_srli_epi32::<5>(v),
+                    inb,
+                );
+                let bit = _mm256_and_si256(_mm256_srlv_epi32(dw, _mm256_and_si256(v, low5)), one);
+                let pass = _mm256_and_si256(_mm256_cmpeq_epi32(bit, one), inb);
+                let b = _mm256_movemask_ps(_mm256_castsi256_ps(pass)) as u8;
+                m |= u64::from(b) << (8 * h);
+            }
+            *out.add(g) = m;
+        }
+    }
+}

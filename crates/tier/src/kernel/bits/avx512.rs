@@ -1,0 +1,205 @@
+//! The AVX-512 bit kernels: 16 ids per zmm register.
+//!
+//! A group of 64 ids of width `w` is `2w` dwords; its quarter `c` (16 ids) starts at bit
+//! `16wc`, that is dword `wc / 2` plus 0 or 16 bits (by the parity of `wc`). Two
+//! unaligned loads from that dword give a 32-dword window; `vpermt2d` picks, for each
+//! lane, the dword holding the id's first bit and the next one, and two variable shifts
+//! and a mask join them (an id of at most 32 bits spans at most two dwords).
+
+use std::arch::x86_64::*;
+
+use super::GROUP;
+
+/// Words the kernels may read past the last group's: the window of the last quarter
+/// starts at dword `3w/2` of its group and is 32 dwords long.
+pub(super) const SLACK_WORDS: usize = 16;
+
+/// The per-width constants: for each parity of the quarter's bit offset, the dword
+/// indexes of every lane's low and high halves and its shifts.
+struct Plan {
+    lo: [__m512i; 2],
+    hi: [__m512i; 2],
+    shr: [__m512i; 2],
+    shl: [__m512i; 2],
+    mask: __m512i,
+    /// Dword offset and parity of each quarter inside the group.
+    at: [(usize, usize); 4],
+}
+
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn load(a: &[u32; 16]) -> __m512i {
+    // SAFETY: an unaligned load of 64 bytes from a live [u32; 16].
+    unsafe { _mm512_loadu_si512(a.as_ptr().cast()) }
+}
+
+#[target_feature(enable = "avx512f")]
+fn plan(width: u32) -> Plan {
+    let w = width as usize;
+    let mut lo = [[0u32; 16]; 2];
+    let mut hi = [[0u32; 16]; 2];
+    let mut shr = [[0u32; 16]; 2];
+    let mut shl = [[0u32; 16]; 2];
+    for p in 0..2 {
+        for j in 0..16 {
+            let bit = p * 16 + j * w;
+            lo[p][j] = (bit / 32) as u32;
+            hi[p][j] = (bit / 32 + 1) as u32;
+            shr[p][j] = (bit % 32) as u32;
+            // A shift by 32 clears the lane: no high half when the id starts on a dword.
+            shl[p][j] = 32 - (bit % 32) as u32;
+        }
+    }
+    let mask = if width == 32 {
+        u32::MAX
+    } else {
+        (1u32 << width) - 1
+    };
+    Plan {
+        lo: [load(&lo[0]), load(&lo[1])],
+        hi: [load(&hi[0]), load(&hi[1])],
+        shr: [load(&shr[0]), load(&shr[1])],
+        shl: [load(&shl[0]), load(&shl[1])],
+        mask: _mm512_set1_epi32(mask as i32),
+        at: std::array::from_fn(|c| (w * c / 2, (w * c) % 2)),
+    }
+}
+
+/// The 16 ids of quarter `c` of the group at `g` (its first dword).
+///
+/// # Safety
+/// `g` is readable for `at[c].0 + 32` dwords.
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn quarter(p: &Plan, g: *const u32, c: usize) -> __m512i {
+    let (d, par) = p.at[c];
+    // SAFETY: the caller's contract covers both 64-byte loads.
+    let (a, b) = unsafe {
+        (
+            _mm512_loadu_si512(g.add(d).cast()),
+            _mm512_loadu_si512(g.add(d + 16).cast()),
+        )
+    };
+    let l = _mm512_permutex2var_epi32(a, p.lo[par], b);
+    let h = _mm512_permutex2var_epi32(a, p.hi[par], b);
+    let v = _mm512_or_si512(
+        _mm512_srlv_epi32(l, p.shr[par]),
+        _mm512_sllv_epi32(h, p.shl[par]),
+    );
+    _mm512_and_si512(v, p.mask)
+}
+
+/// # Safety
+/// `src` is readable for `groups * width + SLACK_WORDS` words, `out` writable for
+/// `groups * 64` ids, `width` in 1..=32; the CPU has avx512f.
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn unpack(src: *const u64, width: u32, groups: usize, out: *mut u32) {
+    let p = plan(width);
+    for g in 0..groups {
+        // SAFETY: group `g` starts at word `g * width`; its quarters' windows end within
+        // SLACK_WORDS of the group's end, and its 64 ids fit `out`.
+        unsafe {
+            let s = src.add(g * width as usize).cast::<u32>();
+            let o = out.add(g * GROUP);
+            for c in 0..4 {
+                _mm512_storeu_si512(o.add(c * 16).cast(), quarter(&p, s, c));
+            }
+        }
+    }
+}
+
+/// # Safety
+/// As [`unpack`], with `out` writable for `groups` masks.
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn range(
+    src: *const u64,
+    width: u32,
+    groups: usize,
+    lo: u32,
+    span: u32,
+    out: *mut u64,
+) {
+    let p = plan(width);
+    let vlo = _mm512_set1_epi32(lo as i32);
+    let vspan = _mm512_set1_epi32(span as i32);
+    for g in 0..groups {
+        let mut m = 0u64;
+        // SAFETY: as in `unpack`; `out` has room for mask `g`.
+        unsafe {
+            let s = src.add(g * width as usize).cast::<u32>();
+            for c in 0..4 {
+                let v = _mm512_sub_epi32(quarter(&p, s, c), vlo);
+                m |= u64::from(_mm512_cmple_epu32_mask(v, vspan)) << (16 * c);
+            }
+            *out.add(g) = m;
+        }
+    }
+}
+
+/// # Safety
+/// `masks` is readable for `groups` words, `sel` writable for `groups * 64` entries;
+/// the CPU has avx512f.
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn select(masks: *const u64, groups: usize, base: u32, sel: *mut u32) -> usize {
+    let iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    let mut k = 0usize;
+    for g in 0..groups {
+        // SAFETY: `g < groups`.
+        let m = unsafe { *masks.add(g) };
+        if m == 0 {
+            continue;
+        }
+        for c in 0..4 {
+            let q = (m >> (16 * c)) as u16;
+            let first = base.wrapping_add((g * GROUP + c * 16) as u32);
+            let idx = _mm512_add_epi32(iota, _mm512_set1_epi32(first as i32));
+            // SAFETY: `k <= g * 64 + c * 16` (at most one entry per id before this
+            // quarter), so the 16 lanes stored end within `groups * 64` entries.
+            unsafe {
+                _mm512_storeu_si512(sel.add(k).cast(), _mm512_maskz_compress_epi32(q, idx));
+            }
+            k += q.count_ones() as usize;
+        }
+    }
+    k
+}
+
+/// # Safety
+/// As [`unpack`], with `out` writable for `groups` masks and `bitmap` readable for
+/// `limit.div_ceil(32)` dwords (`limit >= 1`: ids from `limit` up fail).
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn bitmap(
+    src: *const u64,
+    width: u32,
+    groups: usize,
+    bitmap: *const u64,
+    limit: u32,
+    out: *mut u64,
+) {
+    let p = plan(width);
+    let vlim = _mm512_set1_epi32(limit as i32);
+    let low5 = _mm512_set1_epi32(31);
+    let one = _mm512_set1_epi32(1);
+    for g in 0..groups {
+        let mut m = 0u64;
+        // SAFETY: as in `unpack`; `out` has room for mask `g`; only lanes with
+        // `id < limit` are gathered, from dword `id / 32` of the bitmap.
+        unsafe {
+            let s = src.add(g * width as usize).cast::<u32>();
+            for c in 0..4 {
+                let v = quarter(&p, s, c);
+                let inb = _mm512_cmplt_epu32_mask(v, vlim);
+                let dw = _mm512_mask_i32gather_epi32::<4>(
+                    _mm512_setzero_si512(),
+                    inb,
+                    _mm512_srli_epi32::<5>(v),
+                    bitmap.cast(),
+                );
+                let bit = _mm512_srlv_epi32(dw, _mm512_and_si512(v, low5));
+                let pass = _mm512_mask_test_epi32_mask(inb, bit, one);
+                m |= u64::from(pass) << (16 * c);
+            }
+            *out.add(g) = m;
+        }
+    }
+}

@@ -1,0 +1,448 @@
+//! Bit-packed value-id kernels: unpacking ids of any width 1..=32 into `u32`, and a
+//! range predicate (`id - lo <= span`, wrapping) evaluated on the packed words straight
+//! into bitmasks and selection vectors — in AVX-512, AVX2 and portable variants.
+//!
+//! The layout is the store's (`pmolap_store::bitpack`): id `i` of width `w` occupies
+//! bits `i*w .. i*w+w` of a little-endian stream of `u64` words, so 64 ids of width `w`
+//! are exactly `w` words (a *group*). The SIMD kernels work on whole groups and read up
+//! to [`BitKernels::slack_words`] words past the last group they are given; the safe
+//! functions here hand them only groups followed by that much data and do the rest (an
+//! unaligned head, the last groups of a vector, a tail shorter than a group) with the
+//! portable code, so any `(start, len)` of any vector is accepted.
+//!
+//! The variant is chosen once per process: the widest the CPU has ([`Isa::best`]),
+//! unless [`set_isa`] picks another (the CLI's `--bits-isa`, to compare them);
+//! [`active`] says which runs.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::OnceLock;
+
+use super::Isa;
+use crate::cpu::CpuFeatures;
+use crate::error::Result;
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+mod portable;
+
+#[cfg(test)]
+mod tests;
+
+/// Ids per group: a group of width `w` is exactly `w` words.
+pub const GROUP: usize = 64;
+
+/// Groups per block of masks kept on the stack by [`BitKernels::select_range`].
+const BLOCK: usize = 64;
+
+type UnpackFn = unsafe fn(*const u64, u32, usize, *mut u32);
+type RangeFn = unsafe fn(*const u64, u32, usize, u32, u32, *mut u64);
+type SelectFn = unsafe fn(*const u64, usize, u32, *mut u32) -> usize;
+type BitmapFn = unsafe fn(*const u64, u32, usize, *const u64, u32, *mut u64);
+
+/// A test of value ids.
+#[derive(Debug, Clone, Copy)]
+pub enum Pred<'a> {
+    /// `id - lo <= span` (wrapping): ids `lo ..= lo + span`.
+    Range { lo: u32, span: u32 },
+    /// Bit `id % 64` of word `id / 64` set (ids past the bitmap fail).
+    Bitmap(&'a [u64]),
+}
+
+impl Pred<'_> {
+    #[inline(always)]
+    fn passes(&self, id: u32) -> bool {
+        match *self {
+            Pred::Range { lo, span } => id.wrapping_sub(lo) <= span,
+            Pred::Bitmap(b) => portable::bit(b, bitmap_limit(b), id),
+        }
+    }
+}
+
+/// Ids a bitmap covers, as the kernels take it (a bitmap of 2^32 bits or more covers
+/// every id but `u32::MAX`; no plan builds one).
+fn bitmap_limit(b: &[u64]) -> u32 {
+    u32::try_from(b.len().saturating_mul(64)).unwrap_or(u32::MAX)
+}
+
+/// One variant of the bit kernels.
+#[derive(Debug, Clone, Copy)]
+pub struct BitKernels {
+    isa: Isa,
+    slack: usize,
+    unpack: UnpackFn,
+    range: RangeFn,
+    bitmap: BitmapFn,
+    select: SelectFn,
+}
+
+static PORTABLE: BitKernels = BitKernels {
+    isa: Isa::Portable,
+    slack: 0,
+    unpack: portable::unpack_raw,
+    range: portable::range_raw,
+    bitmap: portable::bitmap_raw,
+    select: portable::select_raw,
+};
+
+#[cfg(target_arch = "x86_64")]
+static AVX2: BitKernels = BitKernels {
+    isa: Isa::Avx2,
+    slack: avx2::SLACK_WORDS,
+    unpack: avx2::unpack,
+    range: avx2::range,
+    bitmap: avx2::bitmap,
+    select: avx2::select,
+};
+
+#[cfg(target_arch = "x86_64")]
+static AVX512: BitKernels = BitKernels {
+    isa: Isa::Avx512,
+    slack: avx512::SLACK_WORDS,
+    unpack: avx512::unpack,
+    range: avx512::range,
+    bitmap: avx512::bitmap,
+    select: avx512::select,
+};
+
+fn host() -> &'static CpuFeatures {
+    static HOST: OnceLock<CpuFeatures> = OnceLock::new();
+    HOST.get_or_init(CpuFeatures::detect)
+}
+
+const UNSET: u8 = 0;
+/// The ISA [`set_isa`] chose (0: none yet, else `1 + index in Isa::ALL`).
+static CHOSEN: AtomicU8 = AtomicU8::new(UNSET);
+
+/// Makes `isa` the variant every later call in this process runs; an ISA this CPU lacks
+/// is a [`crate::Error::MissingCpuFeature`].
+pub fn set_isa(isa: Isa) -> Result<()> {
+    BitKernels::new(isa)?;
+    let i = Isa::ALL.iter().position(|&x| x == isa).unwrap_or(0);
+    CHOSEN.store(i as u8 + 1, Ordering::Relaxed);
+    Ok(())
+}
+
+/// The variant that runs: the one [`set_isa`] chose, else the widest of this CPU.
+#[inline]
+pub fn active() -> &'static BitKernels {
+    match CHOSEN.load(Ordering::Relaxed) {
+        UNSET => {
+            static BEST: OnceLock<&'static BitKernels> = OnceLock::new();
+            BEST.get_or_init(|| table(Isa::best(host())))
+        }
+        i => table(Isa::ALL[(i - 1) as usize]),
+    }
+}
+
+fn table(isa: Isa) -> &'static BitKernels {
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 => &AVX512,
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => &AVX2,
+        _ => &PORTABLE,
+    }
+}
+
+/// [`BitKernels::unpack`] of the [`active`] variant.
+#[inline]
+pub fn unpack(words: &[u64], width: u32, start: usize, out: &mut [u32]) {
+    active().unpack(words, width, start, out)
+}
+
+/// [`BitKernels::select_range`] of the [`active`] variant.
+#[inline]
+pub fn select_range(
+    words: &[u64],
+    width: u32,
+    start: usize,
+    lo: u32,
+    span: u32,
+    sel: &mut [u32],
+) -> usize {
+    active().select_range(words, width, start, lo, span, sel)
+}
+
+/// [`BitKernels::range_mask`] of the [`active`] variant.
+#[inline]
+pub fn range_mask(
+    words: &[u64],
+    width: u32,
+    start: usize,
+    n: usize,
+    lo: u32,
+    span: u32,
+    masks: &mut [u64],
+) {
+    active().range_mask(words, width, start, n, lo, span, masks)
+}
+
+/// [`BitKernels::test_mask`] of the [`active`] variant.
+#[inline]
+pub fn test_mask(
+    words: &[u64],
+    width: u32,
+    start: usize,
+    n: usize,
+    pred: Pred<'_>,
+    masks: &mut [u64],
+) {
+    active().test_mask(words, width, start, n, pred, masks)
+}
+
+/// [`BitKernels::select`] of the [`active`] variant.
+#[inline]
+pub fn select(words: &[u64], width: u32, start: usize, pred: Pred<'_>, sel: &mut [u32]) -> usize {
+    active().select(words, width, start, pred, sel)
+}
+
+/// Reads id `i` of width `width` (no padding word needed).
+#[inline(always)]
+pub fn get(words: &[u64], width: u32, i: usize) -> u32 {
+    let bit = i * width as usize;
+    let (wi, sh) = (bit >> 6, (bit & 63) as u32);
+    let mut v = words[wi] >> sh;
+    if sh + width > 64 {
+        v |= words[wi + 1] << (64 - sh);
+    }
+    (v & ((1u64 << width) - 1)) as u32
+}
+
+#[inline(always)]
+fn check(words: &[u64], width: u32, start: usize, n: usize) {
+    assert!(
+        (1..=32).contains(&width),
+        "bit width {width} outside 1..=32"
+    );
+    let end_bit = (start + n) * width as usize;
+    assert!(
+        end_bit.div_ceil(64) <= words.len(),
+        "ids {start}..{} of width {width} past the {} words given",
+        start + n,
+        words.len()
+    );
+}
+
+/// [`BitKernels::select`] without SIMD: unpack a block, then one branch-free pass that
+/// tests each id and writes its offset (cheaper than going through bitmasks in scalar
+/// code).
+fn portable_select(
+    words: &[u64],
+    width: u32,
+    start: usize,
+    pred: Pred<'_>,
+    sel: &mut [u32],
+) -> usize {
+    let mut ids = [0u32; BLOCK * GROUP];
+    let (mut k, mut i) = (0, 0);
+    let n = sel.len();
+    while i < n {
+        let len = (n - i).min(BLOCK * GROUP);
+        let ids = &mut ids[..len];
+        PORTABLE.unpack(words, width, start + i, ids);
+        match pred {
+            Pred::Range { lo, span } => {
+                for (j, &id) in ids.iter().enumerate() {
+                    sel[k] = (i + j) as u32;
+                    k += usize::from(id.wrapping_sub(lo) <= span);
+                }
+            }
+            Pred::Bitmap(b) => {
+                let limit = bitmap_limit(b);
+                for (j, &id) in ids.iter().enumerate() {
+                    sel[k] = (i + j) as u32;
+                    k += usize::from(portable::bit(b, limit, id));
+                }
+            }
+        }
+        i += len;
+    }
+    k
+}
+
+impl BitKernels {
+    /// The variant for `isa`; one this CPU lacks is a
+    /// [`crate::Error::MissingCpuFeature`].
+    pub fn new(isa: Isa) -> Result<&'static BitKernels> {
+        isa.check(host())?;
+        Ok(table(isa))
+    }
+
+    pub fn isa(&self) -> Isa {
+        self.isa
+    }
+
+    /// Words a SIMD kernel may read past the groups it is given (0 for portable).
+    pub fn slack_words(&self) -> usize {
+        self.slack
+    }
+
+    /// Of the `groups` groups from group `g0`, how many the SIMD kernel may take: those
+    /// followed by [`Self::slack_words`] words inside `words`.
+    #[inline(always)]
+    fn fast_groups(&self, words: &[u64], width: u32, g0: usize, groups: usize) -> usize {
+        let w = width as usize;
+        let room = words.len().saturating_sub(self.slack) / w;
+        room.saturating_sub(g0).min(groups)
+    }
+
+    /// Unpacks ids `start .. start + out.len()` into `out`. Panics (like a slice index)
+    /// when the width is outside 1..=32 or the ids run past `words`.
+    pub fn unpack(&self, words: &[u64], width: u32, start: usize, out: &mut [u32]) {
+        let n = out.len();
+        check(words, width, start, n);
+        let head = ((GROUP - start % GROUP) % GROUP).min(n);
+        for (k, o) in out[..head].iter_mut().enumerate() {
+            *o = get(words, width, start + k);
+        }
+        let groups = (n - head) / GROUP;
+        let g0 = (start + head) / GROUP;
+        let fast = self.fast_groups(words, width, g0, groups);
+        let w = width as usize;
+        let body = &mut out[head..head + groups * GROUP];
+        let (simd, rest) = body.split_at_mut(fast * GROUP);
+        if fast > 0 {
+            // SAFETY: groups g0..g0+fast and SLACK words after them lie in `words`
+            // (fast_groups), `simd` holds fast * 64 ids, `width` is in 1..=32 (check),
+            // and `BitKernels::new` / `Isa::best` checked the ISA against this CPU.
+            unsafe { (self.unpack)(words[g0 * w..].as_ptr(), width, fast, simd.as_mut_ptr()) };
+        }
+        portable::unpack(&words[(g0 + fast) * w..], width, rest);
+        for (k, o) in out.iter_mut().enumerate().skip(head + groups * GROUP) {
+            *o = get(words, width, start + k);
+        }
+    }
+
+    /// [`Self::test_mask`] with [`Pred::Range`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn range_mask(
+        &self,
+        words: &[u64],
+        width: u32,
+        start: usize,
+        n: usize,
+        lo: u32,
+        span: u32,
+        masks: &mut [u64],
+    ) {
+        self.test_mask(words, width, start, n, Pred::Range { lo, span }, masks)
+    }
+
+    /// Bit `i % 64` of `masks[i / 64]`: whether id `start + i` passes `pred`, for
+    /// `i < n`; bits past `n` are 0. `masks` holds `n.div_ceil(64)`.
+    pub fn test_mask(
+        &self,
+        words: &[u64],
+        width: u32,
+        start: usize,
+        n: usize,
+        pred: Pred<'_>,
+        masks: &mut [u64],
+    ) {
+        check(words, width, start, n);
+        let masks = &mut masks[..n.div_ceil(GROUP)];
+        let pass = |i: usize| u64::from(pred.passes(get(words, width, start + i)));
+        if !start.is_multiple_of(GROUP) {
+            masks.fill(0);
+            for i in 0..n {
+                masks[i / GROUP] |= pass(i) << (i % GROUP);
+            }
+            return;
+        }
+        let groups = n / GROUP;
+        let g0 = start / GROUP;
+        let w = width as usize;
+        if let Pred::Bitmap(b) = pred {
+            if b.is_empty() {
+                // No id passes; and the kernels need a bitmap to read.
+                masks.fill(0);
+                return;
+            }
+        }
+        let fast = self.fast_groups(words, width, g0, groups);
+        if fast > 0 {
+            let src = words[g0 * w..].as_ptr();
+            let out = masks.as_mut_ptr();
+            // SAFETY: groups g0..g0+fast and SLACK words after them lie in `words`
+            // (fast_groups), `masks` holds at least `groups >= fast` words, `width` is
+            // in 1..=32 (check), a bitmap is non-empty and covers `bitmap_limit` bits,
+            // and `BitKernels::new` / `Isa::best` checked the ISA against this CPU.
+            unsafe {
+                match pred {
+                    Pred::Range { lo, span } => (self.range)(src, width, fast, lo, span, out),
+                    Pred::Bitmap(b) => {
+                        (self.bitmap)(src, width, fast, b.as_ptr(), bitmap_limit(b), out)
+                    }
+                }
+            }
+        }
+        let rest = &words[(g0 + fast) * w..];
+        let out = &mut masks[fast..groups];
+        match pred {
+            Pred::Range { lo, span } => portable::range(rest, width, lo, span, out),
+            Pred::Bitmap(b) => portable::bitmap(rest, width, b, bitmap_limit(b), out),
+        }
+        if groups * GROUP < n {
+            let mut m = 0;
+            for i in groups * GROUP..n {
+                m |= pass(i) << (i % GROUP);
+            }
+            masks[groups] = m;
+        }
+    }
+
+    /// [`Self::select`] with [`Pred::Range`].
+    pub fn select_range(
+        &self,
+        words: &[u64],
+        width: u32,
+        start: usize,
+        lo: u32,
+        span: u32,
+        sel: &mut [u32],
+    ) -> usize {
+        self.select(words, width, start, Pred::Range { lo, span }, sel)
+    }
+
+    /// Writes the offsets `i` (ascending, `i < sel.len()`) of the ids `start + i` that
+    /// pass `pred` into `sel`; returns their count. Offsets are `u32`: `sel` holds at
+    /// most 2^32 entries.
+    pub fn select(
+        &self,
+        words: &[u64],
+        width: u32,
+        start: usize,
+        pred: Pred<'_>,
+        sel: &mut [u32],
+    ) -> usize {
+        let n = sel.len();
+        check(words, width, start, n);
+        assert!(u32::try_from(n).is_ok(), "{n} offsets do not fit u32");
+        if self.isa == Isa::Portable {
+            return portable_select(words, width, start, pred, sel);
+        }
+        let mut masks = [0u64; BLOCK];
+        let mut k = 0;
+        let mut i = 0;
+        while i < n {
+            let len = (n - i).min(BLOCK * GROUP);
+            let groups = len.div_ceil(GROUP);
+            self.test_mask(words, width, start + i, len, pred, &mut masks);
+            let whole = len / GROUP;
+            // SAFETY: `masks` holds `whole <= BLOCK` words; `k <= i`, so `sel[k..]`
+            // holds at least `n - i >= whole * 64` entries.
+            k += unsafe { (self.select)(masks.as_ptr(), whole, i as u32, sel[k..].as_mut_ptr()) };
+            if whole < groups {
+                let m = masks[whole];
+                for b in 0..(len - whole * GROUP) {
+                    sel[k] = (i + whole * GROUP + b) as u32;
+                    k += ((m >> b) & 1) as usize;
+                }
+            }
+            i += len;
+        }
+        k
+    }
+}

@@ -1,0 +1,184 @@
+//! The portable bit kernels: plain integer code, monomorphised per bit width so every
+//! shift and mask is a constant (the reference the SIMD variants are tested against).
+
+use super::GROUP;
+
+#[inline(always)]
+fn unpack_group<const W: usize>(src: &[u64], out: &mut [u32]) {
+    let src = &src[..W];
+    let out = &mut out[..GROUP];
+    let m = (1u64 << W) - 1;
+    for (i, o) in out.iter_mut().enumerate() {
+        let bit = i * W;
+        let wi = bit / 64;
+        let sh = bit % 64;
+        let lo = src[wi] >> sh;
+        // Constant per unrolled position; a straddling id never reaches past the group.
+        let hi = if sh + W > 64 {
+            src[wi + 1] << (64 - sh)
+        } else {
+            0
+        };
+        *o = ((lo | hi) & m) as u32;
+    }
+}
+
+fn unpack_w<const W: usize>(src: &[u64], out: &mut [u32]) {
+    for (g, chunk) in out.chunks_exact_mut(GROUP).enumerate() {
+        unpack_group::<W>(&src[g * W..], chunk);
+    }
+}
+
+fn range_w<const W: usize>(src: &[u64], lo: u32, span: u32, out: &mut [u64]) {
+    let mut ids = [0u32; GROUP];
+    for (g, m) in out.iter_mut().enumerate() {
+        unpack_group::<W>(&src[g * W..], &mut ids);
+        let mut bits = 0u64;
+        for (i, &id) in ids.iter().enumerate() {
+            bits |= u64::from(id.wrapping_sub(lo) <= span) << i;
+        }
+        *m = bits;
+    }
+}
+
+macro_rules! by_width {
+    ($width:expr, $f:ident, $($arg:expr),*) => {
+        match $width {
+            1 => $f::<1>($($arg),*), 2 => $f::<2>($($arg),*), 3 => $f::<3>($($arg),*),
+            4 => $f::<4>($($arg),*), 5 => $f::<5>($($arg),*), 6 => $f::<6>($($arg),*),
+            7 => $f::<7>($($arg),*), 8 => $f::<8>($($arg),*), 9 => $f::<9>($($arg),*),
+            10 => $f::<10>($($arg),*), 11 => $f::<11>($($arg),*), 12 => $f::<12>($($arg),*),
+            13 => $f::<13>($($arg),*), 14 => $f::<14>($($arg),*), 15 => $f::<15>($($arg),*),
+            16 => $f::<16>($($arg),*), 17 => $f::<17>($($arg),*), 18 => $f::<18>($($arg),*),
+            19 => $f::<19>($($arg),*), 20 => $f::<20>($($arg),*), 21 => $f::<21>($($arg),*),
+            22 => $f::<22>($($arg),*), 23 => $f::<23>($($arg),*), 24 => $f::<24>($($arg),*),
+            25 => $f::<25>($($arg),*), 26 => $f::<26>($($arg),*), 27 => $f::<27>($($arg),*),
+            28 => $f::<28>($($arg),*), 29 => $f::<29>($($arg),*), 30 => $f::<30>($($arg),*),
+            31 => $f::<31>($($arg),*), 32 => $f::<32>($($arg),*),
+            w => unreachable!("bit width {w} outside 1..=32 (checked by the caller)"),
+        }
+    };
+}
+
+/// Unpacks `out.len() / 64` whole groups of width `width` from `src`.
+pub(super) fn unpack(src: &[u64], width: u32, out: &mut [u32]) {
+    by_width!(width, unpack_w, src, out)
+}
+
+/// Bit `i` of `out[g]`: whether id `i` of group `g` passes `id - lo <= span` (wrapping).
+pub(super) fn range(src: &[u64], width: u32, lo: u32, span: u32, out: &mut [u64]) {
+    by_width!(width, range_w, src, lo, span, out)
+}
+
+/// Writes `base + 64 g + i` for every set bit `i` of `masks[g]`, in order; returns the
+/// count. `sel` holds `masks.len() * 64` entries (those past the count are scratch).
+pub(super) fn select(masks: &[u64], base: u32, sel: &mut [u32]) -> usize {
+    let mut k = 0;
+    for (g, &m) in masks.iter().enumerate() {
+        let b = base.wrapping_add(g as u32 * GROUP as u32);
+        for i in 0..GROUP as u32 {
+            sel[k] = b.wrapping_add(i);
+            k += ((m >> i) & 1) as usize;
+        }
+    }
+    k
+}
+
+/// # Safety
+/// `src` is readable for `groups * width` words, `out` writable for `groups * 64` ids,
+/// `width` in 1..=32.
+pub(super) unsafe fn unpack_raw(src: *const u64, width: u32, groups: usize, out: *mut u32) {
+    // SAFETY: the caller's contract: both ranges are live and do not overlap.
+    let (s, o) = unsafe {
+        (
+            std::slice::from_raw_parts(src, groups * width as usize),
+            std::slice::from_raw_parts_mut(out, groups * GROUP),
+        )
+    };
+    unpack(s, width, o);
+}
+
+/// # Safety
+/// `src` is readable for `groups * width` words, `out` writable for `groups` masks,
+/// `width` in 1..=32.
+pub(super) unsafe fn range_raw(
+    src: *const u64,
+    width: u32,
+    groups: usize,
+    lo: u32,
+    span: u32,
+    out: *mut u64,
+) {
+    // SAFETY: the caller's contract: both ranges are live and do not overlap.
+    let (s, o) = unsafe {
+        (
+            std::slice::from_raw_parts(src, groups * width as usize),
+            std::slice::from_raw_parts_mut(out, groups),
+        )
+    };
+    range(s, width, lo, span, o);
+}
+
+/// # Safety
+/// `masks` is readable for `groups` words, `sel` writable for `groups * 64` entries.
+pub(super) unsafe fn select_raw(
+    masks: *const u64,
+    groups: usize,
+    base: u32,
+    sel: *mut u32,
+) -> usize {
+    // SAFETY: the caller's contract: both ranges are live and do not overlap.
+    let (m, s) = unsafe {
+        (
+            std::slice::from_raw_parts(masks, groups),
+            std::slice::from_raw_parts_mut(sel, groups * GROUP),
+        )
+    };
+    select(m, base, s)
+}
+
+/// Whether `id` is below `limit` and its bit is set in `bitmap`.
+#[inline(always)]
+pub(super) fn bit(bitmap: &[u64], limit: u32, id: u32) -> bool {
+    id < limit && bitmap[id as usize >> 6] >> (id & 63) & 1 == 1
+}
+
+fn bitmap_w<const W: usize>(src: &[u64], bitmap: &[u64], limit: u32, out: &mut [u64]) {
+    let mut ids = [0u32; GROUP];
+    for (g, m) in out.iter_mut().enumerate() {
+        unpack_group::<W>(&src[g * W..], &mut ids);
+        let mut bits = 0u64;
+        for (i, &id) in ids.iter().enumerate() {
+            bits |= u64::from(bit(bitmap, limit, id)) << i;
+        }
+        *m = bits;
+    }
+}
+
+/// Bit `i` of `out[g]`: whether id `i` of group `g` is below `limit` with its bit set
+/// in `bitmap` (which holds `limit` bits).
+pub(super) fn bitmap(src: &[u64], width: u32, bitmap: &[u64], limit: u32, out: &mut [u64]) {
+    by_width!(width, bitmap_w, src, bitmap, limit, out)
+}
+
+/// # Safety
+/// `src` is readable for `groups * width` words, `out` writable for `groups` masks,
+/// `bitmap` readable for `limit.div_ceil(64)` words, `width` in 1..=32.
+pub(super) unsafe fn bitmap_raw(
+    src: *const u64,
+    width: u32,
+    groups: usize,
+    bm: *const u64,
+    limit: u32,
+    out: *mut u64,
+) {
+    // SAFETY: the caller's contract: the ranges are live and `out` overlaps neither.
+    let (s, b, o) = unsafe {
+        (
+            std::slice::from_raw_parts(src, groups * width as usize),
+            std::slice::from_raw_parts(bm, (limit as usize).div_ceil(64)),
+            std::slice::from_raw_parts_mut(out, groups),
+        )
+    };
+    bitmap(s, width, b, limit, o);
+}

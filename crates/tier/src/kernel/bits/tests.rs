@@ -1,0 +1,189 @@
+//! Every SIMD variant of the bit kernels against the portable one, for every width
+//! 1..=32, odd starts and lengths, and vectors ending right after the ids (no slack).
+
+use super::*;
+
+fn noise(len: usize, seed: u64) -> Vec<u64> {
+    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        })
+        .collect()
+}
+
+/// The variants this CPU runs besides portable; prints a line for each it cannot.
+fn simd_variants() -> Vec<&'static BitKernels> {
+    let mut v = Vec::new();
+    for isa in [Isa::Avx512, Isa::Avx2] {
+        match BitKernels::new(isa) {
+            Ok(k) => v.push(k),
+            Err(e) => println!("skipping the {isa} bit kernels: {e}"),
+        }
+    }
+    v
+}
+
+fn reference_ids(words: &[u64], width: u32, start: usize, n: usize) -> Vec<u32> {
+    (start..start + n).map(|i| get(words, width, i)).collect()
+}
+
+const SHAPES: [(usize, usize); 9] = [
+    (0, 0),
+    (0, 64),
+    (0, 1000),
+    (1, 63),
+    (5, 200),
+    (63, 130),
+    (64, 4096),
+    (128, 64 * 70 + 7),
+    (3, 64 * 130 + 33),
+];
+
+#[test]
+fn unpack_matches_portable_every_width() {
+    let variants = simd_variants();
+    for width in 1..=32u32 {
+        for &(start, n) in &SHAPES {
+            // Exactly as many words as the ids need: the last groups have no slack.
+            let len = ((start + n) * width as usize).div_ceil(64);
+            let words = noise(len, u64::from(width) * 131 + n as u64);
+            let want = reference_ids(&words, width, start, n);
+            let mut out = vec![0u32; n];
+            PORTABLE.unpack(&words, width, start, &mut out);
+            assert_eq!(out, want, "portable, width {width} start {start} n {n}");
+            for k in &variants {
+                let mut out = vec![u32::MAX; n];
+                k.unpack(&words, width, start, &mut out);
+                assert_eq!(out, want, "{}, width {width} start {start} n {n}", k.isa());
+                // With room after the ids every whole group takes the SIMD path.
+                let mut padded = words.clone();
+                padded.extend(noise(k.slack_words(), 7));
+                let mut out = vec![u32::MAX; n];
+                k.unpack(&padded, width, start, &mut out);
+                assert_eq!(
+                    out,
+                    want,
+                    "{} padded, width {width} start {start} n {n}",
+                    k.isa()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn range_masks_and_selections_match_portable_every_width() {
+    let variants = simd_variants();
+    for width in 1..=32u32 {
+        let max = if width == 32 {
+            u32::MAX
+        } else {
+            (1u32 << width) - 1
+        };
+        let preds = [
+            (0, 0),
+            (0, max),
+            (max / 3, max / 4),
+            (max / 2, 0),
+            (max, 0),
+            (max, u32::MAX),    // every id passes (wrapping)
+            (max / 2 + 1, max), // wraps around past 2^32
+        ];
+        for &(start, n) in &SHAPES {
+            let len = ((start + n) * width as usize).div_ceil(64) + 16;
+            let words = noise(len, u64::from(width) * 17 + start as u64);
+            let ids = reference_ids(&words, width, start, n);
+            for &(lo, span) in &preds {
+                let want: Vec<u32> = (0..n as u32)
+                    .filter(|&i| ids[i as usize].wrapping_sub(lo) <= span)
+                    .collect();
+                let mut want_masks = vec![0u64; n.div_ceil(64)];
+                for &i in &want {
+                    want_masks[i as usize / 64] |= 1 << (i % 64);
+                }
+                for k in std::iter::once(&PORTABLE).chain(variants.iter().copied()) {
+                    let what = format!(
+                        "{} width {width} start {start} n {n} lo {lo} span {span}",
+                        k.isa()
+                    );
+                    let mut sel = vec![u32::MAX; n];
+                    let c = k.select_range(&words, width, start, lo, span, &mut sel);
+                    assert_eq!(&sel[..c], &want[..], "select {what}");
+                    let mut masks = vec![u64::MAX; n.div_ceil(64)];
+                    k.range_mask(&words, width, start, n, lo, span, &mut masks);
+                    assert_eq!(masks, want_masks, "masks {what}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn bitmap_masks_and_selections_match_portable_every_width() {
+    let variants = simd_variants();
+    for width in 1..=32u32 {
+        let domain = 1usize << width.min(12);
+        // Bitmaps covering fewer ids than the width allows (ids past them fail), all of
+        // the small domains, and none.
+        let bitmaps = [
+            noise(domain.div_ceil(64), u64::from(width)),
+            noise(domain.div_ceil(128), 3),
+            vec![u64::MAX; 1],
+            Vec::new(),
+        ];
+        for &(start, n) in &SHAPES {
+            let len = ((start + n) * width as usize).div_ceil(64) + 16;
+            let words = noise(len, u64::from(width) * 29 + start as u64);
+            let ids = reference_ids(&words, width, start, n);
+            for bm in &bitmaps {
+                let bit = |id: u32| {
+                    (id as usize) < bm.len() * 64 && bm[id as usize / 64] >> (id % 64) & 1 == 1
+                };
+                let want: Vec<u32> = (0..n as u32).filter(|&i| bit(ids[i as usize])).collect();
+                let mut want_masks = vec![0u64; n.div_ceil(64)];
+                for &i in &want {
+                    want_masks[i as usize / 64] |= 1 << (i % 64);
+                }
+                for k in std::iter::once(&PORTABLE).chain(variants.iter().copied()) {
+                    let what = format!(
+                        "{} width {width} start {start} n {n} bitmap of {} words",
+                        k.isa(),
+                        bm.len()
+                    );
+                    let mut sel = vec![u32::MAX; n];
+                    let c = k.select(&words, width, start, Pred::Bitmap(bm), &mut sel);
+                    assert_eq!(&sel[..c], &want[..], "select {what}");
+                    let mut masks = vec![u64::MAX; n.div_ceil(64)];
+                    k.test_mask(&words, width, start, n, Pred::Bitmap(bm), &mut masks);
+                    assert_eq!(masks, want_masks, "masks {what}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn set_isa_refuses_what_the_cpu_lacks_and_reports_the_choice() {
+    for isa in Isa::ALL {
+        match BitKernels::new(isa) {
+            Ok(k) => assert_eq!(k.isa(), isa),
+            Err(e) => {
+                assert!(set_isa(isa).is_err());
+                println!("{isa} not on this CPU: {e}");
+            }
+        }
+    }
+    assert_eq!(BitKernels::new(Isa::Portable).unwrap().slack_words(), 0);
+}
+
+#[test]
+#[should_panic(expected = "past the")]
+fn ids_past_the_words_panic() {
+    let words = [0u64; 2];
+    let mut out = [0u32; 20];
+    active().unpack(&words, 7, 0, &mut out);
+}
