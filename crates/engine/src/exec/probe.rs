@@ -218,7 +218,10 @@ fn step<const G: bool>(
     gid: &mut [u32],
 ) -> usize {
     let local = start - c.base;
-    if let (true, Some(pred)) = (k * 8 >= n, st.test.pred()) {
+    // The portable kernels build the mask one id at a time: slower than unpacking and
+    // testing only the selected rows (measured 1.13x on SF 1), so they take that path.
+    let simd = bits::active().isa() != pmolap_tier::kernel::Isa::Portable;
+    if let (true, true, Some(pred)) = (simd, k * 8 >= n, st.test.pred()) {
         // Dense: test the whole morsel on the packed words, then keep the selected
         // rows whose bit is set.
         bits::test_mask(c.words, c.width, local, n, pred, masks);
