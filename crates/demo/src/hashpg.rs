@@ -104,7 +104,10 @@ fn pg_options(c: &Ctx) -> pmolap_pg::TpchOptions {
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     pmolap_pg::TpchOptions {
         sf: pg_sf(c.sf),
-        tiers: files.into_iter().map(|(_, dir)| dir).collect::<Vec<PathBuf>>(),
+        tiers: files
+            .into_iter()
+            .map(|(_, dir)| dir)
+            .collect::<Vec<PathBuf>>(),
         reps: 1,
         queries: (1..=22).collect(),
         streams: cpus.max(2),
@@ -126,8 +129,7 @@ pub(crate) fn postgres_tpch(c: &Ctx) -> Result<Outcome> {
     if let Err(e) = pmolap_pg::run::preflight(&o) {
         return Ok(Outcome::Skipped(format!("not possible here: {e}")));
     }
-    let r = pmolap_pg::run(&o, &|_| {})
-        .map_err(|e| crate::Error::Demo(format!("pg tpch: {e}")))?;
+    let r = pmolap_pg::run(&o, &|_| {}).map_err(|e| crate::Error::Demo(format!("pg tpch: {e}")))?;
     publish(&c.out, "pg-tpch.json", &r)?;
     let totals: Vec<String> = r
         .summary()

@@ -23,10 +23,9 @@ fn structures(doc: &HashBenchReport) -> Vec<(String, &[ThreadPoint])> {
         })
         .collect();
     out.extend(doc.baselines.iter().map(|b| {
-        (
-            format!("{} [{}], DRAM", b.name, b.hasher),
-            b.points.as_slice(),
-        )
+        // "SipHash-1-3 (std default)" -> "SipHash-1-3": legends stay short.
+        let hasher = b.hasher.split(" (").next().unwrap_or(&b.hasher);
+        (format!("{} ({hasher}, DRAM)", b.name), b.points.as_slice())
     }));
     out
 }
@@ -78,7 +77,10 @@ pub(crate) fn figures(doc: &HashBenchReport) -> Vec<Figure> {
     vec![
         Figure::Grouped(GroupedBars {
             stem: "hashbench-lookups".into(),
-            title: format!("Dash lookups per tier ({}) vs std HashMap", tiers.join(", ")),
+            title: format!(
+                "Dash lookups per tier ({}) vs std HashMap",
+                tiers.join(", ")
+            ),
             subtitle: subtitle(doc),
             x_desc: "lookup threads".into(),
             y_desc: "million positive lookups/s".into(),
@@ -97,7 +99,10 @@ pub(crate) fn figures(doc: &HashBenchReport) -> Vec<Figure> {
         }),
         Figure::Grouped(GroupedBars {
             stem: "hashbench-inserts".into(),
-            title: format!("Dash inserts per tier ({}) vs std HashMap", tiers.join(", ")),
+            title: format!(
+                "Dash inserts per tier ({}) vs std HashMap",
+                tiers.join(", ")
+            ),
             subtitle: subtitle(doc),
             x_desc: "insert threads".into(),
             y_desc: "million inserts/s".into(),
@@ -114,8 +119,13 @@ pub(crate) fn figures(doc: &HashBenchReport) -> Vec<Figure> {
     ]
 }
 
+/// Two decimals, or four where that would read 0.00 (inserts on a disk file).
 fn f2(v: f64) -> String {
-    format!("{v:.2}")
+    if v != 0.0 && v.abs() < 0.01 {
+        format!("{v:.4}")
+    } else {
+        format!("{v:.2}")
+    }
 }
 
 /// Throughput per structure and thread count, the table of each tier (load factor,
@@ -172,7 +182,11 @@ pub(crate) fn tables(doc: &HashBenchReport) -> Vec<Table> {
     let mut out = vec![throughput, per_tier];
     if !doc.dram_ratios.is_empty() {
         out.push(Table {
-            head: header(&["threads", "baseline (DRAM)", "Dash / baseline, positive lookups"]),
+            head: header(&[
+                "threads",
+                "baseline (DRAM)",
+                "Dash / baseline, positive lookups",
+            ]),
             rows: doc
                 .dram_ratios
                 .iter()
@@ -189,8 +203,11 @@ pub(crate) fn tables(doc: &HashBenchReport) -> Vec<Table> {
     if !doc.recovery.is_empty() {
         out.push(Table {
             head: header(&[
-                format!("recovery after a crash (in {})", doc.params.recovery_dir.display())
-                    .as_str(),
+                format!(
+                    "recovery after a crash (in {})",
+                    doc.params.recovery_dir.display()
+                )
+                .as_str(),
                 "segments",
                 "file (MB)",
                 "open (ms)",

@@ -304,11 +304,14 @@ fn hash_bench_has_its_figures_baseline_load_factor_and_recovery() {
     assert_eq!(html.matches("<figure class=\"plot\"").count(), 2);
     for d in doc["dash"].as_array().unwrap() {
         let tier = d["tier"].as_str().unwrap();
-        assert!(html.contains(&format!("Dash on {tier} (")), "{tier} missing");
+        assert!(
+            html.contains(&format!("Dash on {tier} (")),
+            "{tier} missing"
+        );
         let lf = format!("<td>{:.3}</td>", d["load_factor"].as_f64().unwrap());
         assert!(html.contains(&lf), "load factor {lf} of {tier} missing");
     }
-    assert!(html.contains("std HashMap [SipHash-1-3 (std default)], DRAM"));
+    assert!(html.contains("std HashMap (SipHash-1-3, DRAM)"));
     for r in doc["recovery"].as_array().unwrap() {
         let items = format!("<td>{} items</td>", r["items"]);
         assert!(html.contains(&items), "recovery row {items} missing");
