@@ -1,11 +1,13 @@
 //! `pmolap demo`: the machine's topology, quick memory sweeps, the storage workloads on
-//! each file tier, the SSB on every tier with the Table 1 ladder, an Elf run, placement
-//! advice, and one HTML report — every intermediate result kept as a JSON document in one
+//! each file tier, the SSB on every tier with the Table 1 ladder, an Elf run, the Dash
+//! hash table on every tier, TPC-H on PostgreSQL with a tablespace per file tier,
+//! placement advice, and one HTML report — every intermediate result kept as a JSON document in one
 //! output directory, with a `demo.json` that says which step did what, what it skipped
 //! and why.
 #![forbid(unsafe_code)]
 
 pub mod error;
+mod hashpg;
 mod steps;
 
 use std::path::{Path, PathBuf};

@@ -34,6 +34,8 @@ pub(crate) fn all() -> Vec<(&'static str, Step)> {
         ("ssb tiers", ssb_tiers),
         ("ssb breakdown", ssb_breakdown),
         ("elf", elf),
+        ("hash", crate::hashpg::hash),
+        ("postgres tpch", crate::hashpg::postgres_tpch),
         ("placement", placement),
         (REPORT, report),
     ]
@@ -127,7 +129,7 @@ fn membench(c: &Ctx) -> Result<Outcome> {
 
 /// The file tiers the storage workloads run on: tmpfs, the output directory's disk, and
 /// fsdax mounts — with what is missing said.
-fn io_tiers(c: &Ctx) -> (Vec<(String, PathBuf)>, Vec<String>) {
+pub(crate) fn io_tiers(c: &Ctx) -> (Vec<(String, PathBuf)>, Vec<String>) {
     let mut out = Vec::new();
     let mut missing = Vec::new();
     let tiers = c.topo.tiers_for(&c.out);

@@ -11,6 +11,7 @@ use pmolap_bench::ssb::validate::{ValidateReport, KIND_VALIDATE};
 use pmolap_bench::ssb::{BreakdownReport, RunReport, TiersReport};
 use pmolap_bench::{iobench, membench};
 use pmolap_demo::DemoSummary;
+use pmolap_index::dash::bench as hashbench;
 use pmolap_index::elf::bench::results as elfbench;
 use pmolap_tier::TierInfo;
 
@@ -33,6 +34,7 @@ pub enum Document {
     Demo(Box<DemoSummary>),
     Topology(Box<TopologyDoc>),
     PgTpch(Box<pmolap_pg::TpchReport>),
+    HashBench(Box<hashbench::HashBenchReport>),
 }
 
 /// `topology.json` of `pmolap demo`: the machine and its tiers (the detailed topology
@@ -76,6 +78,7 @@ pub const KINDS: &[(&str, u32)] = &[
     (pmolap_demo::KIND, pmolap_demo::FORMAT_VERSION),
     ("topology", 1),
     (pmolap_pg::KIND, pmolap_pg::FORMAT_VERSION),
+    (hashbench::KIND, hashbench::FORMAT_VERSION),
 ];
 
 impl Document {
@@ -92,6 +95,7 @@ impl Document {
             Document::Demo(d) => &d.kind,
             Document::Topology(d) => &d.kind,
             Document::PgTpch(d) => &d.kind,
+            Document::HashBench(d) => &d.kind,
         }
     }
 
@@ -108,6 +112,7 @@ impl Document {
             Document::Demo(d) => &d.machine,
             Document::Topology(d) => &d.machine,
             Document::PgTpch(d) => &d.machine,
+            Document::HashBench(d) => &d.machine,
         }
     }
 
@@ -124,6 +129,8 @@ impl Document {
             Document::Demo(d) => d.partial,
             Document::Topology(d) => d.partial,
             Document::PgTpch(d) => d.partial,
+            // `pmolap hash bench` writes its document only when every measurement finished.
+            Document::HashBench(_) => false,
         }
     }
 
@@ -140,6 +147,7 @@ impl Document {
             Document::Demo(d) => &d.pmolap_version,
             Document::Topology(d) => &d.pmolap_version,
             Document::PgTpch(d) => &d.pmolap_version,
+            Document::HashBench(d) => &d.pmolap_version,
         }
     }
 
@@ -149,6 +157,7 @@ impl Document {
             Document::Membench(d) => Some(d.started_unix),
             Document::Iobench(d) => Some(d.started_unix),
             Document::Elf(d) => Some(d.started_unix),
+            Document::HashBench(d) => Some(d.started_unix),
             _ => None,
         }
     }
@@ -217,6 +226,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Document> {
         KIND_VALIDATE => Document::PlaceValidate(typed(path, kind, text)?),
         pmolap_demo::KIND => Document::Demo(typed(path, kind, text)?),
         pmolap_pg::KIND => Document::PgTpch(typed(path, kind, text)?),
+        hashbench::KIND => Document::HashBench(typed(path, kind, text)?),
         _ => Document::Topology(typed(path, kind, text)?),
     })
 }

@@ -7,13 +7,15 @@
 //! Figures and the paper figures they correspond to: membench — SIGMOD'21 Figs 3–13;
 //! iobench — DaMoN'21 Figs 2–5; SSB — SIGMOD'21 Fig. 14 and Table 1; Elf — the
 //! selective-caching paper's Figs 3–5;
-//! PostgreSQL TPC-H per tier — DaMoN'21 Fig. 6.
+//! PostgreSQL TPC-H per tier — DaMoN'21 Fig. 6; the Dash hash table — Dash VLDB'20 Fig. 10
+//! (the joins of SIGMOD'21 §6.2).
 #![forbid(unsafe_code)]
 
 pub mod doc;
 mod draw;
 mod elf;
 pub mod error;
+mod hashbench;
 mod html;
 mod iobench;
 mod membench;

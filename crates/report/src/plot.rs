@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use crate::doc::{self, Document};
 use crate::draw::{unique_stems, Figure};
 use crate::error::{Error, Result};
-use crate::{elf, iobench, membench, pg, place, ssb};
+use crate::{elf, hashbench, iobench, membench, pg, place, ssb};
 
 /// Every figure of `d` (none for the demo summary and topology documents).
 pub(crate) fn figures(d: &Document) -> Vec<Figure> {
@@ -18,6 +18,7 @@ pub(crate) fn figures(d: &Document) -> Vec<Figure> {
         Document::SsbRun(r) => ssb::run_figures(r),
         Document::PlaceValidate(r) => place::figures(r),
         Document::PgTpch(r) => pg::figures(r),
+        Document::HashBench(r) => hashbench::figures(r),
         Document::Demo(_) | Document::Topology(_) => Vec::new(),
     };
     unique_stems(&mut figs);
@@ -42,6 +43,7 @@ pub(crate) fn nothing_to_plot(d: &Document) -> String {
         }
         Document::PlaceValidate(_) => "no placement was measured".into(),
         Document::PgTpch(_) => "no query finished on every tier".into(),
+        Document::HashBench(_) => "no thread count was measured".into(),
         Document::Demo(_) | Document::Topology(_) => {
             format!("a {} document holds no measurements to draw", d.kind())
         }

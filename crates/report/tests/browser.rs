@@ -1,6 +1,6 @@
 //! The report in a real browser: rendered from the checked-in result files of
-//! `tests/fixtures/` (real short runs of membench, iobench, ssb tiers/breakdown and elf
-//! bench), loaded by headless Chromium.
+//! `tests/fixtures/` (real short runs of membench, iobench, ssb tiers/breakdown, elf
+//! bench, PostgreSQL TPC-H and hash bench), loaded by headless Chromium.
 //!
 //! How errors are found (the simplest robust method: two plain Chromium runs, no
 //! driver protocol):

@@ -45,6 +45,7 @@ fn every_section_and_paper_figure_of_the_fixtures_is_there() {
         "ssb-breakdown",
         "elfbench",
         "pg-tpch",
+        "hashbench",
     ] {
         assert!(
             html.contains(&format!("id=\"{id}\"")),
@@ -73,6 +74,8 @@ fn every_section_and_paper_figure_of_the_fixtures_is_there() {
         "Load latency CDF",
         "DaMoN&#39;21 Fig. 6 ",
         "parallel COPY",
+        "Dash, VLDB&#39;20",
+        "SIGMOD&#39;21 §6.2",
     ] {
         assert!(html.contains(text), "{text:?} missing");
     }
@@ -244,6 +247,8 @@ fn plot_draws_every_kind_as_png_and_svg() {
         ("ssb-breakdown.json", "ssb-breakdown"),
         ("pg-tpch.json", "pg-tpch-seconds"),
         ("pg-tpch.json", "pg-tpch-speedup"),
+        ("hashbench-quick.json", "hashbench-lookups"),
+        ("hashbench-quick.json", "hashbench-inserts"),
     ] {
         let out = dir.path().join(file);
         let files = pmolap_report::plot_file(&fixtures().join(file), &out).unwrap();
@@ -286,4 +291,33 @@ fn place_validate_has_its_pareto_plot_and_tables() {
     assert!(html.contains("workload median |err|"));
     let first = doc["scenarios"][0]["name"].as_str().unwrap();
     assert!(html.contains(first), "{first} not in the table");
+}
+
+/// `hash bench`'s document: lookups and inserts per tier and thread count with the
+/// HashMap baselines as series of the same figures, and the load-factor, ratio and
+/// recovery tables with the measured numbers.
+#[test]
+fn hash_bench_has_its_figures_baseline_load_factor_and_recovery() {
+    let doc = fixture("hashbench-quick.json");
+    let html = render(&[fixtures().join("hashbench-quick.json")]);
+    assert!(html.contains("id=\"hashbench\""));
+    assert_eq!(html.matches("<figure class=\"plot\"").count(), 2);
+    for d in doc["dash"].as_array().unwrap() {
+        let tier = d["tier"].as_str().unwrap();
+        assert!(
+            html.contains(&format!("Dash on {tier} (")),
+            "{tier} missing"
+        );
+        let lf = format!("<td>{:.3}</td>", d["load_factor"].as_f64().unwrap());
+        assert!(html.contains(&lf), "load factor {lf} of {tier} missing");
+    }
+    assert!(html.contains("std HashMap (SipHash-1-3, DRAM)"));
+    for r in doc["recovery"].as_array().unwrap() {
+        let items = format!("<td>{} items</td>", r["items"]);
+        assert!(html.contains(&items), "recovery row {items} missing");
+        let open = format!("<td>{:.3}</td>", r["open_ms"].as_f64().unwrap());
+        assert!(html.contains(&open), "open time {open} missing");
+    }
+    assert!(html.contains("recover every segment (ms)"));
+    assert!(html.contains("Dash / baseline, positive lookups"));
 }

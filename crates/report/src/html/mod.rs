@@ -1,7 +1,7 @@
 //! The HTML report: one self-contained page (inline SVG figures, inline CSS, no script,
 //! nothing fetched). At the top the machine and tier metadata, then the demo's steps
 //! (when a `demo.json` is among the inputs), then one section per result kind — membench,
-//! iobench, SSB tiers, SSB breakdown, SSB runs, Elf — with one article per document: its
+//! iobench, SSB tiers, SSB breakdown, placement, PostgreSQL TPC-H, the Dash hash table, SSB runs, Elf — with one article per document: its
 //! figures, each captioned with what was measured, where, and which paper figure it
 //! corresponds to, and its figures as a table. Partial documents are labelled
 //! "partial (interrupted)". JSON files of a directory that are not results are listed at
@@ -67,6 +67,13 @@ const SECTIONS: &[(&str, &str, &str)] = &[
         "An unmodified PostgreSQL with its tablespace on each tier: every TPC-H query cold \
          and warm, the speedup over the slowest tier, and parallel COPY vs psql (DaMoN'21 §4, \
          Fig. 6).",
+    ),
+    (
+        "hashbench",
+        "Dash persistent hash table (hash bench)",
+        "Lookup and insert throughput of the Dash hash table per tier and thread count \
+         against std HashMap in DRAM in the same run, its load factor, and the time to \
+         reopen a table after a crash (Dash, VLDB'20; the joins of SIGMOD'21 §6.2).",
     ),
     (
         "ssb-run",

@@ -41,6 +41,13 @@ pub(super) fn summary(path: &Path, d: &Document) -> String {
         ),
         Document::Demo(r) => format!("{} steps", r.steps.len()),
         Document::Topology(r) => format!("{} tiers", r.tiers.len()),
+        Document::HashBench(r) => format!(
+            "Dash on {} tier(s), {} keys, threads {:?}, {} recovery size(s)",
+            r.dash.len(),
+            r.params.keys,
+            r.params.threads,
+            r.recovery.len()
+        ),
         Document::PgTpch(r) => format!(
             "TPC-H SF {} on {} tiers, {} queries, {}",
             r.config.sf,
@@ -105,6 +112,7 @@ pub(super) fn tables(d: &Document) -> Vec<Table> {
         Document::SsbRun(r) => vec![ssb::run_table(r)],
         Document::PlaceValidate(r) => crate::place::tables(r),
         Document::PgTpch(r) => crate::pg::tables(r),
+        Document::HashBench(r) => crate::hashbench::tables(r),
         _ => Vec::new(),
     }
 }
