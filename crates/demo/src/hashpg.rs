@@ -76,7 +76,7 @@ pub(crate) fn hash(c: &Ctx) -> Result<Outcome> {
     }
     if let Some(ratio) = r.dram_ratios.iter().find(|x| x.threads == top) {
         detail.push_str(&format!(
-            " ({:.2}x {})",
+            ", {:.2}x {} in the same run",
             ratio.dash_over_baseline_positive, ratio.baseline
         ));
     }
