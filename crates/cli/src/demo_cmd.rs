@@ -1,10 +1,8 @@
 //! `pmolap demo`: shows progress and prints; the steps are `pmolap_demo::run`.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use anyhow::{bail, Result};
-use indicatif::{ProgressBar, ProgressStyle};
 
 use pmolap_demo::{DemoOptions, Event, Status};
 
@@ -17,16 +15,7 @@ pub fn run(out: Option<PathBuf>, sf: f64, quiet: bool) -> Result<()> {
             .unwrap_or(0);
         PathBuf::from("results").join(format!("demo-{now}"))
     });
-    let pb = if quiet {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new_spinner()
-    };
-    pb.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-    );
-    pb.enable_steady_tick(Duration::from_millis(120));
+    let pb = crate::progress::spinner(quiet);
     let on_event = |e: Event<'_>| match e {
         Event::Start { index, of, name } => pb.set_message(format!("step {index}/{of}: {name}")),
         Event::Done(r) => {

@@ -2,10 +2,9 @@
 //! crash, too), and the benchmark (`pmolap_index::dash::bench`, printed here).
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
 use pmolap_index::dash::bench::{self, HashBenchParams, TierRunSpec};
 use pmolap_index::dash::{Dash, DashOptions};
 use pmolap_tier::TierSpec;
@@ -92,16 +91,7 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
         seed: a.seed,
         out: a.out.clone(),
     };
-    let pb = if a.quiet {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new_spinner()
-    };
-    pb.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-    );
-    pb.enable_steady_tick(Duration::from_millis(120));
+    let pb = crate::progress::spinner(a.quiet);
     let r = bench::run(&p, &mut |m| pb.set_message(m.to_string()));
     pb.finish_and_clear();
     let r = r.context("pmolap hash bench")?;

@@ -10,6 +10,7 @@ mod pg_cmd;
 mod place_cmd;
 mod place_profile;
 mod place_validate;
+mod progress;
 mod report_cmd;
 mod ssb_cmd;
 mod ssb_load;

@@ -1,11 +1,9 @@
 //! `pmolap pg tpch`: parses, shows progress and prints; the work is `pmolap_pg::run`.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
 
 use pmolap_pg::{Event, TpchOptions, TpchReport};
 
@@ -74,16 +72,7 @@ fn tpch(a: &TpchArgs) -> Result<()> {
         crate::membench_cmd::create_parent(j)?;
         pmolap_tier::durable::check_writable(j)?;
     }
-    let pb = if a.quiet {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new_spinner()
-    };
-    pb.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-    );
-    pb.enable_steady_tick(Duration::from_millis(120));
+    let pb = crate::progress::spinner(a.quiet);
     let on_event = |e: Event<'_>| match e {
         Event::Step(s) => pb.set_message(s.to_string()),
         Event::Done(s) => pb.println(s),
