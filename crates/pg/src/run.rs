@@ -50,6 +50,20 @@ pub enum Event<'a> {
 
 /// Checks the options and the tier paths; returns each tier's device facts. Nothing is
 /// created.
+/// `opts` with its tier paths and work directory absolute (as from the current directory).
+fn absolute_paths(opts: &TpchOptions) -> Result<TpchOptions> {
+    let abs = |p: &std::path::Path| {
+        std::path::absolute(p).map_err(|e| Error::Tier {
+            path: p.to_path_buf(),
+            why: format!("cannot be made absolute: {e}"),
+        })
+    };
+    let mut o = opts.clone();
+    o.tiers = opts.tiers.iter().map(|t| abs(t)).collect::<Result<_>>()?;
+    o.work_dir = abs(&opts.work_dir)?;
+    Ok(o)
+}
+
 pub fn preflight(opts: &TpchOptions) -> Result<Vec<tiers::DeviceInfo>> {
     if !(opts.sf > 0.0 && opts.sf.is_finite() && opts.sf <= 1000.0) {
         return Err(Error::Invalid(format!(
@@ -139,6 +153,9 @@ fn tier_name(d: &tiers::DeviceInfo) -> String {
 /// returns, whatever happens. An interrupt during the query runs returns what finished,
 /// marked partial.
 pub fn run(opts: &TpchOptions, on_event: &dyn Fn(Event<'_>)) -> Result<TpchReport> {
+    // The server runs in a directory of its own and tablespace locations must be
+    // absolute: relative tier and work paths are taken from here.
+    let opts = &absolute_paths(opts)?;
     let devices = preflight(opts)?;
     let bins = server::find_binaries()?;
     let t_start = Instant::now();
