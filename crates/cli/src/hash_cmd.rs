@@ -65,6 +65,7 @@ pub struct BenchArgs {
     pub recovery_items: Vec<usize>,
     pub recovery_dir: PathBuf,
     pub seed: u64,
+    pub reps: usize,
     pub out: Option<PathBuf>,
     pub quiet: bool,
 }
@@ -89,6 +90,7 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
         recovery_items: a.recovery_items.clone(),
         recovery_dir: a.recovery_dir.clone(),
         seed: a.seed,
+        reps: a.reps,
         out: a.out.clone(),
     };
     let pb = crate::progress::spinner(a.quiet);

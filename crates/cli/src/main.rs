@@ -213,6 +213,9 @@ enum HashCommand {
         recovery_dir: PathBuf,
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Times each lookup phase is run; the median counts.
+        #[arg(long, default_value_t = 3)]
+        reps: usize,
         /// Where to write the JSON result.
         #[arg(long)]
         out: Option<PathBuf>,
@@ -367,6 +370,7 @@ fn main() {
                 recovery_items,
                 recovery_dir,
                 seed,
+                reps,
                 out,
                 quiet,
             } => hash_cmd::bench(&hash_cmd::BenchArgs {
@@ -376,6 +380,7 @@ fn main() {
                 recovery_items,
                 recovery_dir,
                 seed,
+                reps,
                 out,
                 quiet,
             }),

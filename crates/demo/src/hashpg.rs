@@ -46,6 +46,7 @@ fn hash_params(c: &Ctx) -> Result<pmolap_index::dash::bench::HashBenchParams> {
         recovery_items: RECOVERY_ITEMS.to_vec(),
         recovery_dir: c.out.clone(),
         seed: 1,
+        reps: 3,
         out: Some(c.out.join("hashbench.json")),
     })
 }

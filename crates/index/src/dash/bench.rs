@@ -66,8 +66,16 @@ pub struct HashBenchParams {
     /// Directory for the recovery measurement's table files.
     pub recovery_dir: PathBuf,
     pub seed: u64,
+    /// Each lookup phase is timed this many times; the median counts (documents written
+    /// before the option existed timed once).
+    #[serde(default = "one")]
+    pub reps: usize,
     #[serde(skip)]
     pub out: Option<PathBuf>,
+}
+
+fn one() -> usize {
+    1
 }
 
 /// Throughput at one thread count.
@@ -184,6 +192,15 @@ fn timed_parallel<T: Sync, R: Send>(
     Ok(t.elapsed().as_secs_f64())
 }
 
+/// The median of `reps` timings of `f` (seconds).
+fn median_secs(reps: usize, mut f: impl FnMut() -> Result<f64>) -> Result<f64> {
+    let mut t = (0..reps.max(1))
+        .map(|_| f())
+        .collect::<Result<Vec<f64>>>()?;
+    t.sort_by(f64::total_cmp);
+    Ok(t[t.len() / 2])
+}
+
 struct Keys {
     insert: Vec<u64>,
     positive: Vec<u64>,
@@ -204,32 +221,36 @@ fn keys(n: usize, seed: u64) -> Keys {
     }
 }
 
-fn lookups(d: &Dash, k: &Keys, threads: usize) -> Result<(f64, f64)> {
-    let pos = timed_parallel(&k.positive, threads, |c| {
-        let mut found = 0usize;
-        for &key in c {
-            found += usize::from(d.get(key)?.is_some());
-        }
-        if found != c.len() {
-            return Err(Error::Bench(format!(
-                "{} present keys not found",
-                c.len() - found
-            )));
-        }
-        Ok(())
-    })?;
-    let neg = timed_parallel(&k.negative, threads, |c| {
-        for &key in c {
-            if d.get(key)?.is_some() {
-                return Err(Error::Bench(format!("absent key {key} found")));
+fn lookups(d: &Dash, k: &Keys, threads: usize, reps: usize) -> Result<(f64, f64)> {
+    let pos = median_secs(reps, || {
+        timed_parallel(&k.positive, threads, |c| {
+            let mut found = 0usize;
+            for &key in c {
+                found += usize::from(d.get(key)?.is_some());
             }
-        }
-        Ok(())
+            if found != c.len() {
+                return Err(Error::Bench(format!(
+                    "{} present keys not found",
+                    c.len() - found
+                )));
+            }
+            Ok(())
+        })
+    })?;
+    let neg = median_secs(reps, || {
+        timed_parallel(&k.negative, threads, |c| {
+            for &key in c {
+                if d.get(key)?.is_some() {
+                    return Err(Error::Bench(format!("absent key {key} found")));
+                }
+            }
+            Ok(())
+        })
     })?;
     Ok((mops(k.positive.len(), pos), mops(k.negative.len(), neg)))
 }
 
-fn dash_on(spec: &TierRunSpec, threads: &[usize], seed: u64) -> Result<TierResult> {
+fn dash_on(spec: &TierRunSpec, threads: &[usize], seed: u64, reps: usize) -> Result<TierResult> {
     let tier: TierSpec = spec.tier.parse()?;
     let k = keys(spec.keys, seed);
     let mut points = Vec::new();
@@ -243,7 +264,7 @@ fn dash_on(spec: &TierRunSpec, threads: &[usize], seed: u64) -> Result<TierResul
             }
             Ok(())
         })?;
-        let (p, n) = lookups(&d, &k, t)?;
+        let (p, n) = lookups(&d, &k, t, reps)?;
         points.push(ThreadPoint {
             threads: t,
             insert_mops: mops(spec.keys, ins),
@@ -291,6 +312,7 @@ fn baseline<S: std::hash::BuildHasher + Default + Sync>(
     hasher: &str,
     k: &Keys,
     threads: &[usize],
+    reps: usize,
 ) -> Result<BaselineResult> {
     let mut points = Vec::new();
     for &t in threads {
@@ -301,16 +323,17 @@ fn baseline<S: std::hash::BuildHasher + Default + Sync>(
         }
         let ins = t0.elapsed().as_secs_f64();
         let m = &m;
-        let pos = timed_parallel(&k.positive, t, |c| {
-            let found = c.iter().filter(|key| m.get(key).is_some()).count();
-            std::hint::black_box(found);
-            Ok(())
-        })?;
-        let neg = timed_parallel(&k.negative, t, |c| {
-            let found = c.iter().filter(|key| m.get(key).is_some()).count();
-            std::hint::black_box(found);
-            Ok(())
-        })?;
+        let probe = |keys: &[u64]| {
+            median_secs(reps, || {
+                timed_parallel(keys, t, |c| {
+                    let found = c.iter().filter(|key| m.get(key).is_some()).count();
+                    std::hint::black_box(found);
+                    Ok(())
+                })
+            })
+        };
+        let pos = probe(&k.positive)?;
+        let neg = probe(&k.negative)?;
         points.push(ThreadPoint {
             threads: t,
             insert_mops: mops(k.insert.len(), ins),
@@ -372,9 +395,9 @@ fn recovery(items: usize, dir: &Path, seed: u64) -> Result<RecoveryResult> {
 
 /// Runs the benchmark; publishes the document to `params.out` if set.
 pub fn run(p: &HashBenchParams, progress: &mut dyn FnMut(&str)) -> Result<HashBenchReport> {
-    if p.threads.is_empty() || p.threads.contains(&0) || p.keys == 0 {
+    if p.threads.is_empty() || p.threads.contains(&0) || p.keys == 0 || p.reps == 0 {
         return Err(Error::Bench(
-            "need at least one key and thread counts of at least 1".into(),
+            "need at least one key, one rep and thread counts of at least 1".into(),
         ));
     }
     if let Some(out) = &p.out {
@@ -393,18 +416,20 @@ pub fn run(p: &HashBenchParams, progress: &mut dyn FnMut(&str)) -> Result<HashBe
             "SipHash-1-3 (std default)",
             &k,
             &p.threads,
+            p.reps,
         )?,
         baseline::<BuildHasherDefault<DashHasher>>(
             "std HashMap",
             "Dash's hash (murmur3 finalizer)",
             &k,
             &p.threads,
+            p.reps,
         )?,
     ];
     let mut dash = Vec::new();
     for t in &p.tiers {
         progress(&format!("dash on {} ({} keys)", t.tier, t.keys));
-        dash.push(dash_on(t, &p.threads, p.seed)?);
+        dash.push(dash_on(t, &p.threads, p.seed, p.reps)?);
     }
     let mut dram_ratios = Vec::new();
     if let Some(d) = dash.iter().find(|d| d.tier == "dram" && d.keys == p.keys) {
@@ -464,6 +489,7 @@ mod tests {
             recovery_items: vec![5_000],
             recovery_dir: dir.path().to_path_buf(),
             seed: 1,
+            reps: 3,
             out: Some(dir.path().join("r.json")),
         };
         let r = run(&p, &mut |_| {}).unwrap();

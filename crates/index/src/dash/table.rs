@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use pmolap_tier::durable::Steps;
 use pmolap_tier::kernel::bytes::match_byte16;
+use pmolap_tier::kernel::prefetch::prefetch_read;
 use pmolap_tier::{ExistingFile, Region, RegionOptions, TierSpec};
 
 use super::layout::*;
@@ -353,6 +354,12 @@ impl Dash {
         let hb = home_bucket(h);
         let b = self.bkt(Dash::bucket(base, hb));
         let nb = self.bkt(Dash::bucket(base, next(hb)));
+        // The slot holding the key is on one of the home bucket's four cache lines, known
+        // only after its fingerprints are read: start loading the other three now, so the
+        // two misses overlap instead of following each other.
+        for line in 1..BUCKET_WORDS / 8 {
+            prefetch_read(&b[8 * line]);
+        }
         let vb = b[B_LOCK].load(Ordering::Acquire);
         let vn = nb[B_LOCK].load(Ordering::Acquire);
         if (vb | vn) & LOCKED != 0 {

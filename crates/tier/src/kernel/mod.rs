@@ -182,6 +182,7 @@ pub mod bits;
 pub mod bytes;
 mod dispatch;
 mod portable;
+pub mod prefetch;
 
 pub use self::dispatch::Kernel;
 
