@@ -26,15 +26,29 @@ pub(super) struct HashGroups {
 
 /// Per-thread aggregation state: `states[slot * naggs + ai]` and `counts[slot]`, where a
 /// slot is the group id (dense) or its [`HashGroups`] slot.
+///
+/// A small dense domain keeps [`LANES`] copies of every group (slot = lane × domain +
+/// group, lane = row index mod LANES): consecutive rows of the same group then update
+/// different memory, instead of each waiting for the previous row's store.
 pub(super) struct Acc {
     states: Vec<i64>,
     counts: Vec<u64>,
     /// A new group's states.
     init: Vec<i64>,
     hash: Option<HashGroups>,
+    /// Copies of each dense group (1 or [`LANES`]) and the group domain.
+    lanes: u32,
+    domain: u32,
+    /// The current batch's lane slots.
+    lane_rows: Vec<u32>,
     /// The first aggregate whose value left the 64-bit range.
     overflow: Option<usize>,
 }
+
+/// Copies of each group of a small dense domain.
+const LANES: u32 = 4;
+/// The largest dense domain kept in [`LANES`] copies.
+const LANES_DOMAIN_MAX: u64 = 1024;
 
 /// The state a group starts with for `f`.
 fn init_of(f: AggFn) -> i64 {
@@ -48,17 +62,23 @@ fn init_of(f: AggFn) -> i64 {
 impl Acc {
     pub(super) fn new(domain: u64, aggs: &[AggPlan], dense_max: u64) -> Acc {
         let init: Vec<i64> = aggs.iter().map(|a| init_of(a.func)).collect();
+        let lanes = if domain > 1 && domain <= LANES_DOMAIN_MAX {
+            LANES
+        } else {
+            1
+        };
         let (states, counts, hash) = if domain <= dense_max {
+            let slots = domain as usize * lanes as usize;
             let states = if init.iter().all(|&v| v == 0) {
-                vec![0; domain as usize * init.len()]
+                vec![0; slots * init.len()]
             } else {
                 init.iter()
                     .copied()
                     .cycle()
-                    .take(domain as usize * init.len())
+                    .take(slots * init.len())
                     .collect()
             };
-            (states, vec![0; domain as usize], None)
+            (states, vec![0; slots], None)
         } else {
             let h = HashGroups {
                 slot: HashMap::new(),
@@ -72,6 +92,9 @@ impl Acc {
             counts,
             init,
             hash,
+            lanes,
+            domain: u32::try_from(domain).unwrap_or(u32::MAX),
+            lane_rows: Vec::new(),
             overflow: None,
         }
     }
@@ -169,9 +192,45 @@ pub(super) fn accumulate(
         counts,
         init,
         hash,
+        lanes,
+        domain,
+        lane_rows,
         overflow,
     } = acc;
+    // One group (no GROUP BY): every aggregate folds into registers, not through memory.
+    if hash.is_none() && counts.len() == 1 {
+        counts[0] += k as u64;
+        ids.resize(k, 0);
+        vals.resize(k, 0);
+        let over = accumulate_one(
+            plan,
+            cols,
+            start,
+            n,
+            &sel[..k],
+            buf,
+            ids,
+            vals,
+            tally,
+            states,
+        );
+        if let Some(ai) = over {
+            if overflow.is_none_or(|o| o > ai) {
+                *overflow = Some(ai);
+            }
+        }
+        return;
+    }
     let slots: &[u32] = match hash {
+        None if *lanes > 1 => {
+            lane_rows.clear();
+            lane_rows.extend(gid[..k].iter().enumerate().map(|(j, &g)| {
+                let slot = (j as u32 % LANES) * *domain + g;
+                counts[slot as usize] += 1;
+                slot
+            }));
+            &lane_rows[..]
+        }
         None => {
             for &g in &gid[..k] {
                 counts[g as usize] += 1;
@@ -227,6 +286,104 @@ pub(super) fn accumulate(
     }
 }
 
+/// Sum of `vals` without overflow: the low 32 bits of each value summed unsigned, the high
+/// 32 bits signed (neither can overflow below 2^32 values), so the loop vectorises.
+#[inline]
+fn sum_wide(vals: &[i64]) -> i128 {
+    debug_assert!(vals.len() < 1 << 32);
+    let (mut lo, mut hi) = (0u64, 0i64);
+    for &v in vals {
+        lo += v as u64 & 0xffff_ffff;
+        hi += v >> 32;
+    }
+    (i128::from(hi) << 32) + i128::from(lo)
+}
+
+/// [`accumulate`] for a single group: each aggregate reduces the selected rows in
+/// registers. `MIN`/`MAX` of a column reduce its value ids (the dictionary is sorted, so
+/// the smallest id has the smallest value) and decode one. Returns the first aggregate
+/// whose value left the 64-bit range.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn accumulate_one(
+    plan: &Plan<'_>,
+    cols: &[ColRef<'_>],
+    start: usize,
+    n: usize,
+    sel: &[u32],
+    buf: &mut [u32],
+    ids: &mut [u32],
+    vals: &mut [i64],
+    tally: &mut Option<super::probe::Tally>,
+    states: &mut [i64],
+) -> Option<usize> {
+    let k = sel.len();
+    let mut over = None;
+    let mut have: Option<(usize, Option<(Op, usize)>)> = None;
+    for (ai, a) in plan.aggs.iter().enumerate() {
+        let Some(arg) = a.arg else { continue };
+        let st = &mut states[ai];
+        if let ((ca, None), AggFn::Min | AggFn::Max) = (arg, a.func) {
+            fetch_ids(cols[ca], start, n, sel, buf, ids);
+            let id = if a.func == AggFn::Min {
+                ids[..k].iter().copied().min()
+            } else {
+                ids[..k].iter().copied().max()
+            };
+            if let Some(t) = tally.as_mut() {
+                t.selected(ca, sel, n);
+                t.dict[ca] += AccessCounts::lookups(u64::from(id.is_some()));
+            }
+            if let Some(id) = id {
+                let v = plan.cols[ca].ints[id as usize];
+                *st = if a.func == AggFn::Min {
+                    (*st).min(v)
+                } else {
+                    (*st).max(v)
+                };
+            }
+            // `ids` now holds this column's ids, not `vals`' source.
+            continue;
+        }
+        if have != Some(arg) {
+            let (ca, op) = arg;
+            fetch_ids(cols[ca], start, n, sel, buf, ids);
+            if let Some(t) = tally.as_mut() {
+                t.selected(ca, sel, n);
+                t.dict[ca] += AccessCounts::of_batch(ids);
+            }
+            let da = plan.cols[ca].ints;
+            for (v, &id) in vals.iter_mut().zip(ids.iter()) {
+                *v = da[id as usize];
+            }
+            if let Some((op, b)) = op {
+                fetch_ids(cols[b], start, n, sel, buf, ids);
+                if let Some(t) = tally.as_mut() {
+                    t.selected(b, sel, n);
+                    t.dict[b] += AccessCounts::of_batch(ids);
+                }
+                if combine(op, vals, ids, plan.cols[b].ints) {
+                    over.get_or_insert(ai);
+                }
+            }
+            have = Some(arg);
+        }
+        let v = &vals[..k];
+        match a.func {
+            AggFn::Sum | AggFn::Avg => match i64::try_from(i128::from(*st) + sum_wide(v)) {
+                Ok(t) => *st = t,
+                Err(_) => {
+                    over.get_or_insert(ai);
+                }
+            },
+            AggFn::Min => *st = v.iter().copied().fold(*st, i64::min),
+            AggFn::Max => *st = v.iter().copied().fold(*st, i64::max),
+            AggFn::Count => {}
+        }
+    }
+    over
+}
+
 /// Per group id: (rows, states by aggregate).
 pub(super) type Totals = HashMap<u32, (u64, Vec<i64>)>;
 
@@ -279,9 +436,11 @@ pub(super) fn merge(
         };
         match &acc.hash {
             None => {
-                for (g, &c) in acc.counts.iter().enumerate() {
+                let domain = acc.domain.max(1) as usize;
+                for (slot, &c) in acc.counts.iter().enumerate() {
                     if c > 0 {
-                        add(g as u32, c, &acc.states[g * naggs..(g + 1) * naggs]);
+                        let st = &acc.states[slot * naggs..(slot + 1) * naggs];
+                        add((slot % domain) as u32, c, st);
                     }
                 }
             }
@@ -361,4 +520,24 @@ pub(super) fn result_rows(plan: &Plan<'_>, mut total: Totals) -> Vec<Vec<OutValu
         rows.truncate(l);
     }
     rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sum_wide;
+
+    #[test]
+    fn wide_sums_are_exact_at_the_extremes() {
+        let cases: [&[i64]; 5] = [
+            &[],
+            &[i64::MAX, i64::MAX, i64::MAX],
+            &[i64::MIN, i64::MIN, -1],
+            &[i64::MIN, i64::MAX, 0, -7, 7, 1 << 40, -(1 << 33)],
+            &[-1; 1000],
+        ];
+        for v in cases {
+            let want: i128 = v.iter().map(|&x| i128::from(x)).sum();
+            assert_eq!(sum_wide(v), want, "{v:?}");
+        }
+    }
 }
