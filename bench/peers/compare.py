@@ -71,7 +71,7 @@ def group_figures(ids, sqls, pm, peer_res, mem_gib_s):
     rows, ratios = [], {k: [] for k in peer_res}
     for q in ids:
         p = pm[q]
-        eff = p["fact_bytes"] / 2**30 / (p["median_ms"] / 1e3)
+        eff = p["fact_bytes"] / 2**30 / max(p["median_ms"] / 1e3, 1e-9)
         row = {"id": q, "sql": sqls[q], "rows": p["rows"], "pmolap_ms": p["median_ms"],
                "pmolap_times_ms": p["times_ms"], "pmolap_plan_ms": p.get("plan_ms"),
                "fact_bytes": p["fact_bytes"], "effective_gib_s": eff,
@@ -82,8 +82,10 @@ def group_figures(ids, sqls, pm, peer_res, mem_gib_s):
             row["peers"][k] = {"median_ms": res[q]["median_ms"], "times_ms": res[q]["times_ms"],
                                "speedup": r}
         rows.append(row)
-    effs = sorted(r["effective_gib_s"] for r in rows)
-    med_eff = statistics.median(effs)
+    # Queries answered without reading fact data (an empty join filter, MIN/MAX from the
+    # dictionaries) have no bandwidth to speak of: the median is over the others.
+    effs = sorted(r["effective_gib_s"] for r in rows if r["fact_bytes"] > 0)
+    med_eff = statistics.median(effs) if effs else 0.0
     return {
         "queries": rows,
         "geomean_speedup": {k: geomean([r for r, _ in v]) for k, v in ratios.items()},

@@ -44,7 +44,8 @@ pub struct QueryRun {
     pub probe_ms: f64,
     pub total_ms: f64,
     pub fact_rows: usize,
-    /// Bytes of the packed fact columns the query reads.
+    /// Bytes of the packed fact columns the query reads (0 when it was answered without
+    /// a scan: an empty join filter or predicate, or aggregates from the dictionaries).
     pub fact_bytes: u64,
     pub steps: Vec<StepReport>,
     pub joins: Vec<JoinReport>,
@@ -86,7 +87,7 @@ pub fn run_query(
         probe_ms: exec.probe_ms,
         total_ms: t0.elapsed().as_secs_f64() * 1e3,
         fact_rows: p.fact_rows,
-        fact_bytes: p.fact_bytes(),
+        fact_bytes: if exec.morsels == 0 { 0 } else { p.fact_bytes() },
         steps,
         joins: p.joins.clone(),
         group_domain: p.group_domain,

@@ -387,6 +387,27 @@ fn accumulate_one(
 /// Per group id: (rows, states by aggregate).
 pub(super) type Totals = HashMap<u32, (u64, Vec<i64>)>;
 
+/// The totals of a query answered from the column dictionaries without a scan: when
+/// every fact row qualifies (no probe step: no predicate, no filtering join, no group-by)
+/// and every aggregate is `COUNT`, or `MIN`/`MAX` of one column. A column's dictionary
+/// holds exactly the distinct values the column has, sorted (the store builds it so), so
+/// its first and last entries are the column's minimum and maximum.
+pub(super) fn from_dictionaries(plan: &Plan<'_>) -> Option<Totals> {
+    if !plan.steps.is_empty() || plan.group_domain != 1 || plan.never || plan.fact_rows == 0 {
+        return None;
+    }
+    let mut states = Vec::with_capacity(plan.aggs.len());
+    for a in &plan.aggs {
+        states.push(match (a.func, a.arg) {
+            (AggFn::Count, _) => 0,
+            (AggFn::Min, Some((c, None))) => *plan.cols[c].ints.first()?,
+            (AggFn::Max, Some((c, None))) => *plan.cols[c].ints.last()?,
+            _ => return None,
+        });
+    }
+    Some(HashMap::from([(0, (plan.fact_rows as u64, states))]))
+}
+
 /// The error of aggregate `ai` leaving the 64-bit range.
 fn overflow_error(plan: &Plan<'_>, ai: usize) -> Error {
     let a = &plan.query.aggregates[ai];

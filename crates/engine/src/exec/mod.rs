@@ -21,7 +21,7 @@ use std::time::Instant;
 use pmolap_tier::{pin, Pinning, RegionOptions};
 use serde::{Deserialize, Serialize};
 
-use self::aggregate::{merge, result_rows, Acc};
+use self::aggregate::{from_dictionaries, merge, result_rows, Acc};
 use self::probe::{run_morsel, Scratch, Tally};
 use self::views::{group_views, replicate_filters, GroupView};
 use crate::error::{Error, Result};
@@ -101,6 +101,18 @@ pub fn execute(
         return Err(Error::Options(format!(
             "morsel size {m} rows is not a positive multiple of 64"
         )));
+    }
+    if let Some(total) = from_dictionaries(plan) {
+        return Ok((
+            result_rows(plan, total),
+            ExecStats {
+                probe_ms: t0.elapsed().as_secs_f64() * 1e3,
+                morsels: 0,
+                rows_qualifying: plan.fact_rows as u64,
+                groups: 1,
+                replicated_bytes: 0,
+            },
+        ));
     }
     let (replicas, replicated_bytes) = replicate_filters(plan, layout, region)?;
     let views = group_views(plan, layout, striped, &replicas);
