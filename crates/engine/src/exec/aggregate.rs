@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 
 use pmolap_store::AccessCounts;
+use pmolap_tier::kernel::prefetch::prefetch_read;
 
 use super::probe::{fetch_ids, ColRef, Scratch};
 use crate::error::{Error, Result};
@@ -139,6 +140,38 @@ fn fold(
     over
 }
 
+/// Dictionaries of more entries than this (2 MiB) are decoded with software prefetch.
+const PREFETCH_DICT_MIN: usize = 1 << 18;
+/// How many rows ahead the decode prefetches.
+const PREFETCH_AHEAD: usize = 32;
+
+/// `f(j, dict[ids[j]])` for every row: a gather from the dictionary. A dictionary beyond
+/// the L2 cache (a measure of many distinct values) misses on almost every row, so the
+/// loop asks for the entry [`PREFETCH_AHEAD`] rows ahead to keep more misses in flight.
+#[inline(always)]
+fn gather(ids: &[u32], dict: &[i64], mut f: impl FnMut(usize, i64)) {
+    if dict.len() < PREFETCH_DICT_MIN {
+        for (j, &id) in ids.iter().enumerate() {
+            f(j, dict[id as usize]);
+        }
+        return;
+    }
+    for (j, &id) in ids.iter().enumerate() {
+        if let Some(&ahead) = ids.get(j + PREFETCH_AHEAD) {
+            if let Some(e) = dict.get(ahead as usize) {
+                prefetch_read(e);
+            }
+        }
+        f(j, dict[id as usize]);
+    }
+}
+
+/// `vals[j] = dict[ids[j]]`.
+#[inline]
+fn decode(vals: &mut [i64], ids: &[u32], dict: &[i64]) {
+    gather(ids, dict, |j, v| vals[j] = v);
+}
+
 /// `vals[j] op= db[ids[j]]`, checked; true when a value left the 64-bit range.
 #[inline(always)]
 fn combine(op: Op, vals: &mut [i64], ids: &[u32], db: &[i64]) -> bool {
@@ -150,11 +183,11 @@ fn combine(op: Op, vals: &mut [i64], ids: &[u32], db: &[i64]) -> bool {
         f: impl Fn(i64, i64) -> (i64, bool),
     ) -> bool {
         let mut over = false;
-        for (v, &id) in vals.iter_mut().zip(ids) {
-            let (r, o) = f(*v, db[id as usize]);
-            *v = r;
+        gather(&ids[..vals.len().min(ids.len())], db, |j, x| {
+            let (r, o) = f(vals[j], x);
+            vals[j] = r;
             over |= o;
-        }
+        });
         over
     }
     match op {
@@ -266,9 +299,7 @@ pub(super) fn accumulate(
                 t.dict[ca] += AccessCounts::of_batch(ids);
             }
             let da = plan.cols[ca].ints;
-            for (v, &id) in vals.iter_mut().zip(ids.iter()) {
-                *v = da[id as usize];
-            }
+            decode(vals, ids, da);
             if let Some((op, b)) = op {
                 fetch_ids(cols[b], start, n, &sel[..k], buf, ids);
                 if let Some(t) = tally.as_mut() {
@@ -353,9 +384,7 @@ fn accumulate_one(
                 t.dict[ca] += AccessCounts::of_batch(ids);
             }
             let da = plan.cols[ca].ints;
-            for (v, &id) in vals.iter_mut().zip(ids.iter()) {
-                *v = da[id as usize];
-            }
+            decode(vals, ids, da);
             if let Some((op, b)) = op {
                 fetch_ids(cols[b], start, n, sel, buf, ids);
                 if let Some(t) = tally.as_mut() {
