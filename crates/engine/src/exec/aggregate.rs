@@ -522,8 +522,11 @@ fn agg_value(f: AggFn, count: u64, v: i64) -> OutValue {
 pub(super) fn result_rows(plan: &Plan<'_>, mut total: Totals) -> Vec<Vec<OutValue>> {
     let q = &plan.query;
     let naggs = plan.aggs.len();
-    // SQL: aggregates without GROUP BY over no rows are one row (NULLs, counts 0).
-    if plan.groups.is_empty() && total.is_empty() {
+    // SQL: aggregates without GROUP BY over no rows are one row (NULLs, counts 0). (The
+    // query, not the plan, says whether it groups: a plan that found the result empty
+    // early may have bound no group source.)
+    let grouped = !q.carry.is_empty() || q.joins.iter().any(|j| !j.carry.is_empty());
+    if !grouped && total.is_empty() {
         total.insert(0, (0, vec![0; naggs]));
     }
     let mut rows: Vec<Vec<OutValue>> = total

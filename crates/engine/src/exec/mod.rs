@@ -21,7 +21,7 @@ use std::time::Instant;
 use pmolap_tier::{pin, Pinning, RegionOptions};
 use serde::{Deserialize, Serialize};
 
-use self::aggregate::{from_dictionaries, merge, result_rows, Acc};
+use self::aggregate::{from_dictionaries, merge, result_rows, Acc, Totals};
 use self::probe::{run_morsel, Scratch, Tally};
 use self::views::{group_views, replicate_filters, GroupView};
 use crate::error::{Error, Result};
@@ -102,14 +102,22 @@ pub fn execute(
             "morsel size {m} rows is not a positive multiple of 64"
         )));
     }
-    if let Some(total) = from_dictionaries(plan) {
+    // A plan known to be empty, or answered by the dictionaries: no workers.
+    let early = if plan.never {
+        Some(Totals::new())
+    } else {
+        from_dictionaries(plan)
+    };
+    if let Some(total) = early {
+        let rows_qualifying = total.values().map(|(c, _)| *c).sum();
+        let groups = total.len();
         return Ok((
             result_rows(plan, total),
             ExecStats {
                 probe_ms: t0.elapsed().as_secs_f64() * 1e3,
                 morsels: 0,
-                rows_qualifying: plan.fact_rows as u64,
-                groups: 1,
+                rows_qualifying,
+                groups,
                 replicated_bytes: 0,
             },
         ));
@@ -198,9 +206,6 @@ fn probe_rows(
     let mut acc = Acc::new(plan.group_domain, &plan.aggs, dense_max);
     let mut s = Scratch::new(m);
     let (mut qualifying, mut morsels) = (0u64, 0usize);
-    if plan.never {
-        return (acc, 0, 0);
-    }
     // The store's counters are bypassed by the kernels (raw payloads): the worker tallies
     // its accesses per morsel and adds them once at the end.
     s.tally = plan

@@ -11,6 +11,7 @@ use super::codes::{all_ids, CodeSet};
 use super::{qerr, GroupSource, JoinReport, OutValue, Planner, Step, Test, MISS};
 use crate::db::Database;
 use crate::error::Result;
+use crate::joinindex::JoinIndexInfo;
 use crate::query::{Join, Query};
 
 /// Group codes of a dimension's rows: the carried tuples numbered densely among the
@@ -27,14 +28,17 @@ impl Planner<'_, '_> {
         let query = self.query;
         let dim = db.table(&j.dim).map_err(|e| qerr(query, e.to_string()))?;
         let m = dim.rows();
-        let pass = dimension_pass(query, j, dim)?;
+        // Once the result is known to be empty, the remaining joins are only validated.
+        let pass = dimension_pass(query, j, dim, !self.never)?;
         let carried: Vec<&Column> = j
             .carry
             .iter()
             .map(|c| dim_column(query, j, dim, c))
             .collect::<Result<_>>()?;
-        let GroupCodes { code, tuples } = group_codes(query, j, &carried, &pass)?;
-        let dim_rows_passing = pass.iter().filter(|&&p| p).count();
+        check_carried_domain(query, j, &carried)?;
+        let dim_rows_passing = pass
+            .as_ref()
+            .map_or(0, |p| p.iter().filter(|&&x| x).count());
         // The join filter, by value id of the fact foreign key.
         let fk = self.col(&j.on.0)?;
         let fk_col = self.fact.column(&j.on.0)?;
@@ -45,6 +49,32 @@ impl Planner<'_, '_> {
             ));
         }
         let _ = dim_column(query, j, dim, &j.on.1)?;
+        let evaluated = pass.is_some();
+        let Some(pass) = pass.filter(|_| dim_rows_passing > 0) else {
+            // No dimension row passes (or an earlier step passes nothing): the inner join
+            // is empty, so is the result; no join index, lookup or step is built.
+            self.never = true;
+            return Ok(JoinReport {
+                dim: j.dim.clone(),
+                index: JoinIndexInfo {
+                    kind: "none (empty result)".into(),
+                    entries: 0,
+                    bytes: 0,
+                },
+                index_build_ms: None,
+                dim_rows: m,
+                dim_rows_passing,
+                groups: 0,
+                filter: if evaluated {
+                    "empty"
+                } else {
+                    "skipped (empty result)"
+                }
+                .into(),
+                filter_bytes: 0,
+            });
+        };
+        let GroupCodes { code, tuples } = group_codes(&carried, &pass);
         let (index, built) = db.join_index(&j.dim, &j.on.1, j.index)?;
         let lut: Vec<u32> = fk_col
             .dict
@@ -138,27 +168,37 @@ fn dim_column<'t>(query: &Query, j: &Join, dim: &'t Table, name: &str) -> Result
     })
 }
 
-/// Whether each row of `dim` passes every predicate of join `j`.
-fn dimension_pass(query: &Query, j: &Join, dim: &Table) -> Result<Vec<bool>> {
-    let mut pass = vec![true; dim.rows()];
+/// Whether each row of `dim` passes every predicate of join `j`; with `evaluate` false
+/// the predicates are only validated (None).
+fn dimension_pass(
+    query: &Query,
+    j: &Join,
+    dim: &Table,
+    evaluate: bool,
+) -> Result<Option<Vec<bool>>> {
+    let mut pass = evaluate.then(|| vec![true; dim.rows()]);
     for (name, p) in &j.filters {
         let col = dim_column(query, j, dim, name)?;
         let set = CodeSet::of(&col.dict, p, &format!("{}.{name}", j.dim))
             .map_err(|e| qerr(query, e.to_string()))?;
-        for (r, id) in all_ids(col).into_iter().enumerate() {
-            pass[r] &= set.contains(id);
+        if let Some(pass) = pass.as_mut() {
+            for (r, id) in all_ids(col).into_iter().enumerate() {
+                pass[r] &= set.contains(id);
+            }
         }
     }
     Ok(pass)
 }
 
-/// Group codes: carried tuples numbered densely among the passing rows.
-fn group_codes(query: &Query, j: &Join, carried: &[&Column], pass: &[bool]) -> Result<GroupCodes> {
-    let carried_ids: Vec<Vec<u32>> = carried.iter().map(|c| all_ids(c)).collect();
-    // A tuple's key: its value ids in mixed radix (dictionary sizes), which fits a u64
-    // for any realistic carry; the map is skipped when nothing is carried.
-    let radix: Vec<u64> = carried.iter().map(|c| c.dict.len().max(1) as u64).collect();
-    if radix
+/// The mixed radix of the carried columns' value ids (their dictionary sizes): a tuple's
+/// key must fit a u64.
+fn carried_radix(carried: &[&Column]) -> Vec<u64> {
+    carried.iter().map(|c| c.dict.len().max(1) as u64).collect()
+}
+
+/// Refuses carried columns whose value combinations do not fit a 64-bit key.
+fn check_carried_domain(query: &Query, j: &Join, carried: &[&Column]) -> Result<()> {
+    if carried_radix(carried)
         .iter()
         .try_fold(1u64, |acc, &r| acc.checked_mul(r))
         .is_none()
@@ -171,6 +211,16 @@ fn group_codes(query: &Query, j: &Join, carried: &[&Column], pass: &[bool]) -> R
             ),
         ));
     }
+    Ok(())
+}
+
+/// Group codes: carried tuples numbered densely among the passing rows (the carried
+/// domain was checked by [`check_carried_domain`]).
+fn group_codes(carried: &[&Column], pass: &[bool]) -> GroupCodes {
+    let carried_ids: Vec<Vec<u32>> = carried.iter().map(|c| all_ids(c)).collect();
+    // A tuple's key: its value ids in mixed radix (dictionary sizes); the map is skipped
+    // when nothing is carried.
+    let radix = carried_radix(carried);
     let combos: u64 = radix.iter().product();
     // Tuple key → code: a dense array when the key space is small, else a hash map.
     let mut dense_of: Vec<u32> = if combos <= 1 << 20 {
@@ -218,7 +268,7 @@ fn group_codes(query: &Query, j: &Join, carried: &[&Column], pass: &[bool]) -> R
             }
         };
     }
-    Ok(GroupCodes { code, tuples })
+    GroupCodes { code, tuples }
 }
 
 /// The filter test of a join's lookup table (`None`: every fact key passes) and whether

@@ -380,6 +380,10 @@ impl<'db> Planner<'_, 'db> {
     /// Order: filters most selective first (by a sample of `fact_rows`), then the
     /// group-code lookups.
     fn order_steps(&mut self, fact_rows: usize) {
+        if self.never {
+            // Nothing runs: no sample.
+            return;
+        }
         for s in &mut self.steps {
             s.selectivity = sample_selectivity(&self.cols[s.col], fact_rows, &s.test);
         }
