@@ -150,6 +150,15 @@ impl CodeSet {
         self.lo >= self.hi || self.list.as_ref().is_some_and(Vec::is_empty)
     }
 
+    /// Whether every id of a dictionary of `dict_len` values is in the set.
+    pub(super) fn is_full(&self, dict_len: usize) -> bool {
+        match &self.list {
+            // Ids in a list are distinct and below the dictionary's length.
+            Some(l) => l.len() >= dict_len,
+            None => self.lo == 0 && self.hi as usize >= dict_len,
+        }
+    }
+
     pub(super) fn contains(&self, c: u32) -> bool {
         match &self.list {
             Some(l) => l.binary_search(&c).is_ok(),

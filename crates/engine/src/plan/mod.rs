@@ -229,8 +229,21 @@ impl<'db> Planner<'_, 'db> {
         if let Some(i) = self.cols.iter().position(|c| c.name == name) {
             return Ok(i);
         }
+        let c = self.fact_column(name)?;
+        self.cols.push(FactCol {
+            name: name.to_string(),
+            words: c.dv.words(),
+            width: c.dv.width(),
+            ints: c.dict.ints(),
+            store: c,
+        });
+        Ok(self.cols.len() - 1)
+    }
+
+    /// Fact column `name`, or the error naming the table's columns.
+    fn fact_column(&self, name: &str) -> Result<&'db pmolap_store::table::Column> {
         let q = self.query;
-        let c = self.fact.column(name).map_err(|_| {
+        self.fact.column(name).map_err(|_| {
             qerr(
                 q,
                 format!(
@@ -244,25 +257,21 @@ impl<'db> Planner<'_, 'db> {
                         .join(", ")
                 ),
             )
-        })?;
-        self.cols.push(FactCol {
-            name: name.to_string(),
-            words: c.dv.words(),
-            width: c.dv.width(),
-            ints: c.dict.ints(),
-            store: c,
-        });
-        Ok(self.cols.len() - 1)
+        })
     }
 
-    /// Fact predicates: value-id sets of the fact columns.
+    /// Fact predicates: value-id sets of the fact columns. A predicate every value
+    /// satisfies (`lo_tax >= 0`) is no step.
     fn fact_predicates(&mut self) -> Result<()> {
-        let (query, fact) = (self.query, self.fact);
+        let query = self.query;
         for (name, p) in &query.filters {
-            let ci = self.col(name)?;
-            let col = fact.column(name)?;
+            let col = self.fact_column(name)?;
             let set = CodeSet::of(&col.dict, p, &format!("{}.{name}", query.fact))
                 .map_err(|e| qerr(query, e.to_string()))?;
+            if set.is_full(col.dict.len()) {
+                continue;
+            }
+            let ci = self.col(name)?;
             self.never |= set.is_empty();
             self.steps.push(Step {
                 what: name.clone(),
