@@ -159,6 +159,11 @@ impl CodeSet {
         }
     }
 
+    /// The set as ids `lo..hi`, when it is a range (not a list).
+    pub(super) fn range(&self) -> Option<(u32, u32)> {
+        self.list.is_none().then_some((self.lo, self.hi))
+    }
+
     pub(super) fn contains(&self, c: u32) -> bool {
         match &self.list {
             Some(l) => l.binary_search(&c).is_ok(),

@@ -182,8 +182,24 @@ fn dimension_pass(
         let set = CodeSet::of(&col.dict, p, &format!("{}.{name}", j.dim))
             .map_err(|e| qerr(query, e.to_string()))?;
         if let Some(pass) = pass.as_mut() {
-            for (r, id) in all_ids(col).into_iter().enumerate() {
-                pass[r] &= set.contains(id);
+            let ids = all_ids(col);
+            match set.range() {
+                // A range: two compares per row (the loop vectorises).
+                Some((lo, hi)) => {
+                    for (p, &id) in pass.iter_mut().zip(&ids) {
+                        *p &= id >= lo && id < hi;
+                    }
+                }
+                // A list: its verdict per value id once (instead of a binary search per
+                // row), then one table lookup per row.
+                None => {
+                    let ok: Vec<bool> = (0..col.dict.len() as u32)
+                        .map(|c| set.contains(c))
+                        .collect();
+                    for (p, &id) in pass.iter_mut().zip(&ids) {
+                        *p &= ok.get(id as usize).copied().unwrap_or(false);
+                    }
+                }
             }
         }
     }
