@@ -2,10 +2,12 @@
 //! of a little-endian stream of `u64` words (`w` = bit width, 1..=32), followed by one
 //! zero padding word so that any id can be read with one unaligned two-word load.
 //!
-//! 64 ids of width `w` fill exactly `w` words, so whole groups of 64 are packed and
-//! unpacked by kernels monomorphised per width (`const W`): every shift and mask is a
-//! constant and the loop body has no data-dependent branch, which lets LLVM unroll and
-//! vectorise it.
+//! 64 ids of width `w` fill exactly `w` words, so whole groups of 64 are packed by a
+//! kernel monomorphised per width (`const W`): every shift and mask is a constant and the
+//! loop body has no data-dependent branch, which lets LLVM unroll and vectorise it.
+//! Unpacking is `pmolap_tier::kernel::bits` (AVX-512, AVX2 or portable, each tested
+//! against its portable variant there); the tests here check every variant against
+//! [`get`], id by id.
 
 /// Ids per packing group: a group of width `w` is exactly `w` words.
 pub const GROUP: usize = 64;
@@ -56,26 +58,6 @@ fn put_or(words: &mut [u64], width: u32, i: usize, v: u32) {
 }
 
 #[inline(always)]
-fn unpack_group<const W: usize>(src: &[u64], out: &mut [u32]) {
-    let src = &src[..W + 1];
-    let out = &mut out[..GROUP];
-    let m = mask(W as u32);
-    for (i, o) in out.iter_mut().enumerate() {
-        let bit = i * W;
-        let wi = bit / 64;
-        let sh = bit % 64;
-        let lo = src[wi] >> sh;
-        // Constant per unrolled position: the compiler resolves this branch.
-        let hi = if sh + W > 64 {
-            src[wi + 1] << (64 - sh)
-        } else {
-            0
-        };
-        *o = ((lo | hi) & m) as u32;
-    }
-}
-
-#[inline(always)]
 fn pack_group<const W: usize>(src: &[u32], out: &mut [u64]) {
     let src = &src[..GROUP];
     let out = &mut out[..W];
@@ -92,13 +74,6 @@ fn pack_group<const W: usize>(src: &[u32], out: &mut [u64]) {
         }
     }
     out.copy_from_slice(&acc);
-}
-
-fn unpack_groups<const W: usize>(words: &[u64], first_group: usize, out: &mut [u32]) {
-    for (g, chunk) in out.chunks_exact_mut(GROUP).enumerate() {
-        let at = (first_group + g) * W;
-        unpack_group::<W>(&words[at..], chunk);
-    }
 }
 
 fn pack_groups<const W: usize>(ids: &[u32], words: &mut [u64]) {
@@ -131,31 +106,6 @@ macro_rules! dispatch {
 #[inline]
 pub fn unpack(words: &[u64], width: u32, start: usize, out: &mut [u32]) {
     pmolap_tier::kernel::bits::unpack(words, width, start, out)
-}
-
-/// The portable unpack, the reference the dispatched kernels are tested against:
-/// aligned groups of 64 go through the per-width kernel; an unaligned head or a short
-/// tail is read id by id.
-pub fn unpack_portable(words: &[u64], width: u32, start: usize, out: &mut [u32]) {
-    let n = out.len();
-    let head = ((GROUP - start % GROUP) % GROUP).min(n);
-    for (k, o) in out[..head].iter_mut().enumerate() {
-        *o = get(words, width, start + k);
-    }
-    let body = (n - head) / GROUP * GROUP;
-    if body > 0 {
-        let first_group = (start + head) / GROUP;
-        dispatch!(
-            width,
-            unpack_groups,
-            words,
-            first_group,
-            &mut out[head..head + body]
-        );
-    }
-    for (k, o) in out.iter_mut().enumerate().skip(head + body) {
-        *o = get(words, width, start + k);
-    }
 }
 
 /// Packs `ids` (each `< 2^width`) into `words`, which must hold
@@ -224,8 +174,8 @@ mod tests {
                     if start > n {
                         continue;
                     }
-                    let mut out = vec![0u32; n - start];
-                    unpack_portable(&words, width, start, &mut out);
+                    // The reference: id by id.
+                    let out: Vec<u32> = (start..n).map(|i| get(&words, width, i)).collect();
                     assert_eq!(out, v[start..], "width {width} n {n} start {start}");
                     let mut fast = vec![u32::MAX; n - start];
                     unpack(&words, width, start, &mut fast);
