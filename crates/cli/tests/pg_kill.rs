@@ -3,29 +3,12 @@
 //! of its directories; Ctrl-C (SIGINT) stops and removes everything and exits 130.
 //! Skips (one line) only where no PostgreSQL server binaries are installed.
 
-use std::os::unix::fs::PermissionsExt as _;
+mod pg_common;
+
+use pg_common::{have_server, leftovers, open_tempdir};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn have_server() -> bool {
-    match pmolap_pg::server::find_binaries() {
-        Ok(_) => true,
-        Err(e) => {
-            println!("skipped: {e}");
-            false
-        }
-    }
-}
-
-fn open_tempdir() -> tempfile::TempDir {
-    let t = tempfile::Builder::new()
-        .prefix("pg-kill-test")
-        .tempdir_in("/var/tmp")
-        .unwrap();
-    std::fs::set_permissions(t.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    t
-}
 
 /// Pids of processes whose command line mentions `needle`.
 fn processes_mentioning(needle: &str) -> Vec<u32> {
@@ -42,17 +25,6 @@ fn processes_mentioning(needle: &str) -> Vec<u32> {
         }
     }
     out
-}
-
-fn leftovers(dir: &Path) -> Vec<String> {
-    std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| n.starts_with("pmolap-pg-"))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// Starts a run and waits until its server is up and loading has begun.
@@ -104,8 +76,8 @@ fn sigkill_of_the_command_leaves_no_server_and_no_files() {
     if !have_server() {
         return;
     }
-    let tier = open_tempdir();
-    let work = open_tempdir();
+    let tier = open_tempdir("pg-kill-test");
+    let work = open_tempdir("pg-kill-test");
     let json = tier.path().join("r.json");
     let mut child = start_run(tier.path(), work.path(), &json);
     assert!(
@@ -125,8 +97,8 @@ fn ctrl_c_stops_and_removes_the_cluster() {
     if !have_server() {
         return;
     }
-    let tier = open_tempdir();
-    let work = open_tempdir();
+    let tier = open_tempdir("pg-kill-test");
+    let work = open_tempdir("pg-kill-test");
     let json = tier.path().join("r.json");
     let mut child = start_run(tier.path(), work.path(), &json);
     let st = Command::new("kill")

@@ -5,8 +5,9 @@
 //! Bad tier paths are refused before anything starts. Skips (one line) only where no
 //! PostgreSQL server binaries are installed.
 
-use std::os::unix::fs::PermissionsExt as _;
-use std::path::Path;
+mod pg_common;
+
+use pg_common::{have_server, leftovers, open_tempdir};
 use std::process::Command;
 
 use serde_json::Value;
@@ -14,38 +15,6 @@ use tpchgen::generators::LineItemGenerator;
 
 fn pmolap() -> Command {
     Command::new(env!("CARGO_BIN_EXE_pmolap"))
-}
-
-fn have_server() -> bool {
-    match pmolap_pg::server::find_binaries() {
-        Ok(_) => true,
-        Err(e) => {
-            println!("skipped: {e}");
-            false
-        }
-    }
-}
-
-/// A directory the server user can reach (tempdirs are 0700; as root the server runs
-/// as `postgres`).
-fn open_tempdir() -> tempfile::TempDir {
-    let t = tempfile::Builder::new()
-        .prefix("pg-tpch-test")
-        .tempdir_in("/var/tmp")
-        .unwrap();
-    std::fs::set_permissions(t.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    t
-}
-
-fn leftovers(dir: &Path) -> Vec<String> {
-    std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| n.starts_with("pmolap-pg-"))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// Cents as PostgreSQL prints numeric(_, 2); ten-thousandths as numeric(_, 4).
@@ -61,8 +30,8 @@ fn answers_match_aggregates_computed_from_the_generator() {
     if !have_server() {
         return;
     }
-    let tier = open_tempdir();
-    let work = open_tempdir();
+    let tier = open_tempdir("pg-tpch-test");
+    let work = open_tempdir("pg-tpch-test");
     let json = work.path().join("r.json");
     let out = pmolap()
         .args([
@@ -159,7 +128,7 @@ fn answers_match_aggregates_computed_from_the_generator() {
 
 #[test]
 fn bad_tier_paths_are_refused_before_anything_starts() {
-    let t = open_tempdir();
+    let t = open_tempdir("pg-tpch-test");
     let missing = t.path().join("missing");
     let file = t.path().join("file");
     std::fs::write(&file, b"x").unwrap();
