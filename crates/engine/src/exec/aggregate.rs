@@ -197,6 +197,40 @@ fn combine(op: Op, vals: &mut [i64], ids: &[u32], db: &[i64]) -> bool {
     }
 }
 
+/// The values of aggregate argument `arg` (`a` or `a op b`) for the selected rows `sel`
+/// of morsel `[start, start+n)` into `vals` (`ids` is scratch): the column's ids decoded
+/// through its dictionary, combined with the second column's. True when a value of
+/// `a op b` left the 64-bit range.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn arg_values(
+    plan: &Plan<'_>,
+    cols: &[ColRef<'_>],
+    arg: (usize, Option<(Op, usize)>),
+    start: usize,
+    n: usize,
+    sel: &[u32],
+    buf: &mut [u32],
+    ids: &mut [u32],
+    vals: &mut [i64],
+    tally: &mut Option<super::probe::Tally>,
+) -> bool {
+    let (ca, op) = arg;
+    fetch_ids(cols[ca], start, n, sel, buf, ids);
+    if let Some(t) = tally.as_mut() {
+        t.selected(ca, sel, n);
+        t.dict[ca] += AccessCounts::of_batch(ids);
+    }
+    decode(vals, ids, plan.cols[ca].ints);
+    let Some((op, b)) = op else { return false };
+    fetch_ids(cols[b], start, n, sel, buf, ids);
+    if let Some(t) = tally.as_mut() {
+        t.selected(b, sel, n);
+        t.dict[b] += AccessCounts::of_batch(ids);
+    }
+    combine(op, vals, ids, plan.cols[b].ints)
+}
+
 /// Adds the `k` selected rows of morsel `[start, start+n)` (selection and group ids in
 /// `s`) to `acc`: every aggregate's values decoded through the column dictionaries (a
 /// value shared with the aggregate before is not decoded again).
@@ -292,22 +326,7 @@ pub(super) fn accumulate(
         let Some(arg) = a.arg else { continue };
         let mut over = false;
         if have != Some(arg) {
-            let (ca, op) = arg;
-            fetch_ids(cols[ca], start, n, &sel[..k], buf, ids);
-            if let Some(t) = tally.as_mut() {
-                t.selected(ca, &sel[..k], n);
-                t.dict[ca] += AccessCounts::of_batch(ids);
-            }
-            let da = plan.cols[ca].ints;
-            decode(vals, ids, da);
-            if let Some((op, b)) = op {
-                fetch_ids(cols[b], start, n, &sel[..k], buf, ids);
-                if let Some(t) = tally.as_mut() {
-                    t.selected(b, &sel[..k], n);
-                    t.dict[b] += AccessCounts::of_batch(ids);
-                }
-                over |= combine(op, vals, ids, plan.cols[b].ints);
-            }
+            over |= arg_values(plan, cols, arg, start, n, &sel[..k], buf, ids, vals, tally);
             have = Some(arg);
         }
         over |= fold(a.func, states, slots, vals, ai, naggs);
@@ -377,23 +396,8 @@ fn accumulate_one(
             continue;
         }
         if have != Some(arg) {
-            let (ca, op) = arg;
-            fetch_ids(cols[ca], start, n, sel, buf, ids);
-            if let Some(t) = tally.as_mut() {
-                t.selected(ca, sel, n);
-                t.dict[ca] += AccessCounts::of_batch(ids);
-            }
-            let da = plan.cols[ca].ints;
-            decode(vals, ids, da);
-            if let Some((op, b)) = op {
-                fetch_ids(cols[b], start, n, sel, buf, ids);
-                if let Some(t) = tally.as_mut() {
-                    t.selected(b, sel, n);
-                    t.dict[b] += AccessCounts::of_batch(ids);
-                }
-                if combine(op, vals, ids, plan.cols[b].ints) {
-                    over.get_or_insert(ai);
-                }
+            if arg_values(plan, cols, arg, start, n, sel, buf, ids, vals, tally) {
+                over.get_or_insert(ai);
             }
             have = Some(arg);
         }
