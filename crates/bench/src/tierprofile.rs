@@ -235,6 +235,9 @@ fn build(dir: &Path, rows: usize) -> Result<()> {
     b.extend_strs(2, refs.iter().copied())?;
     let opts = WriteOptions {
         index_columns: vec![INT_NARROW.0.to_string()],
+        // The profile prices dictionary lookups: the int columns must have dictionaries
+        // (a frame of reference decodes without reading memory).
+        dictionary_only: true,
         ..WriteOptions::default()
     };
     b.finish(dir, &opts)?;

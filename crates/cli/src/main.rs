@@ -153,6 +153,10 @@ enum SsbCommand {
         /// Read dbgen's `<table>.tbl` files from this directory instead of generating.
         #[arg(long)]
         tbl: Option<PathBuf>,
+        /// Give every column a sorted dictionary: no frame-of-reference int columns (for
+        /// comparing the two encodings).
+        #[arg(long)]
+        dictionary_only: bool,
         /// No progress bars or per-table lines.
         #[arg(long)]
         quiet: bool,
@@ -328,7 +332,7 @@ fn main() {
             if format == "store" && !tables.is_empty() {
                 Err(anyhow::anyhow!("--tables applies to --format tbl only"))
             } else if format == "store" {
-                ssb_load::load(sf, "home", &out, None, false)
+                ssb_load::load(sf, "home", &out, None, false, false)
             } else {
                 ssb_cmd::gen(sf, &out, threads, &tables)
             }
@@ -340,9 +344,10 @@ fn main() {
                     tier,
                     out,
                     tbl,
+                    dictionary_only,
                     quiet,
                 },
-        } => ssb_load::load(sf, &tier, &out, tbl.as_deref(), quiet),
+        } => ssb_load::load(sf, &tier, &out, tbl.as_deref(), dictionary_only, quiet),
         Command::Ssb {
             command: SsbCommand::Run { queries, args },
         } => ssb_run::ssb_list(&queries).and_then(|q| ssb_run::run(&args, q)),

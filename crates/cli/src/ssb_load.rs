@@ -7,13 +7,20 @@ use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use pmolap_ssb::{load_database, reopen_database};
-use pmolap_store::Placement;
+use pmolap_store::{Placement, WriteOptions};
 use pmolap_tier::TierSpec;
 
 /// Loads the five SSB tables at `sf` (or from dbgen's `.tbl` files in `tbl_dir`) into the
 /// database `out`, then reopens each on `tier` (`home`: where it was written) with
-/// checksums verified.
-pub fn load(sf: f64, tier: &str, out: &Path, tbl_dir: Option<&Path>, quiet: bool) -> Result<()> {
+/// checksums verified. `dictionary_only`: no frame-of-reference int columns.
+pub fn load(
+    sf: f64,
+    tier: &str,
+    out: &Path,
+    tbl_dir: Option<&Path>,
+    dictionary_only: bool,
+    quiet: bool,
+) -> Result<()> {
     let placement = if tier == "home" {
         Placement::home()
     } else {
@@ -33,7 +40,11 @@ pub fn load(sf: f64, tier: &str, out: &Path, tbl_dir: Option<&Path>, quiet: bool
         pb.set_position(0);
         pb.set_length(rows);
     };
-    let loaded = load_database(sf, out, tbl_dir, &on_table, &|n| pb.inc(n))
+    let opts = WriteOptions {
+        dictionary_only,
+        ..WriteOptions::default()
+    };
+    let loaded = load_database(sf, out, tbl_dir, &opts, &on_table, &|n| pb.inc(n))
         .with_context(|| format!("loading into {}", out.display()))?;
     pb.finish_and_clear();
     let reopened = reopen_database(out, &placement)

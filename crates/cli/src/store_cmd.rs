@@ -7,7 +7,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use pmolap_store::{OpenOptions, Placement, Table, TableInfo};
+use pmolap_store::{ColumnEncoding, OpenOptions, Placement, StructureKind, Table, TableInfo};
 
 /// Opens the table in `dir` in place (checksums verified) and prints what it is.
 pub fn info(dir: &Path, json: bool) -> Result<()> {
@@ -72,7 +72,7 @@ fn render(info: &TableInfo) -> String {
     let _ = writeln!(
         s,
         "{:<20} {:<4} {:>10} {:>5}  {:<15} {:>10}  {:<10} {:<14} file",
-        "column", "type", "distinct", "bits", "structure", "size", "tier", "durability"
+        "column", "type", "value ids", "bits", "structure", "size", "tier", "durability"
     );
     for c in &info.columns {
         for (i, sd) in c.structures.iter().enumerate() {
@@ -99,10 +99,13 @@ fn render(info: &TableInfo) -> String {
                 .file_name()
                 .map(|f| f.to_string_lossy().to_string())
                 .unwrap_or_default();
+            let structure = match (sd.kind, c.encoding) {
+                (StructureKind::Dictionary, ColumnEncoding::Frame) => "frame".to_string(),
+                (k, _) => k.to_string(),
+            };
             let _ = writeln!(
                 s,
-                "{name:<20} {ty:<4} {distinct:>10} {bits:>5}  {:<15} {:>10}  {tier:<10} {:<14} {file}",
-                sd.kind.to_string(),
+                "{name:<20} {ty:<4} {distinct:>10} {bits:>5}  {structure:<15} {:>10}  {tier:<10} {:<14} {file}",
                 human(st.file_bytes),
                 st.durability
             );

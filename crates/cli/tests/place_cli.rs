@@ -111,7 +111,7 @@ fn fixture() -> Fixture {
         .arg("--out")
         .arg(&workload));
     let profile = root.join("disk.json");
-    test_profile(&profile, 1);
+    test_profile(&profile, pmolap_store::format::FORMAT_VERSION);
     Fixture {
         _dir: dir,
         root,

@@ -69,10 +69,10 @@ impl JoinIndex {
             if counting {
                 col.dict.record(&AccessCounts::of_batch(ids));
             }
-            keys.extend(ids.iter().map(|&c| dict[c as usize]))
+            keys.extend(ids.iter().map(|&c| dict.get(c as usize)))
         });
         let (min, max) = match (dict.first(), dict.last()) {
-            (Some(&a), Some(&b)) => (a, b),
+            (Some(a), Some(b)) => (a, b),
             _ => (0, -1),
         };
         let span = (max as i128 - min as i128 + 1).max(0) as u64;

@@ -30,7 +30,8 @@ fn write(dir: &Path, name: &str, v: &serde_json::Value) -> std::path::PathBuf {
 
 fn workload_json() -> serde_json::Value {
     json!({
-        "format": "pmolap-workload", "version": 1, "store_format": 1,
+        "format": "pmolap-workload", "version": 1,
+        "store_format": pmolap_store::format::FORMAT_VERSION,
         "t_dram_ns": 1.0e6,
         "structures": [
             { "table": "t", "column": "a", "kind": "data_vector", "bytes": 8192,
@@ -140,7 +141,8 @@ fn profiles_round_trip_and_bad_ones_are_named() {
     let mut v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
     v["source"] = json!({ "kind": "measured_here", "machine": "test box" });
-    v["store_format"] = json!(2);
+    // A profile of another store format than the workload's.
+    v["store_format"] = json!(pmolap_store::format::FORMAT_VERSION - 1);
     let path = write(dir.path(), "v2.json", &v);
     let prof = Profile::load(&path).unwrap();
     assert_eq!(prof.source.to_string(), "measured here (test box)");

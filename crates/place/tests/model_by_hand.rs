@@ -5,6 +5,7 @@ use pmolap_place::{
     Access, Assignment, Encoding, Error, Model, ModelOptions, Profile, StructureLoad, Variant,
     Workload,
 };
+use pmolap_store::format::FORMAT_VERSION;
 use pmolap_store::{AccessCounts, ColumnType, StructureKind};
 
 const S: u64 = 1 << 20;
@@ -149,7 +150,12 @@ fn predict_sums_the_structures_off_dram() {
         bit_width: None,
         ..dv(300, counts(0, 4, 6, 0, 0))
     };
-    let w = Workload::new(1, 10_000.0, vec![dv(100, counts(1000, 0, 0, 0, 0)), inv]).unwrap();
+    let w = Workload::new(
+        FORMAT_VERSION,
+        10_000.0,
+        vec![dv(100, counts(1000, 0, 0, 0, 0)), inv],
+    )
+    .unwrap();
     // Data vector: 1000 x 0.4 = 400; inverted index: 4 x 265.7 + 6 x 1 = 1068.8.
     let all = m
         .predict(&w, std::slice::from_ref(&p), &Assignment::all(2, 1))
@@ -284,7 +290,7 @@ fn page_model_by_hand() {
     let mut s = dv(100 * page, a);
     s.bit_width = Some(8);
     s.counts = counts(40_960, 1, 0, 0, 0);
-    let mut w = Workload::new(1, 1e6, vec![s]).unwrap();
+    let mut w = Workload::new(FORMAT_VERSION, 1e6, vec![s]).unwrap();
     w.queries = vec![
         QueryLoad {
             id: "A".into(),

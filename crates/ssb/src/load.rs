@@ -25,12 +25,14 @@ pub struct LoadedTable {
 /// Generates (or, with `tbl_dir`, reads `<table>.tbl` from it) the five tables at `sf`,
 /// writes them as a new generation of the database `out` and publishes them together: a
 /// failure, a missing or bad input, out of room or an interrupt at any point leaves the
-/// old database exactly as it was. `on_table(table, expected rows or 0)` is called as each
-/// table starts, `progress(rows)` as rows are generated.
+/// old database exactly as it was. `table_opts` say how each table is written (its
+/// encodings, threads). `on_table(table, expected rows or 0)` is called as each table
+/// starts, `progress(rows)` as rows are generated.
 pub fn load_database(
     sf: f64,
     out: &Path,
     tbl_dir: Option<&Path>,
+    table_opts: &WriteOptions,
     on_table: &dyn Fn(Table, u64),
     progress: &dyn Fn(u64),
 ) -> Result<Vec<LoadedTable>> {
@@ -79,7 +81,7 @@ pub fn load_database(
             None => build_table(table, sf, progress)?,
         };
         pmolap_tier::signal::check()?;
-        let m = writer.add_table(&table.to_string(), builder, &WriteOptions::default())?;
+        let m = writer.add_table(&table.to_string(), builder, table_opts)?;
         done.push(LoadedTable {
             table,
             rows: m.rows,

@@ -14,8 +14,8 @@ use pmolap_tier::{Region, RegionOptions, TierSpec};
 use crate::bitpack;
 use crate::error::{Error, Result};
 use crate::format::{
-    file_name, parse_file_name, ColumnEntry, FileEntry, Header, Manifest, StructureKind,
-    FORMAT_VERSION, HEADER_USED, MANIFEST, MANIFEST_TMP, PAYLOAD_OFFSET,
+    file_name, parse_file_name, ColumnEncoding, ColumnEntry, FileEntry, Header, Manifest,
+    StructureKind, FORMAT_VERSION, HEADER_USED, MANIFEST, MANIFEST_TMP, PAYLOAD_OFFSET,
 };
 use crate::schema::{ColumnType, Schema, Value};
 use crate::table::read_manifest;
@@ -32,6 +32,9 @@ pub struct WriteOptions {
     pub capacity_limit: Option<u64>,
     /// Worker threads (0: one per available CPU).
     pub threads: usize,
+    /// Encode every column with a sorted dictionary, never as a frame of reference
+    /// (see [`ColumnEncoding::Frame`]; for comparisons and tests).
+    pub dictionary_only: bool,
     /// Test hook: abort the process right after this many write/persist steps.
     #[doc(hidden)]
     pub crash_after_step: Option<u64>,
@@ -240,7 +243,8 @@ impl TableBuilder {
 
         // 1. Encode (dictionary + value ids) every column.
         let jobs: Vec<_> = columns.into_iter().enumerate().collect();
-        let encoded = par_map(jobs, threads, |(_, data)| encode(data));
+        let frames = !opts.dictionary_only;
+        let encoded = par_map(jobs, threads, |(_, data)| encode(data, frames));
 
         // 2. Sizes, space check, generation.
         let previous = read_manifest(dir);
@@ -396,7 +400,7 @@ impl Generation<'_> {
                 self.written,
                 |payload| encoded[ci].write_payload(kind, rows, payload),
                 |crc| Header {
-                    kind_code: kind.code(ty),
+                    kind_code: kind.code(ty, encoded[ci].encoding()),
                     generation,
                     column: ci as u32,
                     width: if kind == StructureKind::DataVector {
@@ -453,6 +457,7 @@ impl Generation<'_> {
                         name: c.name.clone(),
                         ty: c.ty,
                         dict_len: e.distinct() as u64,
+                        encoding: e.encoding(),
                         bit_width: e.width,
                         has_index: with_index[ci],
                         files,
@@ -518,7 +523,15 @@ fn par_map<T: Send, R: Send>(items: Vec<T>, threads: usize, f: impl Fn(T) -> R +
 #[derive(Debug)]
 enum DictData {
     Int(Vec<i64>),
-    Str { offsets: Vec<u64>, bytes: Vec<u8> },
+    /// Frame of reference: id i is `min + i` for `i < len`.
+    Frame {
+        min: i64,
+        len: usize,
+    },
+    Str {
+        offsets: Vec<u64>,
+        bytes: Vec<u8>,
+    },
 }
 
 /// A column, encoded.
@@ -530,10 +543,19 @@ struct Encoded {
 }
 
 impl Encoded {
+    /// Value ids: distinct values, or the frame's range.
     fn distinct(&self) -> usize {
         match &self.dict {
             DictData::Int(v) => v.len(),
+            DictData::Frame { len, .. } => *len,
             DictData::Str { offsets, .. } => offsets.len() - 1,
+        }
+    }
+
+    fn encoding(&self) -> ColumnEncoding {
+        match self.dict {
+            DictData::Frame { .. } => ColumnEncoding::Frame,
+            DictData::Int(_) | DictData::Str { .. } => ColumnEncoding::Dictionary,
         }
     }
 
@@ -541,6 +563,7 @@ impl Encoded {
         match kind {
             StructureKind::Dictionary => match &self.dict {
                 DictData::Int(v) => v.len() * 8,
+                DictData::Frame { .. } => 8,
                 DictData::Str { offsets, bytes } => offsets.len() * 8 + bytes.len(),
             },
             StructureKind::DataVector => bitpack::words_for(rows, self.width) * 8,
@@ -552,6 +575,7 @@ impl Encoded {
         match kind {
             StructureKind::Dictionary => match &self.dict {
                 DictData::Int(v) => cast_mut::<i64>(out)?.copy_from_slice(v),
+                DictData::Frame { min, .. } => cast_mut::<i64>(out)?.copy_from_slice(&[*min]),
                 DictData::Str { offsets, bytes } => {
                     let (o, b) = out.split_at_mut(offsets.len() * 8);
                     cast_mut::<u64>(o)?.copy_from_slice(offsets);
@@ -595,9 +619,9 @@ fn cast_mut<T: bytemuck::Pod>(b: &mut [u8]) -> Result<&mut [T]> {
         .map_err(|e| Error::Internal(format!("payload cast of {len} bytes: {e:?}")))
 }
 
-fn encode(data: ColumnData) -> Encoded {
+fn encode(data: ColumnData, frames: bool) -> Encoded {
     let (dict, codes) = match data {
-        ColumnData::Int(v) => encode_ints(v),
+        ColumnData::Int(v) => encode_ints(v, frames),
         ColumnData::Str(s) => encode_strs(s),
     };
     let mut e = Encoded {
@@ -609,7 +633,25 @@ fn encode(data: ColumnData) -> Encoded {
     e
 }
 
-fn encode_ints(v: Vec<i64>) -> (DictData, Vec<u32>) {
+/// The fewest distinct values for which a frame of reference is considered: a smaller
+/// dictionary (≤ 32 KiB) stays in the L1 cache, where a lookup costs about what the
+/// frame's addition does.
+pub const FRAME_MIN_DISTINCT: usize = 1 << 12;
+/// The most extra id bits a frame may cost over the dictionary's ids (its range may be
+/// up to 2^4 = 16 times the number of distinct values): a wider id is read by every scan
+/// of the column, a dictionary lookup only by the rows that are decoded, but a lookup
+/// into a dictionary beyond the caches costs a miss per row, a scan a few bits more.
+pub const FRAME_MAX_EXTRA_BITS: u32 = 4;
+
+/// Whether an int column of `distinct` values in a range of `range` values is encoded as
+/// a frame of reference (see [`ColumnEncoding::Frame`]).
+pub fn frame_pays(distinct: usize, range: u128) -> bool {
+    distinct >= FRAME_MIN_DISTINCT
+        && range <= 1 << 32
+        && bitpack::width_for(range as usize) <= bitpack::width_for(distinct) + FRAME_MAX_EXTRA_BITS
+}
+
+fn encode_ints(v: Vec<i64>, frames: bool) -> (DictData, Vec<u32>) {
     let (Some(&min), Some(&max)) = (v.iter().min(), v.iter().max()) else {
         return (DictData::Int(Vec::new()), Vec::new());
     };
@@ -620,6 +662,10 @@ fn encode_ints(v: Vec<i64>) -> (DictData, Vec<u32>) {
         let mut table = vec![0u32; range as usize];
         for &x in &v {
             table[(x.wrapping_sub(min)) as u64 as usize] = 1;
+        }
+        let distinct = table.iter().filter(|&&t| t != 0).count();
+        if frames && frame_pays(distinct, range) {
+            return frame(&v, min, range);
         }
         let mut dict = Vec::new();
         for (i, t) in table.iter_mut().enumerate() {
@@ -637,12 +683,22 @@ fn encode_ints(v: Vec<i64>) -> (DictData, Vec<u32>) {
         let mut dict = v.clone();
         dict.sort_unstable();
         dict.dedup();
+        if frames && frame_pays(dict.len(), range) {
+            return frame(&v, min, range);
+        }
         let codes = v
             .iter()
             .map(|x| dict.partition_point(|d| d < x) as u32)
             .collect();
         (DictData::Int(dict), codes)
     }
+}
+
+/// `v` as a frame of reference: ids `x - min` (`range` ≤ 2^32, checked by the caller).
+fn frame(v: &[i64], min: i64, range: u128) -> (DictData, Vec<u32>) {
+    let codes = v.iter().map(|&x| x.wrapping_sub(min) as u32).collect();
+    let len = range as usize;
+    (DictData::Frame { min, len }, codes)
 }
 
 fn encode_strs(s: StrColumn) -> (DictData, Vec<u32>) {

@@ -1,12 +1,15 @@
 //! `Dictionary`: the sorted, unique values of a column (i64, or strings as offsets +
 //! bytes); a value id is a position in it. Order preserving, so a value range maps to a
-//! value-id range ([`Dictionary::code_range`]).
+//! value-id range ([`Dictionary::code_range`]). An int column may instead be a frame of
+//! reference ([`ColumnEncoding::Frame`]): id i is the minimum + i, so the same
+//! interface decodes by an addition and its lookups touch no memory (and count none).
 
 use std::cmp::Ordering;
 use std::ops::RangeInclusive;
 
 use crate::counters::AccessCounts;
 use crate::error::{Error, Result};
+use crate::format::{ColumnEncoding, StructureKind};
 use crate::schema::{ColumnType, Value};
 use crate::structure::{cast, try_cast, Structure};
 
@@ -16,6 +19,89 @@ pub struct Dictionary {
     pub(crate) s: Structure,
     ty: ColumnType,
     len: usize,
+    /// A frame of reference's minimum (kind 5); None for a sorted dictionary.
+    frame: Option<i64>,
+}
+
+/// The values of an int column by value id: a sorted dictionary, or a frame of reference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntValues<'a> {
+    /// Sorted, unique values: id i is `values[i]`.
+    Sorted(&'a [i64]),
+    /// Id i is `min + i` for `i < len`.
+    Frame { min: i64, len: usize },
+}
+
+impl<'a> IntValues<'a> {
+    /// Number of value ids.
+    #[inline]
+    pub fn len(&self) -> usize {
+        match self {
+            IntValues::Sorted(v) => v.len(),
+            IntValues::Frame { len, .. } => *len,
+        }
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The value of id `i`. Panics if `i >= len()`.
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> i64 {
+        match self {
+            IntValues::Sorted(v) => v[i],
+            IntValues::Frame { min, len } => {
+                assert!(i < *len, "value id {i} past the frame's {len}");
+                min + i as i64
+            }
+        }
+    }
+
+    /// The smallest value.
+    pub fn first(&self) -> Option<i64> {
+        (!self.is_empty()).then(|| self.get(0))
+    }
+
+    /// The largest value.
+    pub fn last(&self) -> Option<i64> {
+        (!self.is_empty()).then(|| self.get(self.len() - 1))
+    }
+
+    /// The first id whose value does not satisfy `before` (which must hold for a prefix
+    /// of the ids, as `v < x` does on ascending values).
+    pub fn partition_point(&self, mut before: impl FnMut(i64) -> bool) -> usize {
+        match self {
+            IntValues::Sorted(v) => v.partition_point(|&e| before(e)),
+            _ => {
+                let (mut lo, mut hi) = (0usize, self.len());
+                while lo < hi {
+                    let mid = lo + (hi - lo) / 2;
+                    if before(self.get(mid)) {
+                        lo = mid + 1;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                lo
+            }
+        }
+    }
+
+    /// Every value, by id.
+    pub fn iter(&self) -> impl Iterator<Item = i64> + 'a {
+        let this = *self;
+        (0..this.len()).map(move |i| this.get(i))
+    }
+
+    /// The sorted slice, when this is a dictionary.
+    pub fn as_sorted(&self) -> Option<&'a [i64]> {
+        match self {
+            IntValues::Sorted(v) => Some(v),
+            IntValues::Frame { .. } => None,
+        }
+    }
 }
 
 impl Dictionary {
@@ -24,7 +110,26 @@ impl Dictionary {
     pub(crate) fn new(s: Structure, ty: ColumnType, deep: bool) -> Result<Dictionary> {
         let len = s.header.entries as usize;
         let p = s.payload();
+        let mut frame = None;
         match ty {
+            ColumnType::Int
+                if s.header.kind_code
+                    == StructureKind::Dictionary.code(ty, ColumnEncoding::Frame) =>
+            {
+                let v: &[i64] = try_cast(&s, p)?;
+                let &[min] = v else {
+                    return Err(s.corrupt(format!(
+                        "int frame payload holds {} values, a frame holds its minimum only",
+                        v.len()
+                    )));
+                };
+                if len == 0 || len as u64 > 1 << 32 || min.checked_add(len as i64 - 1).is_none() {
+                    return Err(s.corrupt(format!(
+                        "int frame of {len} ids from {min} leaves the 32-bit id or 64-bit value range"
+                    )));
+                }
+                frame = Some(min);
+            }
             ColumnType::Int => {
                 let v: &[i64] = try_cast(&s, p)?;
                 if v.len() != len {
@@ -66,14 +171,22 @@ impl Dictionary {
                 }
             }
         }
-        Ok(Dictionary { s, ty, len })
+        Ok(Dictionary { s, ty, len, frame })
+    }
+
+    /// How values map to ids.
+    pub fn encoding(&self) -> ColumnEncoding {
+        match self.frame {
+            Some(_) => ColumnEncoding::Frame,
+            None => ColumnEncoding::Dictionary,
+        }
     }
 
     pub fn ty(&self) -> ColumnType {
         self.ty
     }
 
-    /// Number of distinct values.
+    /// Number of value ids: distinct values, or a frame's range.
     pub fn len(&self) -> usize {
         self.len
     }
@@ -87,27 +200,31 @@ impl Dictionary {
         self.s.counters.snapshot()
     }
 
-    /// Whether the table's access counters are on.
+    /// Whether accesses to this dictionary are counted: the table's counters are on and
+    /// it is not a frame (whose decoding reads no memory).
     #[inline]
     pub fn counting(&self) -> bool {
-        self.s.counting()
+        self.frame.is_none() && self.s.counting()
     }
 
     /// Adds accesses an engine made with its own kernels over the raw payload (counted
-    /// per batch by the caller); nothing when counting is off.
+    /// per batch by the caller); nothing when counting is off or for a frame.
     pub fn record(&self, c: &AccessCounts) {
-        self.s.record(c)
+        if self.frame.is_none() {
+            self.s.record(c)
+        }
     }
 
     pub(crate) fn reset_counts(&self) {
         self.s.counters.reset()
     }
 
-    /// The integer values (empty for a string dictionary). Uncounted raw access.
-    pub fn ints(&self) -> &[i64] {
-        match self.ty {
-            ColumnType::Int => cast(self.s.payload()),
-            ColumnType::Str => &[],
+    /// The integer values by id (none for a string dictionary). Uncounted raw access.
+    pub fn ints(&self) -> IntValues<'_> {
+        match (self.ty, self.frame) {
+            (ColumnType::Int, Some(min)) => IntValues::Frame { min, len: self.len },
+            (ColumnType::Int, None) => IntValues::Sorted(cast(self.s.payload())),
+            (ColumnType::Str, _) => IntValues::Sorted(&[]),
         }
     }
 
@@ -126,14 +243,14 @@ impl Dictionary {
 
     fn value_uncounted(&self, code: u32) -> Value<'_> {
         match self.ty {
-            ColumnType::Int => Value::Int(self.ints()[code as usize]),
+            ColumnType::Int => Value::Int(self.ints().get(code as usize)),
             ColumnType::Str => Value::Str(self.str_uncounted(code)),
         }
     }
 
     /// The value with id `code` (one lookup). Panics if `code >= len()`.
     pub fn get(&self, code: u32) -> Value<'_> {
-        if self.s.counting() {
+        if self.counting() {
             self.s.counters.add_lookup(1);
         }
         self.value_uncounted(code)
@@ -145,19 +262,27 @@ impl Dictionary {
         if self.ty != ColumnType::Int {
             return Err(Error::Schema("gather_ints on a string dictionary".into()));
         }
-        if self.s.counting() {
+        if self.counting() {
             self.s.counters.add_batch(codes);
         }
-        let v = self.ints();
-        for (o, &c) in out.iter_mut().zip(codes) {
-            *o = v[c as usize];
+        match self.ints() {
+            IntValues::Sorted(v) => {
+                for (o, &c) in out.iter_mut().zip(codes) {
+                    *o = v[c as usize];
+                }
+            }
+            f @ IntValues::Frame { .. } => {
+                for (o, &c) in out.iter_mut().zip(codes) {
+                    *o = f.get(c as usize);
+                }
+            }
         }
         Ok(())
     }
 
     /// Decodes a batch of value ids into `out` (appended), any type.
     pub fn gather<'a>(&'a self, codes: &[u32], out: &mut Vec<Value<'a>>) {
-        if self.s.counting() {
+        if self.counting() {
             self.s.counters.add_batch(codes);
         }
         out.extend(codes.iter().map(|&c| self.value_uncounted(c)));
@@ -177,7 +302,7 @@ impl Dictionary {
                 hi = mid;
             }
         }
-        if self.s.counting() {
+        if self.counting() {
             self.s.counters.add_lookup(probes);
         }
         lo as u32
@@ -185,7 +310,7 @@ impl Dictionary {
 
     fn cmp_at(&self, code: u32, v: &Value<'_>) -> Ordering {
         match (self.ty, v) {
-            (ColumnType::Int, Value::Int(x)) => self.ints()[code as usize].cmp(x),
+            (ColumnType::Int, Value::Int(x)) => self.ints().get(code as usize).cmp(x),
             (ColumnType::Str, Value::Str(x)) => {
                 let (offs, bytes) = self.str_parts();
                 slice_at(offs, bytes, code as usize).cmp(x.as_bytes())
@@ -237,7 +362,7 @@ impl Dictionary {
         if self.ty != ColumnType::Str {
             return Err(Error::Schema("scan_strs on an int dictionary".into()));
         }
-        if self.s.counting() {
+        if self.counting() {
             self.s.counters.add_scan(self.len as u64);
         }
         Ok((0..self.len as u32)
@@ -282,7 +407,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let t = table(dir.path());
         let d = &t.column("i").unwrap().dict;
-        assert_eq!(d.ints(), &[-5, 10, 20, 30]);
+        assert_eq!(d.ints(), super::IntValues::Sorted(&[-5, 10, 20, 30]));
         assert_eq!(d.code_range_int(10, 20).unwrap(), Some(1..=2));
         assert_eq!(d.code_range_int(11, 29).unwrap(), Some(2..=2));
         assert_eq!(d.code_range_int(11, 19).unwrap(), None);

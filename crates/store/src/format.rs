@@ -6,9 +6,10 @@
 //!
 //!  offset  size  field
 //!  0       8     magic                 b"PMOLAPCS"
-//!  8       4     format version u32    FORMAT_VERSION (1)
+//!  8       4     format version u32    FORMAT_VERSION (2)
 //!  12      4     structure kind u32    1 int dictionary, 2 string dictionary,
-//!                                      3 data vector, 4 inverted index
+//!                                      3 data vector, 4 inverted index,
+//!                                      5 int frame (frame-of-reference dictionary)
 //!  16      8     generation u64        the table generation the file belongs to
 //!  24      4     column index u32
 //!  28      4     bit width u32         data vector: 1..=32; otherwise 0
@@ -23,6 +24,8 @@
 //!
 //! Payloads:
 //!  int dictionary     entries × i64, ascending, unique
+//!  int frame          one i64: the column's minimum; value id i is minimum + i for
+//!                     i < entries (entries = maximum − minimum + 1 ≤ 2^32)
 //!  string dictionary  (entries + 1) × u64 offsets into the string bytes (offsets[0] = 0,
 //!                     non-decreasing, last = byte count), then the UTF-8 bytes;
 //!                     strings ascending by bytes, unique
@@ -50,8 +53,8 @@ use crate::schema::{ColumnType, Schema};
 pub const MAGIC: [u8; 8] = *b"PMOLAPCS";
 /// Magic of a manifest.
 pub const MANIFEST_MAGIC: [u8; 8] = *b"PMOLAPMF";
-/// The one format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+/// The one format version this build writes and reads (2: adds the int frame, kind 5).
+pub const FORMAT_VERSION: u32 = 2;
 
 pub const OFF_MAGIC: usize = 0;
 pub const OFF_VERSION: usize = 8;
@@ -113,14 +116,39 @@ impl StructureKind {
         })
     }
 
-    /// The header's kind code for this structure of a column of type `ty`.
-    pub fn code(self, ty: ColumnType) -> u32 {
-        match (self, ty) {
-            (StructureKind::Dictionary, ColumnType::Int) => 1,
-            (StructureKind::Dictionary, ColumnType::Str) => 2,
-            (StructureKind::DataVector, _) => 3,
-            (StructureKind::InvertedIndex, _) => 4,
+    /// The header's kind code for this structure of a column of type `ty` encoded as
+    /// `encoding`.
+    pub fn code(self, ty: ColumnType, encoding: ColumnEncoding) -> u32 {
+        match (self, ty, encoding) {
+            (StructureKind::Dictionary, ColumnType::Int, ColumnEncoding::Frame) => 5,
+            (StructureKind::Dictionary, ColumnType::Int, ColumnEncoding::Dictionary) => 1,
+            (StructureKind::Dictionary, ColumnType::Str, _) => 2,
+            (StructureKind::DataVector, _, _) => 3,
+            (StructureKind::InvertedIndex, _, _) => 4,
         }
+    }
+}
+
+/// How a column maps values to value ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ColumnEncoding {
+    /// A sorted dictionary of the distinct values: id i is the i-th smallest value.
+    #[default]
+    Dictionary,
+    /// Frame of reference (int columns): id i is the minimum + i, so decoding is an
+    /// addition and reads no memory. Chosen for int columns whose distinct values are
+    /// many (a dictionary beyond the L1 cache) and fill their range densely enough that
+    /// the wider ids cost less than the dictionary lookups they save.
+    Frame,
+}
+
+impl std::fmt::Display for ColumnEncoding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ColumnEncoding::Dictionary => "dictionary",
+            ColumnEncoding::Frame => "frame",
+        })
     }
 }
 
@@ -281,7 +309,11 @@ pub struct ColumnEntry {
     pub name: String,
     #[serde(rename = "type")]
     pub ty: ColumnType,
+    /// Value ids: dictionary entries, or the frame's range (maximum − minimum + 1).
     pub dict_len: u64,
+    /// How values map to ids (absent: `dictionary`).
+    #[serde(default)]
+    pub encoding: ColumnEncoding,
     pub bit_width: u32,
     pub has_index: bool,
     pub files: Vec<FileEntry>,

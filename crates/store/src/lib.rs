@@ -39,7 +39,7 @@ pub use database::{
 pub use datavector::{Bitmap, DataVector};
 pub use dictionary::Dictionary;
 pub use error::{Error, Result};
-pub use format::{Manifest, StructureKind};
+pub use format::{ColumnEncoding, Manifest, StructureKind};
 pub use inverted::InvertedIndex;
 pub use placement::{Location, Placement};
 pub use schema::{ColumnDef, ColumnType, Schema, Value};

@@ -13,7 +13,7 @@ use crate::counters::AccessCounts;
 use crate::datavector::{Bitmap, DataVector};
 use crate::dictionary::Dictionary;
 use crate::error::{Error, Result};
-use crate::format::{Manifest, StructureKind, MANIFEST};
+use crate::format::{ColumnEncoding, Manifest, StructureKind, MANIFEST};
 use crate::inverted::InvertedIndex;
 use crate::placement::{Location, Placement};
 use crate::schema::{ColumnType, Schema, Value};
@@ -135,6 +135,8 @@ pub struct ColumnInfo {
     #[serde(rename = "type")]
     pub ty: ColumnType,
     pub dict_len: u64,
+    /// How values map to ids (`dictionary` or `frame`).
+    pub encoding: ColumnEncoding,
     pub bit_width: u32,
     pub has_index: bool,
     pub structures: Vec<StructureDesc>,
@@ -238,7 +240,7 @@ impl Table {
                 Structure::open(
                     &dir.join(&entry.file),
                     entry,
-                    kind.code(c.ty),
+                    kind.code(c.ty, c.encoding),
                     ci as u32,
                     manifest.generation,
                     target,
@@ -421,6 +423,7 @@ impl Table {
                         name: c.name.clone(),
                         ty: c.ty,
                         dict_len: m.dict_len,
+                        encoding: m.encoding,
                         bit_width: m.bit_width,
                         has_index: m.has_index,
                         structures,

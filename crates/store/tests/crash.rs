@@ -8,9 +8,11 @@ mod common;
 use pmolap_tier::durable::crash;
 use std::path::Path;
 
-use pmolap_store::{Error, Placement, Table, Value, WriteOptions};
+use pmolap_store::{ColumnEncoding, Error, Placement, Table, WriteOptions};
 
-const ROWS: usize = 300;
+/// The new table (ROWS rows) has a frame-of-reference column (`dense`), the old one
+/// (ROWS / 2) has it as a dictionary.
+const ROWS: usize = 6000;
 const ENV_DIR: &str = "PMOLAP_STORE_CRASH_DIR";
 const ENV_STEP: &str = "PMOLAP_STORE_CRASH_STEP";
 
@@ -56,6 +58,13 @@ fn which_table(dir: &Path) -> Option<u64> {
     } else {
         (2, ROWS)
     };
+    // The new table's `dense` column is a frame of reference, the old one's a dictionary.
+    let want = if seed == 2 {
+        ColumnEncoding::Frame
+    } else {
+        ColumnEncoding::Dictionary
+    };
+    assert_eq!(t.info().columns[4].encoding, want, "seed {seed}");
     assert_eq!(t.rows(), rows);
     assert_eq!(
         t.generation() == 1,
@@ -64,13 +73,7 @@ fn which_table(dir: &Path) -> Option<u64> {
         t.generation()
     );
     for i in 0..rows {
-        let (a, c, d, s) = common::row(i, seed);
-        assert_eq!(
-            t.row(i),
-            vec![Value::Int(a), Value::Int(c), Value::Int(d), Value::Str(&s)],
-            "row {i} of generation {}",
-            t.generation()
-        );
+        common::assert_row(&t, i, seed, &format!("generation {}", t.generation()));
     }
     Some(seed)
 }

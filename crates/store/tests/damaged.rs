@@ -27,6 +27,15 @@ fn open_err(dir: &Path) -> String {
     e
 }
 
+/// Sets the header's entry count of `path` and makes its header checksum match.
+fn set_entries(path: &Path, entries: u64) {
+    let mut b = std::fs::read(path).unwrap();
+    b[OFF_ENTRIES..OFF_ENTRIES + 8].copy_from_slice(&entries.to_le_bytes());
+    let crc = crc32fast::hash(&b[..OFF_HEADER_CRC]);
+    b[OFF_HEADER_CRC..OFF_HEADER_CRC + 4].copy_from_slice(&crc.to_le_bytes());
+    std::fs::write(path, b).unwrap();
+}
+
 fn patch(path: &Path, at: usize, f: impl FnOnce(&mut u8)) {
     let mut b = std::fs::read(path).unwrap();
     f(&mut b[at]);
@@ -90,10 +99,10 @@ fn every_kind_of_damage_is_named() {
 
     // Another format version.
     let (d, dv) = fresh(good.path());
-    patch(&dv, OFF_VERSION, |b| *b = 2);
+    patch(&dv, OFF_VERSION, |b| *b = 1);
     let e = open_err(d.path());
     assert!(
-        e.contains("format version 2, this build reads version 1"),
+        e.contains("format version 1, this build reads version 2"),
         "{e}"
     );
 
@@ -147,15 +156,29 @@ fn entry_counts_past_any_file_are_refused() {
     ] {
         for entries in [u64::MAX, 1 << 61, 1 << 62] {
             let (d, _) = fresh(good.path());
-            let path = d.path().join(file);
-            let mut b = std::fs::read(&path).unwrap();
-            b[OFF_ENTRIES..OFF_ENTRIES + 8].copy_from_slice(&entries.to_le_bytes());
-            let crc = crc32fast::hash(&b[..OFF_HEADER_CRC]);
-            b[OFF_HEADER_CRC..OFF_HEADER_CRC + 4].copy_from_slice(&crc.to_le_bytes());
-            std::fs::write(&path, b).unwrap();
+            set_entries(&d.path().join(file), entries);
             let e = open_err(d.path());
             assert!(e.contains(file), "{file} entries {entries}: {e}");
         }
+    }
+}
+
+/// An int frame whose id count is zero or past 32-bit ids (header checksum made to
+/// match) is refused naming the file, before any id is decoded through it.
+#[test]
+fn frames_past_their_id_range_are_refused() {
+    let good = tempfile::tempdir().unwrap();
+    let m = common::build(good.path(), 5000, 3);
+    assert_eq!(m.columns[4].encoding, pmolap_store::ColumnEncoding::Frame);
+    let file = "c0004.dict.g1";
+    for entries in [0, (1 << 32) + 1, 1 << 40, u64::MAX] {
+        let (d, _) = fresh(good.path());
+        set_entries(&d.path().join(file), entries);
+        let e = open_err(d.path());
+        assert!(
+            e.contains(file) && e.contains("int frame"),
+            "entries {entries}: {e}"
+        );
     }
 }
 

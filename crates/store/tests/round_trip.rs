@@ -6,21 +6,18 @@ mod common;
 use std::path::Path;
 
 use pmolap_store::{
-    AccessCounts, Location, Placement, StructureKind, Table, TableBuilder, Value, WriteOptions,
+    AccessCounts, ColumnEncoding, Location, Placement, StructureKind, Table, TableBuilder, Value,
+    WriteOptions,
 };
 use pmolap_tier::TierSpec;
 
-const ROWS: usize = 3000;
+/// Enough rows for `dense` to be a frame of reference.
+const ROWS: usize = 5000;
 
 fn check_all_values(t: &Table, rows: usize, seed: u64) {
     assert_eq!(t.rows(), rows);
     for i in 0..rows {
-        let (a, c, d, s) = common::row(i, seed);
-        assert_eq!(
-            t.row(i),
-            vec![Value::Int(a), Value::Int(c), Value::Int(d), Value::Str(&s)],
-            "row {i}"
-        );
+        common::assert_row(t, i, seed, "the table");
     }
     for col in t.columns() {
         let mut ids = vec![0u32; rows];
@@ -87,6 +84,12 @@ fn round_trip_on_every_tier_and_placement() {
     assert_eq!(m.columns[1].dict_len, 7);
     assert_eq!(m.columns[1].bit_width, 3);
     assert!(m.columns[1].has_index && !m.columns[0].has_index);
+    // `dense` (5,000 distinct values in a range of 8,192) is a frame of reference; `id`
+    // (spread over a range of 10^6) keeps its dictionary.
+    assert_eq!(m.columns[4].encoding, ColumnEncoding::Frame);
+    assert!(m.columns[4].dict_len > 5000 && m.columns[4].dict_len <= 8192);
+    assert_eq!(m.columns[4].bit_width, 13);
+    assert_eq!(m.columns[0].encoding, ColumnEncoding::Dictionary);
 
     let t = open_and_check(home.path(), &Placement::home());
     let info = t.info();
@@ -197,8 +200,14 @@ fn empty_and_single_value_tables() {
     let dir = tempfile::tempdir().unwrap();
     let mut b = TableBuilder::new(common::schema());
     for _ in 0..70 {
-        b.push_row(&[Value::Int(5), Value::Int(5), Value::Int(5), Value::Str("x")])
-            .unwrap();
+        b.push_row(&[
+            Value::Int(5),
+            Value::Int(5),
+            Value::Int(5),
+            Value::Str("x"),
+            Value::Int(5),
+        ])
+        .unwrap();
     }
     b.finish(dir.path(), &WriteOptions::default()).unwrap();
     let t = Table::open(dir.path(), &Placement::home()).unwrap();
@@ -217,6 +226,7 @@ fn builder_rejects_bad_rows() {
             Value::Str("x"),
             Value::Int(1),
             Value::Str("x"),
+            Value::Int(1),
         ])
         .unwrap_err()
         .to_string();
@@ -266,4 +276,64 @@ fn counters_count_per_batch_and_are_off_by_default() {
     t.reset_counters();
     assert_eq!(t.access_counts()[1].data_vector.total(), 0);
     t.set_counting(false);
+}
+
+/// A frame of reference and a dictionary of the same column answer alike: values, value
+/// ranges (also between values the column lacks), gathers; the frame counts no
+/// dictionary accesses.
+#[test]
+fn a_frame_answers_as_its_dictionary_does() {
+    let (fd, dd) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    common::build(fd.path(), ROWS, 3);
+    let opts = WriteOptions {
+        dictionary_only: true,
+        ..WriteOptions::default()
+    };
+    common::builder(ROWS, 3).finish(dd.path(), &opts).unwrap();
+    let (ft, dt) = (
+        Table::open(fd.path(), &Placement::home()).unwrap(),
+        Table::open(dd.path(), &Placement::home()).unwrap(),
+    );
+    let (f, d) = (ft.column("dense").unwrap(), dt.column("dense").unwrap());
+    assert_eq!(f.dict.encoding(), ColumnEncoding::Frame);
+    assert_eq!(d.dict.encoding(), ColumnEncoding::Dictionary);
+    assert!(f.dict.len() > d.dict.len() && f.dict.len() <= 8192);
+    for row in 0..ROWS {
+        assert_eq!(f.value(row), d.value(row), "row {row}");
+    }
+    let min = d.dict.ints().first().unwrap();
+    let max = d.dict.ints().last().unwrap();
+    assert_eq!(
+        (f.dict.ints().first(), f.dict.ints().last()),
+        (Some(min), Some(max))
+    );
+    let mut x = 12345u64;
+    for _ in 0..300 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let a = min - 50 + (x >> 33) as i64 % (max - min + 100);
+        let b = a + (x >> 17) as i64 % 600 - 50;
+        let (fr, dr) = (
+            f.rows_between(Value::Int(a), Value::Int(b)).unwrap(),
+            d.rows_between(Value::Int(a), Value::Int(b)).unwrap(),
+        );
+        assert_eq!(fr, dr, "rows with {a} <= dense <= {b}");
+    }
+    let ids: Vec<u32> = (0..ROWS).map(|r| f.value_id(r)).collect();
+    let mut got = vec![0i64; ROWS];
+    f.dict.gather_ints(&ids, &mut got).unwrap();
+    let want: Vec<i64> = (0..ROWS).map(|r| common::row(r, 3).4).collect();
+    assert_eq!(got, want);
+    ft.set_counting(true);
+    f.dict.gather_ints(&ids, &mut got).unwrap();
+    let _ = f.value(3);
+    let _ = f
+        .rows_between(Value::Int(min), Value::Int(min + 10))
+        .unwrap();
+    assert_eq!(
+        f.counts().dictionary.total(),
+        0,
+        "a frame reads no dictionary"
+    );
 }

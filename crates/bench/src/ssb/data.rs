@@ -54,7 +54,14 @@ pub fn database_dir(
         });
     if !complete {
         on_generate(sf, &dir);
-        pmolap_ssb::load_database(sf, &dir, None, &|_, _| {}, progress)?;
+        pmolap_ssb::load_database(
+            sf,
+            &dir,
+            None,
+            &pmolap_store::WriteOptions::default(),
+            &|_, _| {},
+            progress,
+        )?;
     }
     Ok(dir)
 }

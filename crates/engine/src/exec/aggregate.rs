@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 
+use pmolap_store::dictionary::IntValues;
 use pmolap_store::AccessCounts;
 use pmolap_tier::kernel::prefetch::prefetch_read;
 
@@ -145,11 +146,24 @@ const PREFETCH_DICT_MIN: usize = 1 << 18;
 /// How many rows ahead the decode prefetches.
 const PREFETCH_AHEAD: usize = 32;
 
-/// `f(j, dict[ids[j]])` for every row: a gather from the dictionary. A dictionary beyond
-/// the L2 cache (a measure of many distinct values) misses on almost every row, so the
-/// loop asks for the entry [`PREFETCH_AHEAD`] rows ahead to keep more misses in flight.
+/// `f(j, value of ids[j])` for every row. A frame of reference decodes by an addition; a
+/// dictionary is a gather, and one beyond the L2 cache (a measure of many distinct
+/// values) misses on almost every row, so the loop asks for the entry [`PREFETCH_AHEAD`]
+/// rows ahead to keep more misses in flight.
 #[inline(always)]
-fn gather(ids: &[u32], dict: &[i64], mut f: impl FnMut(usize, i64)) {
+fn gather(ids: &[u32], values: IntValues<'_>, mut f: impl FnMut(usize, i64)) {
+    let dict = match values {
+        IntValues::Sorted(d) => d,
+        IntValues::Frame { min, .. } => {
+            // Ids come from the column's data vector, all below the frame's length (checked
+            // when the table was opened with verification; a damaged id decodes to a
+            // wrong value, never outside memory).
+            for (j, &id) in ids.iter().enumerate() {
+                f(j, min.wrapping_add(i64::from(id)));
+            }
+            return;
+        }
+    };
     if dict.len() < PREFETCH_DICT_MIN {
         for (j, &id) in ids.iter().enumerate() {
             f(j, dict[id as usize]);
@@ -166,20 +180,20 @@ fn gather(ids: &[u32], dict: &[i64], mut f: impl FnMut(usize, i64)) {
     }
 }
 
-/// `vals[j] = dict[ids[j]]`.
+/// `vals[j] = value of ids[j]`.
 #[inline]
-fn decode(vals: &mut [i64], ids: &[u32], dict: &[i64]) {
-    gather(ids, dict, |j, v| vals[j] = v);
+fn decode(vals: &mut [i64], ids: &[u32], values: IntValues<'_>) {
+    gather(ids, values, |j, v| vals[j] = v);
 }
 
 /// `vals[j] op= db[ids[j]]`, checked; true when a value left the 64-bit range.
 #[inline(always)]
-fn combine(op: Op, vals: &mut [i64], ids: &[u32], db: &[i64]) -> bool {
+fn combine(op: Op, vals: &mut [i64], ids: &[u32], db: IntValues<'_>) -> bool {
     #[inline(always)]
     fn each(
         vals: &mut [i64],
         ids: &[u32],
-        db: &[i64],
+        db: IntValues<'_>,
         f: impl Fn(i64, i64) -> (i64, bool),
     ) -> bool {
         let mut over = false;
@@ -385,7 +399,7 @@ fn accumulate_one(
                 t.dict[ca] += AccessCounts::lookups(u64::from(id.is_some()));
             }
             if let Some(id) = id {
-                let v = plan.cols[ca].ints[id as usize];
+                let v = plan.cols[ca].ints.get(id as usize);
                 *st = if a.func == AggFn::Min {
                     (*st).min(v)
                 } else {
@@ -433,8 +447,8 @@ pub(super) fn from_dictionaries(plan: &Plan<'_>) -> Option<Totals> {
     for a in &plan.aggs {
         states.push(match (a.func, a.arg) {
             (AggFn::Count, _) => 0,
-            (AggFn::Min, Some((c, None))) => *plan.cols[c].ints.first()?,
-            (AggFn::Max, Some((c, None))) => *plan.cols[c].ints.last()?,
+            (AggFn::Min, Some((c, None))) => plan.cols[c].ints.first()?,
+            (AggFn::Max, Some((c, None))) => plan.cols[c].ints.last()?,
             _ => return None,
         });
     }

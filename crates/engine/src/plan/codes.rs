@@ -15,11 +15,12 @@ fn bound(dict: &Dictionary, x: &Literal, strict: bool, what: &str) -> Result<u32
     let pp = match (dict.ty(), x) {
         (ColumnType::Int, Literal::Int(v)) => {
             let ints = dict.ints();
-            // A binary search: one random lookup per probe (as `Dictionary` counts its own).
+            // A binary search: one random lookup per probe (as `Dictionary` counts its own;
+            // a frame's probes read no memory and `record` drops them).
             dict.record(&AccessCounts::lookups(
                 (usize::BITS - ints.len().leading_zeros()) as u64,
             ));
-            ints.partition_point(|e| if strict { e <= v } else { e < v })
+            ints.partition_point(|e| if strict { e <= *v } else { e < *v })
         }
         (ColumnType::Str, Literal::Str(s)) => {
             let (mut lo, mut hi) = (0usize, n);

@@ -80,7 +80,7 @@ impl Planner<'_, '_> {
             .dict
             .ints()
             .iter()
-            .map(|&k| index.get(k).map_or(MISS, |r| code[r as usize]))
+            .map(|k| index.get(k).map_or(MISS, |r| code[r as usize]))
             .collect();
         let (filter_test, any_hit) = join_filter(&lut);
         let filter = match (&filter_test, j.carry.is_empty()) {

@@ -10,6 +10,7 @@ mod join;
 
 use std::time::Instant;
 
+use pmolap_store::dictionary::IntValues;
 use pmolap_store::{ColumnType, Table, Value};
 use serde::{Deserialize, Serialize};
 
@@ -76,8 +77,9 @@ pub struct FactCol<'db> {
     pub name: String,
     pub words: &'db [u64],
     pub width: u32,
-    /// Integer values by value id (empty for a string column).
-    pub ints: &'db [i64],
+    /// Integer values by value id: a sorted dictionary or a frame of reference (an empty
+    /// dictionary for a string column).
+    pub ints: IntValues<'db>,
     /// The store column `words` and `ints` are the raw payloads of: the probe adds its
     /// accesses to its counters when counting is on.
     pub store: &'db pmolap_store::table::Column,

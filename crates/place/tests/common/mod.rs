@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 use pmolap_place::{Encoding, Model, ModelOptions, Profile, StructureLoad, Workload};
+use pmolap_store::format::FORMAT_VERSION;
 use pmolap_store::{AccessCounts, ColumnType, StructureKind};
 use rand::rngs::SmallRng;
 use rand::Rng;
@@ -101,7 +102,7 @@ pub fn random_workload(rng: &mut SmallRng, n: usize) -> Workload {
             }
         }
     }
-    let mut w = Workload::new(1, 1.0, structures).unwrap();
+    let mut w = Workload::new(FORMAT_VERSION, 1.0, structures).unwrap();
     let all: f64 = model()
         .costs(&w, &Profile::optane_200())
         .unwrap()

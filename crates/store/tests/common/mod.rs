@@ -7,13 +7,33 @@ use pmolap_store::{ColumnType, Manifest, Schema, TableBuilder, Value, WriteOptio
 
 pub const NAMES: [&str; 5] = ["", "AIR", "MAIL", "REG AIR", "TRUCK"];
 
-/// Column values of row `i` of table variant `seed`.
-pub fn row(i: usize, seed: u64) -> (i64, i64, i64, String) {
+/// Column values of row `i` of table variant `seed`. `dense` takes 8,192 values in a
+/// range of 8,192: from 4,096 rows on the builder encodes it as a frame of reference.
+pub fn row(i: usize, seed: u64) -> (i64, i64, i64, String, i64) {
     let id = ((i as u64 * 2_654_435_761 + seed) % 1_000_003) as i64 - 500_000;
     let small = (i % 7) as i64 + seed as i64;
     let sparse = (i as i64 * 1_000_000_007 + seed as i64) % 9_000_000_000_000;
     let s = format!("{}#{}", NAMES[i % 5], (i * 31 + seed as usize) % 53);
-    (id, small, sparse, s)
+    let dense = ((i as i64 * 48_271) % 8192) - 4000 + seed as i64 * 100_000;
+    (id, small, sparse, s, dense)
+}
+
+/// Asserts that row `i` of `t` holds [`row`]`(i, seed)`; `what` names the table in the
+/// failure.
+#[track_caller]
+pub fn assert_row(t: &pmolap_store::Table, i: usize, seed: u64, what: &str) {
+    let (a, c, d, s, e) = row(i, seed);
+    assert_eq!(
+        t.row(i),
+        vec![
+            Value::Int(a),
+            Value::Int(c),
+            Value::Int(d),
+            Value::Str(&s),
+            Value::Int(e)
+        ],
+        "row {i} of {what}"
+    );
 }
 
 pub fn schema() -> Schema {
@@ -22,6 +42,7 @@ pub fn schema() -> Schema {
         ("small", ColumnType::Int),
         ("sparse", ColumnType::Int),
         ("name", ColumnType::Str),
+        ("dense", ColumnType::Int),
     ])
     .unwrap()
 }
@@ -29,9 +50,15 @@ pub fn schema() -> Schema {
 pub fn builder(rows: usize, seed: u64) -> TableBuilder {
     let mut b = TableBuilder::new(schema());
     for i in 0..rows {
-        let (a, c, d, s) = row(i, seed);
-        b.push_row(&[Value::Int(a), Value::Int(c), Value::Int(d), Value::Str(&s)])
-            .unwrap();
+        let (a, c, d, s, e) = row(i, seed);
+        b.push_row(&[
+            Value::Int(a),
+            Value::Int(c),
+            Value::Int(d),
+            Value::Str(&s),
+            Value::Int(e),
+        ])
+        .unwrap();
     }
     b
 }
