@@ -58,7 +58,7 @@ impl Data {
     fn rows(&self) -> usize {
         self.cols[0].1.len()
     }
-    fn write(&self, dir: &Path) {
+    fn write(&self, dir: &Path, opts: &WriteOptions) {
         let schema = Schema::new(self.cols.iter().map(|(n, v)| {
             (
                 n.clone(),
@@ -81,13 +81,20 @@ impl Data {
                 .collect();
             b.push_row(&row).unwrap();
         }
-        b.finish(dir, &WriteOptions::default()).unwrap();
+        b.finish(dir, opts).unwrap();
     }
 }
 
 const NAMES: [&str; 6] = ["ANT", "BEE", "CAT", "DOG", "EEL", "FOX"];
 
-fn star(rng: &mut Rng, dir: &Path, fact_rows: usize) -> BTreeMap<String, Data> {
+/// A random star schema written to `dir`; `dictionary_only`: no frame-of-reference int
+/// columns (by default the dense int columns `f_x`, `f_y` and the keys are frames).
+fn star(
+    rng: &mut Rng,
+    dir: &Path,
+    fact_rows: usize,
+    dictionary_only: bool,
+) -> BTreeMap<String, Data> {
     let mut db = BTreeMap::new();
     // dim a: dense keys 1..=300, a string and an int attribute.
     let n_a = 300;
@@ -175,7 +182,11 @@ fn star(rng: &mut Rng, dir: &Path, fact_rows: usize) -> BTreeMap<String, Data> {
         },
     );
     for (name, d) in &db {
-        d.write(&dir.join(name));
+        let opts = WriteOptions {
+            dictionary_only,
+            ..WriteOptions::default()
+        };
+        d.write(&dir.join(name), &opts);
     }
     db
 }
@@ -523,11 +534,26 @@ fn variants() -> Vec<(&'static str, ExecOptions)> {
 
 #[test]
 fn random_queries_match_naive_evaluation() {
+    random_queries_on(false);
+}
+
+/// The same queries with every int column decoded through a sorted dictionary.
+#[test]
+fn random_queries_match_naive_evaluation_with_dictionaries_only() {
+    random_queries_on(true);
+}
+
+fn random_queries_on(dictionary_only: bool) {
     let dir = tempfile::tempdir().unwrap();
     let mut rng = Rng(0x5eed_1234_abcd);
     // Not a multiple of 64: the tail morsel and the striping boundary are exercised.
-    let data = star(&mut rng, dir.path(), 5_003);
+    let data = star(&mut rng, dir.path(), 5_003, dictionary_only);
     let db = Database::open(dir.path(), &Placement::home(), &OpenOptions::default()).unwrap();
+    let f_x = &db.table("fact").unwrap().column("f_x").unwrap().dict;
+    assert_eq!(
+        f_x.encoding() == pmolap_store::ColumnEncoding::Frame,
+        !dictionary_only
+    );
     let topo = Topology::detect().unwrap();
     let region = RegionOptions::default();
     let queries: Vec<Query> = (0..120)
@@ -594,7 +620,8 @@ fn striped_layout_partitions_on_group_boundaries() {
 }
 
 /// The probe reads raw payloads with its own kernels; with the store's counters on it must
-/// still count every access: the aggregated `f_y` is decoded through its dictionary
+/// still count every access (dictionaries only: a frame reads no memory to decode, and
+/// counts nothing): the aggregated `f_y` is decoded through its dictionary
 /// exactly once per qualifying row, `f_x` twice (s1, s2), each read at least once from
 /// its data vector; the first step scans every fact row; with counting off, nothing.
 #[test]
@@ -602,7 +629,7 @@ fn probe_counts_fact_accesses_when_counting() {
     let dir = tempfile::tempdir().unwrap();
     let mut rng = Rng(0xc0_4e75);
     let rows = 20_011;
-    let data = star(&mut rng, dir.path(), rows);
+    let data = star(&mut rng, dir.path(), rows, true);
     let db = Database::open(dir.path(), &Placement::home(), &OpenOptions::default()).unwrap();
     let topo = Topology::detect().unwrap();
     let region = RegionOptions::default();

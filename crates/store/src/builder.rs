@@ -633,22 +633,27 @@ fn encode(data: ColumnData, frames: bool) -> Encoded {
     e
 }
 
-/// The fewest distinct values for which a frame of reference is considered: a smaller
-/// dictionary (≤ 32 KiB) stays in the L1 cache, where a lookup costs about what the
-/// frame's addition does.
+/// The fewest distinct values for which a frame of reference may cost wider ids than
+/// the dictionary's: a smaller dictionary (≤ 32 KiB) stays in the L1 cache, where a
+/// lookup is cheap enough not to pay for reading more bits on every scan.
 pub const FRAME_MIN_DISTINCT: usize = 1 << 12;
-/// The most extra id bits a frame may cost over the dictionary's ids (its range may be
-/// up to 2^4 = 16 times the number of distinct values): a wider id is read by every scan
-/// of the column, a dictionary lookup only by the rows that are decoded, but a lookup
-/// into a dictionary beyond the caches costs a miss per row, a scan a few bits more.
+/// The most extra id bits a frame of at least [`FRAME_MIN_DISTINCT`] values may cost
+/// over the dictionary's ids (its range may be up to 2^4 = 16 times the number of
+/// distinct values): a wider id is read by every scan of the column, but a lookup into a
+/// dictionary beyond the caches costs a miss per decoded row.
 pub const FRAME_MAX_EXTRA_BITS: u32 = 4;
 
 /// Whether an int column of `distinct` values in a range of `range` values is encoded as
-/// a frame of reference (see [`ColumnEncoding::Frame`]).
+/// a frame of reference (see [`ColumnEncoding::Frame`]): always when its ids are no
+/// wider than the dictionary's (`lo_quantity`: 1..=50; a decode is then an addition
+/// instead of a lookup, for nothing), and for [`FRAME_MIN_DISTINCT`] values or more when
+/// they are at most [`FRAME_MAX_EXTRA_BITS`] wider.
 pub fn frame_pays(distinct: usize, range: u128) -> bool {
-    distinct >= FRAME_MIN_DISTINCT
-        && range <= 1 << 32
-        && bitpack::width_for(range as usize) <= bitpack::width_for(distinct) + FRAME_MAX_EXTRA_BITS
+    if range > 1 << 32 || distinct == 0 {
+        return false;
+    }
+    let extra = bitpack::width_for(range as usize) - bitpack::width_for(distinct);
+    extra == 0 || (distinct >= FRAME_MIN_DISTINCT && extra <= FRAME_MAX_EXTRA_BITS)
 }
 
 fn encode_ints(v: Vec<i64>, frames: bool) -> (DictData, Vec<u32>) {

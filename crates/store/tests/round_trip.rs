@@ -243,7 +243,14 @@ fn builder_rejects_bad_rows() {
 #[test]
 fn counters_count_per_batch_and_are_off_by_default() {
     let dir = tempfile::tempdir().unwrap();
-    common::build(dir.path(), ROWS, 1);
+    // Dictionaries only: `small` (0..7) would be a frame, whose decoding counts nothing.
+    let opts = WriteOptions {
+        dictionary_only: true,
+        ..WriteOptions::default()
+    };
+    common::builder(ROWS, 1)
+        .finish(dir.path(), &opts.with_index(&["small", "name"]))
+        .unwrap();
     let t = Table::open(dir.path(), &Placement::home()).unwrap();
     let c = t.column("small").unwrap();
     let mut buf = vec![0u32; 1000];

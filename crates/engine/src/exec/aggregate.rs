@@ -180,10 +180,23 @@ fn gather(ids: &[u32], values: IntValues<'_>, mut f: impl FnMut(usize, i64)) {
     }
 }
 
-/// `vals[j] = value of ids[j]`.
+/// `vals[j] = value of ids[j]`. A frame and a small dictionary are plain loops (the
+/// frame's vectorises); a large dictionary goes through [`gather`]'s prefetch.
 #[inline]
 fn decode(vals: &mut [i64], ids: &[u32], values: IntValues<'_>) {
-    gather(ids, values, |j, v| vals[j] = v);
+    match values {
+        IntValues::Frame { min, .. } => {
+            for (v, &id) in vals.iter_mut().zip(ids) {
+                *v = min.wrapping_add(i64::from(id));
+            }
+        }
+        IntValues::Sorted(d) if d.len() < PREFETCH_DICT_MIN => {
+            for (v, &id) in vals.iter_mut().zip(ids) {
+                *v = d[id as usize];
+            }
+        }
+        IntValues::Sorted(_) => gather(ids, values, |j, v| vals[j] = v),
+    }
 }
 
 /// `vals[j] op= db[ids[j]]`, checked; true when a value left the 64-bit range.
@@ -558,8 +571,8 @@ pub(super) fn result_rows(plan: &Plan<'_>, mut total: Totals) -> Vec<Vec<OutValu
                     }
                     for src in &plan.groups {
                         if let Some(ci) = src.columns.iter().position(|c| c == name) {
-                            let t = (g / src.stride) as usize % src.tuples.len().max(1);
-                            return src.tuples[t][ci].clone();
+                            let t = (g / src.stride) as usize % src.values.len().max(1);
+                            return src.values.value(t, ci);
                         }
                     }
                     // A carried column whose join was pruned cannot be selected (validated).

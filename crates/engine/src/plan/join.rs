@@ -8,7 +8,7 @@ use pmolap_store::table::Column;
 use pmolap_store::{ColumnType, Table};
 
 use super::codes::{all_ids, CodeSet};
-use super::{qerr, GroupSource, JoinReport, OutValue, Planner, Step, Test, MISS};
+use super::{qerr, GroupSource, GroupValues, JoinReport, OutValue, Planner, Step, Test, MISS};
 use crate::db::Database;
 use crate::error::Result;
 use crate::joinindex::JoinIndexInfo;
@@ -141,7 +141,7 @@ impl Planner<'_, '_> {
             self.sources.push((
                 GroupSource {
                     columns: j.carry.clone(),
-                    tuples,
+                    values: GroupValues::Tuples(tuples),
                     stride: 0,
                 },
                 self.steps.len() as u64 - 1,

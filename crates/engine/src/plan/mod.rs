@@ -10,7 +10,7 @@ mod join;
 
 use std::time::Instant;
 
-use pmolap_store::dictionary::IntValues;
+use pmolap_store::dictionary::{Dictionary, IntValues};
 use pmolap_store::{ColumnType, Table, Value};
 use serde::{Deserialize, Serialize};
 
@@ -120,13 +120,45 @@ pub struct AggPlan {
     pub arg: Option<(usize, Option<(Op, usize)>)>,
 }
 
-/// A source of group-by columns: a joined dimension's carried attributes or carried fact
-/// columns; `tuples[t]` are the values of tuple code `t`.
+/// A source of group-by columns: a joined dimension's carried attributes or a carried
+/// fact column, with the values of each tuple code.
 #[derive(Debug, Clone)]
-pub struct GroupSource {
+pub struct GroupSource<'db> {
     pub columns: Vec<String>,
-    pub tuples: Vec<Vec<OutValue>>,
+    pub values: GroupValues<'db>,
     pub stride: u32,
+}
+
+/// The values of a [`GroupSource`]'s tuple codes.
+#[derive(Debug, Clone)]
+pub enum GroupValues<'db> {
+    /// A dimension's carried tuples: `tuples[t]` for code `t`.
+    Tuples(Vec<Vec<OutValue>>),
+    /// A carried fact column: the code is its value id, decoded when a result row is made
+    /// (a column of millions of ids is not materialised per id).
+    Column(&'db Dictionary),
+}
+
+impl GroupValues<'_> {
+    /// Tuple codes: the source's group domain.
+    pub fn len(&self) -> usize {
+        match self {
+            GroupValues::Tuples(t) => t.len(),
+            GroupValues::Column(d) => d.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Column `ci` of tuple code `t`.
+    pub fn value(&self, t: usize, ci: usize) -> OutValue {
+        match self {
+            GroupValues::Tuples(v) => v[t][ci].clone(),
+            GroupValues::Column(d) => OutValue::from(d.get(t as u32)),
+        }
+    }
 }
 
 /// What planning found out about one join, for reports.
@@ -156,7 +188,7 @@ pub struct Plan<'db> {
     /// In execution order (most selective first).
     pub steps: Vec<Step>,
     pub aggs: Vec<AggPlan>,
-    pub groups: Vec<GroupSource>,
+    pub groups: Vec<GroupSource<'db>>,
     /// Product of the group domains.
     pub group_domain: u64,
     /// A predicate no value satisfies: the result is empty without a scan.
@@ -185,7 +217,7 @@ struct Planner<'q, 'db> {
     steps: Vec<Step>,
     /// A predicate no value satisfies.
     never: bool,
-    sources: Vec<(GroupSource, u64)>,
+    sources: Vec<(GroupSource<'db>, u64)>,
 }
 
 /// Binds `query` to `db`.
@@ -302,13 +334,10 @@ impl<'db> Planner<'_, 'db> {
                 selectivity: 0.0,
                 group_only: true,
             });
-            let tuples = (0..n as u32)
-                .map(|c| vec![OutValue::from(col.dict.get(c))])
-                .collect();
             self.sources.push((
                 GroupSource {
                     columns: vec![name.clone()],
-                    tuples,
+                    values: GroupValues::Column(&col.dict),
                     stride: 0,
                 },
                 self.steps.len() as u64 - 1,
@@ -326,7 +355,7 @@ impl<'db> Planner<'_, 'db> {
             src.stride = u32::try_from(domain)
                 .map_err(|_| qerr(query, "the group-by domain exceeds 2^32 groups".into()))?;
             self.steps[*step as usize].stride = src.stride;
-            domain = domain.saturating_mul(src.tuples.len().max(1) as u64);
+            domain = domain.saturating_mul(src.values.len().max(1) as u64);
         }
         if domain > u32::MAX as u64 {
             return Err(qerr(
