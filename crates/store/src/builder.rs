@@ -11,11 +11,11 @@ use std::sync::Mutex;
 use pmolap_tier::durable::{fsync_file, publish_via, Steps};
 use pmolap_tier::{Region, RegionOptions, TierSpec};
 
-use crate::bitpack;
+use crate::encode::{encode, Encoded};
 use crate::error::{Error, Result};
 use crate::format::{
-    file_name, parse_file_name, ColumnEncoding, ColumnEntry, FileEntry, Header, Manifest,
-    StructureKind, FORMAT_VERSION, HEADER_USED, MANIFEST, MANIFEST_TMP, PAYLOAD_OFFSET,
+    file_name, parse_file_name, ColumnEntry, FileEntry, Header, Manifest, StructureKind,
+    FORMAT_VERSION, HEADER_USED, MANIFEST, MANIFEST_TMP, PAYLOAD_OFFSET,
 };
 use crate::schema::{ColumnType, Schema, Value};
 use crate::table::read_manifest;
@@ -72,14 +72,21 @@ impl Hasher for FxHasher {
 }
 
 #[derive(Debug, Default)]
-struct StrColumn {
+pub(crate) struct StrColumn {
     /// Per row: the id of its string in `values` (insertion order).
-    ids: Vec<u32>,
-    values: Vec<Box<str>>,
+    pub(crate) ids: Vec<u32>,
+    pub(crate) values: Vec<Box<str>>,
     map: HashMap<Box<str>, u32, BuildHasherDefault<FxHasher>>,
 }
 
 impl StrColumn {
+    /// Row ids and values, the interning map freed first (it is as large as the values).
+    pub(crate) fn into_parts(self) -> (Vec<u32>, Vec<Box<str>>) {
+        let StrColumn { ids, values, map } = self;
+        drop(map);
+        (ids, values)
+    }
+
     fn push(&mut self, s: &str) -> Result<()> {
         let id = match self.map.get(s) {
             Some(&id) => id,
@@ -97,7 +104,7 @@ impl StrColumn {
 }
 
 #[derive(Debug)]
-enum ColumnData {
+pub(crate) enum ColumnData {
     Int(Vec<i64>),
     Str(StrColumn),
 }
@@ -517,215 +524,6 @@ fn par_map<T: Send, R: Send>(items: Vec<T>, threads: usize, f: impl Fn(T) -> R +
         .into_iter()
         .flatten()
         .collect()
-}
-
-/// A column's dictionary.
-#[derive(Debug)]
-enum DictData {
-    Int(Vec<i64>),
-    /// Frame of reference: id i is `min + i` for `i < len`.
-    Frame {
-        min: i64,
-        len: usize,
-    },
-    Str {
-        offsets: Vec<u64>,
-        bytes: Vec<u8>,
-    },
-}
-
-/// A column, encoded.
-#[derive(Debug)]
-struct Encoded {
-    dict: DictData,
-    codes: Vec<u32>,
-    width: u32,
-}
-
-impl Encoded {
-    /// Value ids: distinct values, or the frame's range.
-    fn distinct(&self) -> usize {
-        match &self.dict {
-            DictData::Int(v) => v.len(),
-            DictData::Frame { len, .. } => *len,
-            DictData::Str { offsets, .. } => offsets.len() - 1,
-        }
-    }
-
-    fn encoding(&self) -> ColumnEncoding {
-        match self.dict {
-            DictData::Frame { .. } => ColumnEncoding::Frame,
-            DictData::Int(_) | DictData::Str { .. } => ColumnEncoding::Dictionary,
-        }
-    }
-
-    fn payload_len(&self, kind: StructureKind, rows: usize) -> usize {
-        match kind {
-            StructureKind::Dictionary => match &self.dict {
-                DictData::Int(v) => v.len() * 8,
-                DictData::Frame { .. } => 8,
-                DictData::Str { offsets, bytes } => offsets.len() * 8 + bytes.len(),
-            },
-            StructureKind::DataVector => bitpack::words_for(rows, self.width) * 8,
-            StructureKind::InvertedIndex => (self.distinct() + 1) * 8 + rows * 4,
-        }
-    }
-
-    fn write_payload(&self, kind: StructureKind, rows: usize, out: &mut [u8]) -> Result<()> {
-        match kind {
-            StructureKind::Dictionary => match &self.dict {
-                DictData::Int(v) => cast_mut::<i64>(out)?.copy_from_slice(v),
-                DictData::Frame { min, .. } => cast_mut::<i64>(out)?.copy_from_slice(&[*min]),
-                DictData::Str { offsets, bytes } => {
-                    let (o, b) = out.split_at_mut(offsets.len() * 8);
-                    cast_mut::<u64>(o)?.copy_from_slice(offsets);
-                    b.copy_from_slice(bytes);
-                }
-            },
-            StructureKind::DataVector => {
-                bitpack::pack(&self.codes, self.width, cast_mut::<u64>(out)?);
-            }
-            StructureKind::InvertedIndex => {
-                let d = self.distinct();
-                let (o, r) = out.split_at_mut((d + 1) * 8);
-                let offs = cast_mut::<u64>(o)?;
-                let ids = cast_mut::<u32>(r)?;
-                if ids.len() != rows {
-                    return Err(Error::Internal("inverted index size".into()));
-                }
-                offs.fill(0);
-                for &c in &self.codes {
-                    offs[c as usize + 1] += 1;
-                }
-                for i in 0..d {
-                    offs[i + 1] += offs[i];
-                }
-                // Fill with a cursor per value id (reusing offs[c] and restoring after).
-                let mut cursor: Vec<u64> = offs[..d].to_vec();
-                for (row, &c) in self.codes.iter().enumerate() {
-                    let at = &mut cursor[c as usize];
-                    ids[*at as usize] = row as u32;
-                    *at += 1;
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-fn cast_mut<T: bytemuck::Pod>(b: &mut [u8]) -> Result<&mut [T]> {
-    let len = b.len();
-    bytemuck::try_cast_slice_mut(b)
-        .map_err(|e| Error::Internal(format!("payload cast of {len} bytes: {e:?}")))
-}
-
-fn encode(data: ColumnData, frames: bool) -> Encoded {
-    let (dict, codes) = match data {
-        ColumnData::Int(v) => encode_ints(v, frames),
-        ColumnData::Str(s) => encode_strs(s),
-    };
-    let mut e = Encoded {
-        dict,
-        codes,
-        width: 1,
-    };
-    e.width = bitpack::width_for(e.distinct());
-    e
-}
-
-/// The fewest distinct values for which a frame of reference may cost wider ids than
-/// the dictionary's: a smaller dictionary (≤ 32 KiB) stays in the L1 cache, where a
-/// lookup is cheap enough not to pay for reading more bits on every scan.
-pub const FRAME_MIN_DISTINCT: usize = 1 << 12;
-/// The most extra id bits a frame of at least [`FRAME_MIN_DISTINCT`] values may cost
-/// over the dictionary's ids (its range may be up to 2^4 = 16 times the number of
-/// distinct values): a wider id is read by every scan of the column, but a lookup into a
-/// dictionary beyond the caches costs a miss per decoded row.
-pub const FRAME_MAX_EXTRA_BITS: u32 = 4;
-
-/// Whether an int column of `distinct` values in a range of `range` values is encoded as
-/// a frame of reference (see [`ColumnEncoding::Frame`]): always when its ids are no
-/// wider than the dictionary's (`lo_quantity`: 1..=50; a decode is then an addition
-/// instead of a lookup, for nothing), and for [`FRAME_MIN_DISTINCT`] values or more when
-/// they are at most [`FRAME_MAX_EXTRA_BITS`] wider.
-pub fn frame_pays(distinct: usize, range: u128) -> bool {
-    if range > 1 << 32 || distinct == 0 {
-        return false;
-    }
-    let extra = bitpack::width_for(range as usize) - bitpack::width_for(distinct);
-    extra == 0 || (distinct >= FRAME_MIN_DISTINCT && extra <= FRAME_MAX_EXTRA_BITS)
-}
-
-fn encode_ints(v: Vec<i64>, frames: bool) -> (DictData, Vec<u32>) {
-    let (Some(&min), Some(&max)) = (v.iter().min(), v.iter().max()) else {
-        return (DictData::Int(Vec::new()), Vec::new());
-    };
-    let range = (max as i128 - min as i128) as u128 + 1;
-    let dense_limit = (4 * v.len() as u128).clamp(1 << 16, 1 << 28);
-    if range <= dense_limit {
-        // Dense value range: a presence table turned into a value → id table.
-        let mut table = vec![0u32; range as usize];
-        for &x in &v {
-            table[(x.wrapping_sub(min)) as u64 as usize] = 1;
-        }
-        let distinct = table.iter().filter(|&&t| t != 0).count();
-        if frames && frame_pays(distinct, range) {
-            return frame(&v, min, range);
-        }
-        let mut dict = Vec::new();
-        for (i, t) in table.iter_mut().enumerate() {
-            if *t != 0 {
-                *t = dict.len() as u32;
-                dict.push(min.wrapping_add(i as i64));
-            }
-        }
-        let codes = v
-            .iter()
-            .map(|&x| table[(x.wrapping_sub(min)) as u64 as usize])
-            .collect();
-        (DictData::Int(dict), codes)
-    } else {
-        let mut dict = v.clone();
-        dict.sort_unstable();
-        dict.dedup();
-        if frames && frame_pays(dict.len(), range) {
-            return frame(&v, min, range);
-        }
-        let codes = v
-            .iter()
-            .map(|x| dict.partition_point(|d| d < x) as u32)
-            .collect();
-        (DictData::Int(dict), codes)
-    }
-}
-
-/// `v` as a frame of reference: ids `x - min` (`range` ≤ 2^32, checked by the caller).
-fn frame(v: &[i64], min: i64, range: u128) -> (DictData, Vec<u32>) {
-    let codes = v.iter().map(|&x| x.wrapping_sub(min) as u32).collect();
-    let len = range as usize;
-    (DictData::Frame { min, len }, codes)
-}
-
-fn encode_strs(s: StrColumn) -> (DictData, Vec<u32>) {
-    let StrColumn { ids, values, map } = s;
-    drop(map);
-    let mut order: Vec<u32> = (0..values.len() as u32).collect();
-    order.sort_unstable_by(|&a, &b| {
-        values[a as usize]
-            .as_bytes()
-            .cmp(values[b as usize].as_bytes())
-    });
-    let mut remap = vec![0u32; values.len()];
-    let mut offsets = Vec::with_capacity(values.len() + 1);
-    let mut bytes = Vec::new();
-    offsets.push(0u64);
-    for (code, &old) in order.iter().enumerate() {
-        remap[old as usize] = code as u32;
-        bytes.extend_from_slice(values[old as usize].as_bytes());
-        offsets.push(bytes.len() as u64);
-    }
-    let codes = ids.iter().map(|&i| remap[i as usize]).collect();
-    (DictData::Str { offsets, bytes }, codes)
 }
 
 /// One past the highest generation in the manifest or among file names in `dir`.

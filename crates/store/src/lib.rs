@@ -6,7 +6,8 @@
 //!
 //! Modules: [`schema`] (types, values), [`bitpack`] (packing kernels), [`dictionary`],
 //! [`datavector`], [`inverted`] (the three structures), [`counters`], [`placement`],
-//! [`format`] (byte layouts), [`builder`] (encode + commit), [`tbl`] (`.tbl` loading),
+//! [`format`] (byte layouts), [`encode`] (value ids, dictionaries, frames), [`builder`]
+//! (write + commit), [`tbl`] (`.tbl` loading),
 //! [`table`] (open + read).
 
 #![forbid(unsafe_code)]
@@ -22,6 +23,7 @@ pub mod counters;
 pub mod database;
 pub mod datavector;
 pub mod dictionary;
+pub mod encode;
 pub mod error;
 pub mod format;
 pub mod inverted;
