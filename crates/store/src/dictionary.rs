@@ -95,13 +95,6 @@ impl<'a> IntValues<'a> {
         (0..this.len()).map(move |i| this.get(i))
     }
 
-    /// The sorted slice, when this is a dictionary.
-    pub fn as_sorted(&self) -> Option<&'a [i64]> {
-        match self {
-            IntValues::Sorted(v) => Some(v),
-            IntValues::Frame { .. } => None,
-        }
-    }
 }
 
 impl Dictionary {

@@ -180,8 +180,11 @@ fn gather(ids: &[u32], values: IntValues<'_>, mut f: impl FnMut(usize, i64)) {
     }
 }
 
-/// `vals[j] = value of ids[j]`. A frame and a small dictionary are plain loops (the
-/// frame's vectorises); a large dictionary goes through [`gather`]'s prefetch.
+/// `vals[j] = value of ids[j]`. A frame and a small dictionary are plain loops: through
+/// [`gather`]'s closure the compiler reloads the target slice from the stack on every row
+/// (measured, SF 1, one thread: `sum(lo_revenue) where lo_tax < 8` 10.0 ms through the
+/// closure, 8.6 ms with the loop below); a large dictionary goes through [`gather`]'s
+/// prefetch.
 #[inline]
 fn decode(vals: &mut [i64], ids: &[u32], values: IntValues<'_>) {
     match values {
@@ -195,7 +198,7 @@ fn decode(vals: &mut [i64], ids: &[u32], values: IntValues<'_>) {
                 *v = d[id as usize];
             }
         }
-        IntValues::Sorted(_) => gather(ids, values, |j, v| vals[j] = v),
+        _ => gather(ids, values, |j, v| vals[j] = v),
     }
 }
 
