@@ -94,7 +94,6 @@ impl<'a> IntValues<'a> {
         let this = *self;
         (0..this.len()).map(move |i| this.get(i))
     }
-
 }
 
 impl Dictionary {

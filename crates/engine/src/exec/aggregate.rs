@@ -202,9 +202,27 @@ fn decode(vals: &mut [i64], ids: &[u32], values: IntValues<'_>) {
     }
 }
 
-/// `vals[j] op= db[ids[j]]`, checked; true when a value left the 64-bit range.
+/// Whether `a op b` can leave the 64-bit range for some values of the two columns: their
+/// values lie between their first and last value ids' (dictionaries are sorted, frames
+/// ascend), so the largest magnitudes bound every result.
+fn can_overflow(op: Op, a: IntValues<'_>, b: IntValues<'_>) -> bool {
+    let mag = |v: IntValues<'_>| match (v.first(), v.last()) {
+        (Some(x), Some(y)) => i128::from(x).abs().max(i128::from(y).abs()),
+        _ => 0,
+    };
+    let (a, b) = (mag(a), mag(b));
+    let worst = match op {
+        Op::Mul => a * b,
+        Op::Add | Op::Sub => a + b,
+    };
+    worst > i128::from(i64::MAX)
+}
+
+/// `vals[j] op= db[ids[j]]`; true when a value left the 64-bit range. `checked`: test each
+/// result (scalar); otherwise [`can_overflow`] said no result can, and the loop has no
+/// per-row test (it vectorises).
 #[inline(always)]
-fn combine(op: Op, vals: &mut [i64], ids: &[u32], db: IntValues<'_>) -> bool {
+fn combine(op: Op, vals: &mut [i64], ids: &[u32], db: IntValues<'_>, checked: bool) -> bool {
     #[inline(always)]
     fn each(
         vals: &mut [i64],
@@ -213,17 +231,35 @@ fn combine(op: Op, vals: &mut [i64], ids: &[u32], db: IntValues<'_>) -> bool {
         f: impl Fn(i64, i64) -> (i64, bool),
     ) -> bool {
         let mut over = false;
-        gather(&ids[..vals.len().min(ids.len())], db, |j, x| {
-            let (r, o) = f(vals[j], x);
-            vals[j] = r;
+        let ids = &ids[..vals.len().min(ids.len())];
+        // Frames and small dictionaries as plain loops, as in `decode`.
+        let mut step = |v: &mut i64, x: i64| {
+            let (r, o) = f(*v, x);
+            *v = r;
             over |= o;
-        });
+        };
+        match db {
+            IntValues::Frame { min, .. } => {
+                for (v, &id) in vals.iter_mut().zip(ids) {
+                    step(v, min.wrapping_add(i64::from(id)));
+                }
+            }
+            IntValues::Sorted(d) if d.len() < PREFETCH_DICT_MIN => {
+                for (v, &id) in vals.iter_mut().zip(ids) {
+                    step(v, d[id as usize]);
+                }
+            }
+            _ => gather(ids, db, |j, x| step(&mut vals[j], x)),
+        }
         over
     }
-    match op {
-        Op::Mul => each(vals, ids, db, i64::overflowing_mul),
-        Op::Sub => each(vals, ids, db, i64::overflowing_sub),
-        Op::Add => each(vals, ids, db, i64::overflowing_add),
+    match (op, checked) {
+        (Op::Mul, true) => each(vals, ids, db, i64::overflowing_mul),
+        (Op::Sub, true) => each(vals, ids, db, i64::overflowing_sub),
+        (Op::Add, true) => each(vals, ids, db, i64::overflowing_add),
+        (Op::Mul, false) => each(vals, ids, db, |a, b| (a.wrapping_mul(b), false)),
+        (Op::Sub, false) => each(vals, ids, db, |a, b| (a.wrapping_sub(b), false)),
+        (Op::Add, false) => each(vals, ids, db, |a, b| (a.wrapping_add(b), false)),
     }
 }
 
@@ -258,7 +294,8 @@ fn arg_values(
         t.selected(b, sel, n);
         t.dict[b] += AccessCounts::of_batch(ids);
     }
-    combine(op, vals, ids, plan.cols[b].ints)
+    let (ia, ib) = (plan.cols[ca].ints, plan.cols[b].ints);
+    combine(op, vals, ids, ib, can_overflow(op, ia, ib))
 }
 
 /// Adds the `k` selected rows of morsel `[start, start+n)` (selection and group ids in
@@ -611,7 +648,29 @@ pub(super) fn result_rows(plan: &Plan<'_>, mut total: Totals) -> Vec<Vec<OutValu
 
 #[cfg(test)]
 mod tests {
-    use super::sum_wide;
+    use super::{can_overflow, sum_wide};
+    use crate::query::Op;
+    use pmolap_store::dictionary::IntValues;
+
+    #[test]
+    fn overflow_is_ruled_out_only_when_no_pair_of_values_can_leave_64_bits() {
+        let small = IntValues::Frame { min: -50, len: 101 }; // -50..=50
+        let price = IntValues::Sorted(&[1, 10_000_000]);
+        let big = IntValues::Sorted(&[-(1 << 40), 3]);
+        let mid = IntValues::Sorted(&[-(1 << 30), 3]);
+        let empty = IntValues::Sorted(&[]);
+        assert!(!can_overflow(Op::Mul, price, small));
+        assert!(!can_overflow(Op::Mul, mid, price)); // 2^30 * 10^7 < 2^63
+        assert!(can_overflow(Op::Mul, big, price)); // 2^40 * 10^7 > 2^63
+        assert!(can_overflow(Op::Mul, big, big)); // 2^80
+        let edge = IntValues::Frame { min: i64::MAX - 1, len: 2 };
+        assert!(!can_overflow(Op::Add, edge, IntValues::Sorted(&[0])));
+        assert!(can_overflow(Op::Add, edge, IntValues::Sorted(&[0, 1])));
+        assert!(can_overflow(Op::Sub, edge, IntValues::Sorted(&[-1])));
+        let min = IntValues::Sorted(&[i64::MIN]);
+        assert!(can_overflow(Op::Mul, min, IntValues::Sorted(&[-1])));
+        assert!(!can_overflow(Op::Mul, empty, big));
+    }
 
     #[test]
     fn wide_sums_are_exact_at_the_extremes() {
