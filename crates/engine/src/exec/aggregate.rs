@@ -663,7 +663,10 @@ mod tests {
         assert!(!can_overflow(Op::Mul, mid, price)); // 2^30 * 10^7 < 2^63
         assert!(can_overflow(Op::Mul, big, price)); // 2^40 * 10^7 > 2^63
         assert!(can_overflow(Op::Mul, big, big)); // 2^80
-        let edge = IntValues::Frame { min: i64::MAX - 1, len: 2 };
+        let edge = IntValues::Frame {
+            min: i64::MAX - 1,
+            len: 2,
+        };
         assert!(!can_overflow(Op::Add, edge, IntValues::Sorted(&[0])));
         assert!(can_overflow(Op::Add, edge, IntValues::Sorted(&[0, 1])));
         assert!(can_overflow(Op::Sub, edge, IntValues::Sorted(&[-1])));
