@@ -269,9 +269,7 @@ pub(super) fn fetch_ids(
         bitpack::unpack(c.words, c.width, local, &mut out[..n]);
     } else if sel.len() * 8 >= n {
         bitpack::unpack(c.words, c.width, local, &mut buf[..n]);
-        for (o, &r) in out.iter_mut().zip(sel) {
-            *o = buf[r as usize];
-        }
+        bits::gather(&buf[..n], sel, out);
     } else {
         for (o, &r) in out.iter_mut().zip(sel) {
             *o = bitpack::get(c.words, c.width, local + r as usize);

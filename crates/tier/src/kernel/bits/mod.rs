@@ -1,6 +1,7 @@
 //! Bit-packed value-id kernels: unpacking ids of any width 1..=32 into `u32`, and a
 //! range predicate (`id - lo <= span`, wrapping) evaluated on the packed words straight
-//! into bitmasks and selection vectors — in AVX-512, AVX2 and portable variants.
+//! into bitmasks and selection vectors — in AVX-512, AVX2 and portable variants; and the
+//! loops over the values decoded from the ids (`values`), compiled per variant.
 //!
 //! The layout is the store's (`pmolap_store::bitpack`): id `i` of width `w` occupies
 //! bits `i*w .. i*w+w` of a little-endian stream of `u64` words, so 64 ids of width `w`
@@ -26,9 +27,12 @@ mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 mod portable;
+mod values;
 
 #[cfg(test)]
 mod tests;
+
+pub use self::values::Arith;
 
 /// Ids per group: a group of width `w` is exactly `w` words.
 pub const GROUP: usize = 64;
@@ -150,6 +154,30 @@ fn table(isa: Isa) -> &'static BitKernels {
 #[inline]
 pub fn unpack(words: &[u64], width: u32, start: usize, out: &mut [u32]) {
     active().unpack(words, width, start, out)
+}
+
+/// [`BitKernels::frame_decode`] of the [`active`] variant.
+#[inline]
+pub fn frame_decode(out: &mut [i64], ids: &[u32], min: i64) {
+    active().frame_decode(out, ids, min)
+}
+
+/// [`BitKernels::frame_combine`] of the [`active`] variant.
+#[inline]
+pub fn frame_combine(op: Arith, vals: &mut [i64], ids: &[u32], min: i64) {
+    active().frame_combine(op, vals, ids, min)
+}
+
+/// [`BitKernels::gather`] of the [`active`] variant.
+#[inline]
+pub fn gather(src: &[u32], idx: &[u32], out: &mut [u32]) {
+    active().gather(src, idx, out)
+}
+
+/// [`BitKernels::sum`] of the [`active`] variant.
+#[inline]
+pub fn sum(vals: &[i64]) -> i128 {
+    active().sum(vals)
 }
 
 /// [`BitKernels::select_range`] of the [`active`] variant.

@@ -3,7 +3,7 @@
 
 use super::*;
 
-fn noise(len: usize, seed: u64) -> Vec<u64> {
+pub(super) fn noise(len: usize, seed: u64) -> Vec<u64> {
     let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
     (0..len)
         .map(|_| {
@@ -16,7 +16,7 @@ fn noise(len: usize, seed: u64) -> Vec<u64> {
 }
 
 /// The variants this CPU runs besides portable; prints a line for each it cannot.
-fn simd_variants() -> Vec<&'static BitKernels> {
+pub(super) fn simd_variants() -> Vec<&'static BitKernels> {
     let mut v = Vec::new();
     for isa in [Isa::Avx512, Isa::Avx2] {
         match BitKernels::new(isa) {
