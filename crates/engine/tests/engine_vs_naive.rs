@@ -623,7 +623,8 @@ fn striped_layout_partitions_on_group_boundaries() {
 /// still count every access (dictionaries only: a frame reads no memory to decode, and
 /// counts nothing): the aggregated `f_y` is decoded through its dictionary
 /// exactly once per qualifying row, `f_x` twice (s1, s2), each read at least once from
-/// its data vector; the first step scans every fact row; with counting off, nothing.
+/// its data vector (`f_x` too: a column under two aggregates is fetched once per morsel);
+/// the first step scans every fact row; with counting off, nothing.
 #[test]
 fn probe_counts_fact_accesses_when_counting() {
     let dir = tempfile::tempdir().unwrap();
@@ -662,7 +663,7 @@ fn probe_counts_fact_accesses_when_counting() {
         counted_rows += k;
         assert_eq!(dict_y.scan, 0, "{}", q.id);
         assert!(dict_x.total() >= 2 * k, "{}: {dict_x:?} < 2 x {k}", q.id);
-        assert!(dv_y.total() >= k && dv_x.total() >= 2 * k, "{}", q.id);
+        assert!(dv_y.total() >= k && dv_x.total() >= k, "{}", q.id);
         if !run.steps.is_empty() && run.exec.morsels > 0 {
             let scanned: u64 = ["f_a", "f_b", "f_x", "f_mode"]
                 .iter()

@@ -14,7 +14,7 @@ use pmolap_store::AccessCounts;
 use pmolap_tier::kernel::bits::{self, Arith};
 use pmolap_tier::kernel::prefetch::prefetch_read;
 
-use super::probe::{fetch_ids, ColRef, Scratch};
+use super::probe::{ColRef, ColumnIds, Scratch};
 use crate::error::{Error, Result};
 use crate::plan::{AggPlan, Double, OutValue, Plan};
 use crate::query::{AggFn, Op};
@@ -283,25 +283,23 @@ fn arg_values(
     n: usize,
     sel: &[u32],
     buf: &mut [u32],
-    ids: &mut [u32],
+    ids: &mut ColumnIds,
     vals: &mut [i64],
     tally: &mut Option<super::probe::Tally>,
 ) -> bool {
     let (ca, op) = arg;
-    fetch_ids(cols[ca], start, n, sel, buf, ids);
+    let a = ids.get(cols, ca, start, n, sel, buf, tally);
     if let Some(t) = tally.as_mut() {
-        t.selected(ca, sel, n);
-        t.dict[ca] += AccessCounts::of_batch(ids);
+        t.dict[ca] += AccessCounts::of_batch(a);
     }
-    decode(vals, ids, plan.cols[ca].ints);
+    decode(vals, a, plan.cols[ca].ints);
     let Some((op, b)) = op else { return false };
-    fetch_ids(cols[b], start, n, sel, buf, ids);
+    let bi = ids.get(cols, b, start, n, sel, buf, tally);
     if let Some(t) = tally.as_mut() {
-        t.selected(b, sel, n);
-        t.dict[b] += AccessCounts::of_batch(ids);
+        t.dict[b] += AccessCounts::of_batch(bi);
     }
     let (ia, ib) = (plan.cols[ca].ints, plan.cols[b].ints);
-    combine(op, vals, ids, ib, can_overflow(op, ia, ib))
+    combine(op, vals, bi, ib, can_overflow(op, ia, ib))
 }
 
 /// Adds the `k` selected rows of morsel `[start, start+n)` (selection and group ids in
@@ -340,7 +338,7 @@ pub(super) fn accumulate(
     // One group (no GROUP BY): every aggregate folds into registers, not through memory.
     if hash.is_none() && counts.len() == 1 {
         counts[0] += k as u64;
-        ids.resize(k, 0);
+        ids.reset(plan.cols.len());
         vals.resize(k, 0);
         let over = accumulate_one(
             plan,
@@ -392,7 +390,7 @@ pub(super) fn accumulate(
             &h.rows
         }
     };
-    ids.resize(k, 0);
+    ids.reset(plan.cols.len());
     vals.resize(k, 0);
     let mut have: Option<(usize, Option<(Op, usize)>)> = None;
     for (ai, a) in plan.aggs.iter().enumerate() {
@@ -422,7 +420,7 @@ fn accumulate_one(
     n: usize,
     sel: &[u32],
     buf: &mut [u32],
-    ids: &mut [u32],
+    ids: &mut ColumnIds,
     vals: &mut [i64],
     tally: &mut Option<super::probe::Tally>,
     states: &mut [i64],
@@ -434,14 +432,13 @@ fn accumulate_one(
         let Some(arg) = a.arg else { continue };
         let st = &mut states[ai];
         if let ((ca, None), AggFn::Min | AggFn::Max) = (arg, a.func) {
-            fetch_ids(cols[ca], start, n, sel, buf, ids);
+            let got = ids.get(cols, ca, start, n, sel, buf, tally);
             let id = if a.func == AggFn::Min {
-                bits::active().min_id(&ids[..k])
+                bits::active().min_id(got)
             } else {
-                bits::active().max_id(&ids[..k])
+                bits::active().max_id(got)
             };
             if let Some(t) = tally.as_mut() {
-                t.selected(ca, sel, n);
                 t.dict[ca] += AccessCounts::lookups(u64::from(id.is_some()));
             }
             if let Some(id) = id {
@@ -452,7 +449,6 @@ fn accumulate_one(
                     (*st).max(v)
                 };
             }
-            // `ids` now holds this column's ids, not `vals`' source.
             continue;
         }
         if have != Some(arg) {

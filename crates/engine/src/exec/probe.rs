@@ -87,6 +87,53 @@ impl Tally {
     }
 }
 
+/// The selected rows' ids of the fact columns the aggregates read, each column fetched
+/// at most once per morsel: a column under two aggregates, or in two `a op b` arguments
+/// (`lo_revenue - lo_supplycost`, `lo_supplycost + lo_tax`), is unpacked once.
+#[derive(Default)]
+pub(super) struct ColumnIds {
+    ids: Vec<Vec<u32>>,
+    fresh: Vec<bool>,
+}
+
+impl ColumnIds {
+    /// Forgets the previous morsel's ids, for a plan of `cols` columns.
+    pub(super) fn reset(&mut self, cols: usize) {
+        if self.ids.len() < cols {
+            self.ids.resize_with(cols, Vec::new);
+        }
+        self.fresh.clear();
+        self.fresh.resize(cols, false);
+    }
+
+    /// The ids of the rows `sel` of morsel `[start, start+n)` of column `col`, fetched on
+    /// first use (and tallied then).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(super) fn get(
+        &mut self,
+        cols: &[ColRef<'_>],
+        col: usize,
+        start: usize,
+        n: usize,
+        sel: &[u32],
+        buf: &mut [u32],
+        tally: &mut Option<Tally>,
+    ) -> &[u32] {
+        let k = sel.len();
+        let ids = &mut self.ids[col];
+        if !self.fresh[col] {
+            ids.resize(k, 0);
+            fetch_ids(cols[col], start, n, sel, buf, ids);
+            if let Some(t) = tally.as_mut() {
+                t.selected(col, sel, n);
+            }
+            self.fresh[col] = true;
+        }
+        &ids[..k]
+    }
+}
+
 /// Per-thread buffers of one morsel.
 pub(super) struct Scratch {
     pub(super) buf: Vec<u32>,
@@ -94,7 +141,7 @@ pub(super) struct Scratch {
     pub(super) masks: Vec<u64>,
     pub(super) sel: Vec<u32>,
     pub(super) gid: Vec<u32>,
-    pub(super) ids: Vec<u32>,
+    pub(super) ids: ColumnIds,
     pub(super) vals: Vec<i64>,
     /// The worker's access tally, when the store counts.
     pub(super) tally: Option<Tally>,
@@ -107,7 +154,7 @@ impl Scratch {
             masks: vec![0; morsel.div_ceil(64)],
             sel: vec![0; morsel],
             gid: vec![0; morsel],
-            ids: Vec::with_capacity(morsel),
+            ids: ColumnIds::default(),
             vals: Vec::with_capacity(morsel),
             tally: None,
         }
@@ -255,14 +302,7 @@ fn step<const G: bool>(
 /// Fetches the ids of the `k` selected rows of morsel `[start, start+n)` into `out`:
 /// an unpack of the morsel when dense, random gets when sparse.
 #[inline(always)]
-pub(super) fn fetch_ids(
-    c: ColRef<'_>,
-    start: usize,
-    n: usize,
-    sel: &[u32],
-    buf: &mut [u32],
-    out: &mut [u32],
-) {
+fn fetch_ids(c: ColRef<'_>, start: usize, n: usize, sel: &[u32], buf: &mut [u32], out: &mut [u32]) {
     let local = start - c.base;
     if sel.len() == n {
         // Every row selected (no filter, or none failed): unpack straight into `out`.
