@@ -9,6 +9,7 @@
 
 use pmolap_store::{bitpack, AccessCounts};
 use pmolap_tier::kernel::bits;
+use pmolap_tier::kernel::prefetch::prefetch_read;
 
 use super::aggregate::{accumulate, Acc};
 use crate::plan::{Plan, MISS};
@@ -311,11 +312,29 @@ fn fetch_ids(c: ColRef<'_>, start: usize, n: usize, sel: &[u32], buf: &mut [u32]
         bitpack::unpack(c.words, c.width, local, &mut buf[..n]);
         bits::gather(&buf[..n], sel, out);
     } else {
-        for (o, &r) in out.iter_mut().zip(sel) {
-            *o = bitpack::get(c.words, c.width, local + r as usize);
+        let w = c.width as usize;
+        if sel.len() * 512 < n * w {
+            // Rows more than a cache line apart on average: ask for the line of the row
+            // `GET_AHEAD` places on while this one is read, to keep more misses in
+            // flight (closer rows share lines, and the prefetches only cost).
+            for (j, (o, &r)) in out.iter_mut().zip(sel).enumerate() {
+                if let Some(&a) = sel.get(j + GET_AHEAD) {
+                    if let Some(word) = c.words.get((local + a as usize) * w / 64) {
+                        prefetch_read(word);
+                    }
+                }
+                *o = bitpack::get(c.words, c.width, local + r as usize);
+            }
+        } else {
+            for (o, &r) in out.iter_mut().zip(sel) {
+                *o = bitpack::get(c.words, c.width, local + r as usize);
+            }
         }
     }
 }
+
+/// How many selected rows ahead a sparse fetch prefetches.
+const GET_AHEAD: usize = 16;
 
 /// Runs `steps` over morsel `[start, start+n)` and adds the surviving rows to `acc`;
 /// returns their count.
