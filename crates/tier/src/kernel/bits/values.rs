@@ -90,7 +90,8 @@ mod body {
     }
 }
 
-/// A method of [`BitKernels`] running `body::$name` compiled for the variant's ISA.
+/// A method of [`BitKernels`] running `body::$name` compiled for the variant's ISA (an
+/// `unsafe fn` form for bodies with a contract: a private method with the same contract).
 macro_rules! multiversion {
     ($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty)?;) => {
         $(#[$doc])*
@@ -118,6 +119,35 @@ macro_rules! multiversion {
             }
         }
     };
+    ($(#[$doc:meta])* unsafe fn $name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty)?;) => {
+        $(#[$doc])*
+        #[inline]
+        unsafe fn $name(&self, $($arg: $ty),*) $(-> $ret)? {
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx512f")]
+            unsafe fn avx512($($arg: $ty),*) $(-> $ret)? {
+                // SAFETY: the caller's contract.
+                unsafe { body::$name($($arg),*) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx2")]
+            unsafe fn avx2($($arg: $ty),*) $(-> $ret)? {
+                // SAFETY: the caller's contract.
+                unsafe { body::$name($($arg),*) }
+            }
+            // SAFETY: the caller's contract; a `BitKernels` of this ISA is only handed out
+            // after the ISA was checked against this CPU (`BitKernels::new`, `Isa::best`).
+            unsafe {
+                match self.isa {
+                    #[cfg(target_arch = "x86_64")]
+                    Isa::Avx512 => avx512($($arg),*),
+                    #[cfg(target_arch = "x86_64")]
+                    Isa::Avx2 => avx2($($arg),*),
+                    _ => body::$name($($arg),*),
+                }
+            }
+        }
+    };
 }
 
 impl BitKernels {
@@ -134,29 +164,16 @@ impl BitKernels {
                 src.len()
             );
         }
-        #[cfg(target_arch = "x86_64")]
-        #[target_feature(enable = "avx512f")]
-        unsafe fn avx512(src: &[u32], idx: &[u32], out: &mut [u32]) {
-            // SAFETY: the caller's contract.
-            unsafe { body::gather_unchecked(src, idx, out) }
-        }
-        #[cfg(target_arch = "x86_64")]
-        #[target_feature(enable = "avx2")]
-        unsafe fn avx2(src: &[u32], idx: &[u32], out: &mut [u32]) {
-            // SAFETY: the caller's contract.
-            unsafe { body::gather_unchecked(src, idx, out) }
-        }
-        // SAFETY: every index is below `src.len()` (checked above); a `BitKernels` of
-        // this ISA is only handed out after the ISA was checked against this CPU.
-        unsafe {
-            match self.isa {
-                #[cfg(target_arch = "x86_64")]
-                Isa::Avx512 => avx512(src, idx, out),
-                #[cfg(target_arch = "x86_64")]
-                Isa::Avx2 => avx2(src, idx, out),
-                _ => body::gather_unchecked(src, idx, out),
-            }
-        }
+        // SAFETY: every index is below `src.len()` (checked above).
+        unsafe { self.gather_unchecked(src, idx, out) }
+    }
+
+    multiversion! {
+        /// [`Self::gather`] without the check.
+        ///
+        /// # Safety
+        /// Every index of `idx` (up to `out.len()`) is below `src.len()`.
+        unsafe fn gather_unchecked(src: &[u32], idx: &[u32], out: &mut [u32]);
     }
 
     multiversion! {
