@@ -86,7 +86,7 @@ pub struct FactCol<'db> {
 }
 
 /// How a step tests a value id.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Test {
     /// `id - lo <= span` (wrapping): a contiguous set of ids.
     Range { lo: u32, span: u32 },
