@@ -451,6 +451,18 @@ fn accumulate_one(
             }
             continue;
         }
+        if let (AggFn::Sum | AggFn::Avg, Some(s)) = (
+            a.func,
+            frame_sum(plan, cols, arg, start, n, sel, buf, ids, tally),
+        ) {
+            match i64::try_from(i128::from(*st) + s) {
+                Ok(t) => *st = t,
+                Err(_) => {
+                    over.get_or_insert(ai);
+                }
+            }
+            continue;
+        }
         if have != Some(arg) {
             if arg_values(plan, cols, arg, start, n, sel, buf, ids, vals, tally) {
                 over.get_or_insert(ai);
@@ -471,6 +483,73 @@ fn accumulate_one(
         }
     }
     over
+}
+
+/// The exact sum over the selected rows `sel` of aggregate argument `arg`, from sums of
+/// the value ids alone, when its columns are frames of reference (and `a op b` cannot
+/// leave 64 bits, so the sum is the one of the rows' values): with `k` rows,
+/// `Σ(min + id) = k·min + Σid`, `Σ(a ± b) = k·(a₀ ± b₀) + Σida ± Σidb` and
+/// `Σ(a·b) = k·a₀·b₀ + a₀·Σidb + b₀·Σida + Σ ida·idb` — no value is decoded. `None`:
+/// another case (a dictionary, a possible overflow), for [`arg_values`].
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn frame_sum(
+    plan: &Plan<'_>,
+    cols: &[ColRef<'_>],
+    arg: (usize, Option<(Op, usize)>),
+    start: usize,
+    n: usize,
+    sel: &[u32],
+    buf: &mut [u32],
+    ids: &mut ColumnIds,
+    tally: &mut Option<super::probe::Tally>,
+) -> Option<i128> {
+    let frame = |c: usize| match plan.cols[c].ints {
+        IntValues::Frame { min, .. } => Some(i128::from(min)),
+        IntValues::Sorted(_) => None,
+    };
+    let (ca, op) = arg;
+    let a0 = frame(ca)?;
+    let b = match op {
+        None => None,
+        Some((op, cb)) => {
+            let b0 = frame(cb)?;
+            if can_overflow(op, plan.cols[ca].ints, plan.cols[cb].ints) {
+                return None;
+            }
+            Some((op, cb, b0))
+        }
+    };
+    let k = sel.len() as i128;
+    let kern = bits::active();
+    // The columns' ids, tallied as `arg_values` tallies them (a read of each column's
+    // ids and of their values).
+    let ia = ids.get(cols, ca, start, n, sel, buf, tally);
+    if let Some(t) = tally.as_mut() {
+        t.dict[ca] += AccessCounts::of_batch(ia);
+    }
+    let sa = i128::from(kern.sum_ids(ia));
+    let Some((op, cb, b0)) = b else {
+        return (k * a0).checked_add(sa);
+    };
+    // `ia` borrows `ids`: fetch the second column, then read both.
+    ids.get(cols, cb, start, n, sel, buf, tally);
+    let (ia, ib) = (ids.fetched(ca, sel.len()), ids.fetched(cb, sel.len()));
+    if let Some(t) = tally.as_mut() {
+        t.dict[cb] += AccessCounts::of_batch(ib);
+    }
+    let sb = i128::from(kern.sum_ids(ib));
+    match op {
+        Op::Add => (k * (a0 + b0)).checked_add(sa)?.checked_add(sb),
+        Op::Sub => (k * (a0 - b0)).checked_add(sa)?.checked_sub(sb),
+        Op::Mul => {
+            let dot = i128::try_from(kern.dot_ids(ia, ib)).ok()?;
+            k.checked_mul(a0 * b0)?
+                .checked_add(a0.checked_mul(sb)?)?
+                .checked_add(b0.checked_mul(sa)?)?
+                .checked_add(dot)
+        }
+    }
 }
 
 /// Per group id: (rows, states by aggregate).

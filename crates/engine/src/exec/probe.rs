@@ -133,6 +133,13 @@ impl ColumnIds {
         }
         &ids[..k]
     }
+
+    /// The `k` ids of column `col` fetched by [`Self::get`] for this morsel.
+    #[inline(always)]
+    pub(super) fn fetched(&self, col: usize, k: usize) -> &[u32] {
+        debug_assert!(self.fresh[col], "column {col} not fetched for this morsel");
+        &self.ids[col][..k]
+    }
 }
 
 /// Per-thread buffers of one morsel.

@@ -1,6 +1,7 @@
 //! Kernels over the values the aggregates decode from value ids: a frame of reference's
 //! decode (`min + id`), `a op b` against a frame with wrapping arithmetic (for callers
-//! that ruled overflow out), and the reductions (exact sum, minimum, maximum).
+//! that ruled overflow out), and the reductions (exact sum, minimum, maximum; exact sums
+//! of ids and of products of two ids, from which a frame's sums follow).
 //!
 //! Each is one plain loop, compiled once per variant with that ISA's target features:
 //! the same source vectorises to 8 lanes of `i64` with AVX-512, 4 with AVX2 and 2 with
@@ -57,6 +58,23 @@ mod body {
             hi += v >> 32;
         }
         (i128::from(hi) << 32) + i128::from(lo)
+    }
+
+    #[inline(always)]
+    pub(super) fn sum_ids(ids: &[u32]) -> u64 {
+        ids.iter().map(|&x| u64::from(x)).sum()
+    }
+
+    /// Each 64-bit product split as in [`sum`]: exact below 2^32 pairs.
+    #[inline(always)]
+    pub(super) fn dot_ids(a: &[u32], b: &[u32]) -> u128 {
+        let (mut lo, mut hi) = (0u64, 0u64);
+        for (&x, &y) in a.iter().zip(b) {
+            let p = u64::from(x) * u64::from(y);
+            lo += p & 0xffff_ffff;
+            hi += p >> 32;
+        }
+        (u128::from(hi) << 32) + u128::from(lo)
     }
 
     #[inline(always)]
@@ -190,6 +208,15 @@ impl BitKernels {
         fn sum(vals: &[i64]) -> i128;
     }
     multiversion! {
+        /// The exact sum of `ids` (fewer than 2^32 of them).
+        fn sum_ids(ids: &[u32]) -> u64;
+    }
+    multiversion! {
+        /// The exact sum of `a[j] * b[j]` for `j < min(a.len(), b.len())` (fewer than
+        /// 2^32 pairs).
+        fn dot_ids(a: &[u32], b: &[u32]) -> u128;
+    }
+    multiversion! {
         /// The smallest of `init` and `vals`.
         fn min(vals: &[i64], init: i64) -> i64;
     }
@@ -258,6 +285,22 @@ mod tests {
                         assert_eq!(out, want, "gather {} on {n} ids", kk.isa());
                     }
                 }
+                let want_ids: u64 = ids.iter().map(|&x| u64::from(x)).sum();
+                assert_eq!(PORTABLE.sum_ids(&ids), want_ids, "portable id sum of {n}");
+                assert_eq!(k.sum_ids(&ids), want_ids, "id sum {what}");
+                // The ids against themselves reversed (every product magnitude).
+                let rev: Vec<u32> = ids.iter().rev().copied().collect();
+                let want_dot: u128 = ids
+                    .iter()
+                    .zip(&rev)
+                    .map(|(&x, &y)| u128::from(x) * u128::from(y))
+                    .sum();
+                assert_eq!(
+                    PORTABLE.dot_ids(&ids, &rev),
+                    want_dot,
+                    "portable dot of {n}"
+                );
+                assert_eq!(k.dot_ids(&ids, &rev), want_dot, "dot {what}");
                 assert_eq!(k.min_id(&ids), ids.iter().copied().min(), "min id {what}");
                 assert_eq!(k.max_id(&ids), ids.iter().copied().max(), "max id {what}");
                 for &min in &mins {
