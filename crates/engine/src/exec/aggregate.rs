@@ -14,7 +14,7 @@ use pmolap_store::AccessCounts;
 use pmolap_tier::kernel::bits::{self, Arith};
 use pmolap_tier::kernel::prefetch::prefetch_read;
 
-use super::probe::{ColRef, ColumnIds, Scratch};
+use super::probe::{ColRef, ColumnIds, Rows, Scratch, Tally};
 use crate::error::{Error, Result};
 use crate::plan::{AggPlan, Double, OutValue, Plan};
 use crate::query::{AggFn, Op};
@@ -273,28 +273,23 @@ fn combine(op: Op, vals: &mut [i64], ids: &[u32], db: IntValues<'_>, checked: bo
 /// of morsel `[start, start+n)` into `vals` (`ids` is scratch): the column's ids decoded
 /// through its dictionary, combined with the second column's. True when a value of
 /// `a op b` left the 64-bit range.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn arg_values(
     plan: &Plan<'_>,
-    cols: &[ColRef<'_>],
+    rows: Rows<'_, '_>,
     arg: (usize, Option<(Op, usize)>),
-    start: usize,
-    n: usize,
-    sel: &[u32],
-    buf: &mut [u32],
     ids: &mut ColumnIds,
     vals: &mut [i64],
-    tally: &mut Option<super::probe::Tally>,
+    tally: &mut Option<Tally>,
 ) -> bool {
     let (ca, op) = arg;
-    let a = ids.get(cols, ca, start, n, sel, buf, tally);
+    let a = ids.get(rows, ca, tally);
     if let Some(t) = tally.as_mut() {
         t.dict[ca] += AccessCounts::of_batch(a);
     }
     decode(vals, a, plan.cols[ca].ints);
     let Some((op, b)) = op else { return false };
-    let bi = ids.get(cols, b, start, n, sel, buf, tally);
+    let bi = ids.get(rows, b, tally);
     if let Some(t) = tally.as_mut() {
         t.dict[b] += AccessCounts::of_batch(bi);
     }
@@ -316,7 +311,6 @@ pub(super) fn accumulate(
     acc: &mut Acc,
 ) {
     let Scratch {
-        buf,
         sel,
         gid,
         ids,
@@ -324,6 +318,12 @@ pub(super) fn accumulate(
         tally,
         ..
     } = s;
+    let rows = Rows {
+        cols,
+        start,
+        n,
+        sel: &sel[..k],
+    };
     let naggs = plan.aggs.len();
     let Acc {
         states,
@@ -340,18 +340,7 @@ pub(super) fn accumulate(
         counts[0] += k as u64;
         ids.reset(plan.cols.len());
         vals.resize(k, 0);
-        let over = accumulate_one(
-            plan,
-            cols,
-            start,
-            n,
-            &sel[..k],
-            buf,
-            ids,
-            vals,
-            tally,
-            states,
-        );
+        let over = accumulate_one(plan, rows, ids, vals, tally, states);
         if let Some(ai) = over {
             if overflow.is_none_or(|o| o > ai) {
                 *overflow = Some(ai);
@@ -397,7 +386,7 @@ pub(super) fn accumulate(
         let Some(arg) = a.arg else { continue };
         let mut over = false;
         if have != Some(arg) {
-            over |= arg_values(plan, cols, arg, start, n, &sel[..k], buf, ids, vals, tally);
+            over |= arg_values(plan, rows, arg, ids, vals, tally);
             have = Some(arg);
         }
         over |= fold(a.func, states, slots, vals, ai, naggs);
@@ -411,28 +400,23 @@ pub(super) fn accumulate(
 /// registers. `MIN`/`MAX` of a column reduce its value ids (the dictionary is sorted, so
 /// the smallest id has the smallest value) and decode one. Returns the first aggregate
 /// whose value left the 64-bit range.
-#[allow(clippy::too_many_arguments)]
 #[inline]
 fn accumulate_one(
     plan: &Plan<'_>,
-    cols: &[ColRef<'_>],
-    start: usize,
-    n: usize,
-    sel: &[u32],
-    buf: &mut [u32],
+    rows: Rows<'_, '_>,
     ids: &mut ColumnIds,
     vals: &mut [i64],
-    tally: &mut Option<super::probe::Tally>,
+    tally: &mut Option<Tally>,
     states: &mut [i64],
 ) -> Option<usize> {
-    let k = sel.len();
+    let k = rows.sel.len();
     let mut over = None;
     let mut have: Option<(usize, Option<(Op, usize)>)> = None;
     for (ai, a) in plan.aggs.iter().enumerate() {
         let Some(arg) = a.arg else { continue };
         let st = &mut states[ai];
         if let ((ca, None), AggFn::Min | AggFn::Max) = (arg, a.func) {
-            let got = ids.get(cols, ca, start, n, sel, buf, tally);
+            let got = ids.get(rows, ca, tally);
             let id = if a.func == AggFn::Min {
                 bits::active().min_id(got)
             } else {
@@ -451,10 +435,8 @@ fn accumulate_one(
             }
             continue;
         }
-        if let (AggFn::Sum | AggFn::Avg, Some(s)) = (
-            a.func,
-            frame_sum(plan, cols, arg, start, n, sel, buf, ids, tally),
-        ) {
+        if let (AggFn::Sum | AggFn::Avg, Some(s)) = (a.func, frame_sum(plan, rows, arg, ids, tally))
+        {
             match i64::try_from(i128::from(*st) + s) {
                 Ok(t) => *st = t,
                 Err(_) => {
@@ -464,7 +446,7 @@ fn accumulate_one(
             continue;
         }
         if have != Some(arg) {
-            if arg_values(plan, cols, arg, start, n, sel, buf, ids, vals, tally) {
+            if arg_values(plan, rows, arg, ids, vals, tally) {
                 over.get_or_insert(ai);
             }
             have = Some(arg);
@@ -491,18 +473,13 @@ fn accumulate_one(
 /// `Σ(min + id) = k·min + Σid`, `Σ(a ± b) = k·(a₀ ± b₀) + Σida ± Σidb` and
 /// `Σ(a·b) = k·a₀·b₀ + a₀·Σidb + b₀·Σida + Σ ida·idb` — no value is decoded. `None`:
 /// another case (a dictionary, a possible overflow), for [`arg_values`].
-#[allow(clippy::too_many_arguments)]
 #[inline]
 fn frame_sum(
     plan: &Plan<'_>,
-    cols: &[ColRef<'_>],
+    rows: Rows<'_, '_>,
     arg: (usize, Option<(Op, usize)>),
-    start: usize,
-    n: usize,
-    sel: &[u32],
-    buf: &mut [u32],
     ids: &mut ColumnIds,
-    tally: &mut Option<super::probe::Tally>,
+    tally: &mut Option<Tally>,
 ) -> Option<i128> {
     let frame = |c: usize| match plan.cols[c].ints {
         IntValues::Frame { min, .. } => Some(i128::from(min)),
@@ -520,11 +497,11 @@ fn frame_sum(
             Some((op, cb, b0))
         }
     };
-    let k = sel.len() as i128;
+    let k = rows.sel.len() as i128;
     let kern = bits::active();
     // The columns' ids, tallied as `arg_values` tallies them (a read of each column's
     // ids and of their values).
-    let ia = ids.get(cols, ca, start, n, sel, buf, tally);
+    let ia = ids.get(rows, ca, tally);
     if let Some(t) = tally.as_mut() {
         t.dict[ca] += AccessCounts::of_batch(ia);
     }
@@ -533,8 +510,11 @@ fn frame_sum(
         return (k * a0).checked_add(sa);
     };
     // `ia` borrows `ids`: fetch the second column, then read both.
-    ids.get(cols, cb, start, n, sel, buf, tally);
-    let (ia, ib) = (ids.fetched(ca, sel.len()), ids.fetched(cb, sel.len()));
+    ids.get(rows, cb, tally);
+    let (ia, ib) = (
+        ids.fetched(ca, rows.sel.len()),
+        ids.fetched(cb, rows.sel.len()),
+    );
     if let Some(t) = tally.as_mut() {
         t.dict[cb] += AccessCounts::of_batch(ib);
     }

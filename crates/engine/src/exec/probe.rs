@@ -88,6 +88,16 @@ impl Tally {
     }
 }
 
+/// The selected rows `sel` (offsets) of one morsel `[start, start+n)` of the fact
+/// columns `cols`: what the aggregates read their columns' ids for.
+#[derive(Clone, Copy)]
+pub(super) struct Rows<'a, 'c> {
+    pub(super) cols: &'a [ColRef<'c>],
+    pub(super) start: usize,
+    pub(super) n: usize,
+    pub(super) sel: &'a [u32],
+}
+
 /// The selected rows' ids of the fact columns the aggregates read, each column fetched
 /// at most once per morsel: a column under two aggregates, or in two `a op b` arguments
 /// (`lo_revenue - lo_supplycost`, `lo_supplycost + lo_tax`), is unpacked once.
@@ -95,6 +105,8 @@ impl Tally {
 pub(super) struct ColumnIds {
     ids: Vec<Vec<u32>>,
     fresh: Vec<bool>,
+    /// The morsel unpacked, to gather the selected rows' ids from.
+    buf: Vec<u32>,
 }
 
 impl ColumnIds {
@@ -107,27 +119,24 @@ impl ColumnIds {
         self.fresh.resize(cols, false);
     }
 
-    /// The ids of the rows `sel` of morsel `[start, start+n)` of column `col`, fetched on
-    /// first use (and tallied then).
-    #[allow(clippy::too_many_arguments)]
+    /// The ids of `rows` of column `col`, fetched on first use (and tallied then).
     #[inline(always)]
     pub(super) fn get(
         &mut self,
-        cols: &[ColRef<'_>],
+        rows: Rows<'_, '_>,
         col: usize,
-        start: usize,
-        n: usize,
-        sel: &[u32],
-        buf: &mut [u32],
         tally: &mut Option<Tally>,
     ) -> &[u32] {
-        let k = sel.len();
+        let (k, n) = (rows.sel.len(), rows.n);
         let ids = &mut self.ids[col];
         if !self.fresh[col] {
             ids.resize(k, 0);
-            fetch_ids(cols[col], start, n, sel, buf, ids);
+            if self.buf.len() < n {
+                self.buf.resize(n, 0);
+            }
+            fetch_ids(rows.cols[col], rows.start, n, rows.sel, &mut self.buf, ids);
             if let Some(t) = tally.as_mut() {
-                t.selected(col, sel, n);
+                t.selected(col, rows.sel, n);
             }
             self.fresh[col] = true;
         }
