@@ -435,7 +435,11 @@ fn accumulate_one(
             }
             continue;
         }
-        if let (AggFn::Sum | AggFn::Avg, Some(s)) = (a.func, frame_sum(plan, rows, arg, ids, tally))
+        // (Only a sum is asked for: a MIN or MAX of `a op b` goes on to the values.)
+        let sums = matches!(a.func, AggFn::Sum | AggFn::Avg);
+        if let Some(s) = sums
+            .then(|| frame_sum(plan, rows, arg, ids, tally))
+            .flatten()
         {
             match i64::try_from(i128::from(*st) + s) {
                 Ok(t) => *st = t,
