@@ -3,11 +3,13 @@
 //! threads, pinning, striping fact partitions over NUMA nodes, replicating the join
 //! filters per node.
 //!
-//! A morsel is [`ExecOptions::morsel_rows`] consecutive fact rows. Its first step unpacks
-//! one column and tests every id, producing a selection vector (row offsets) and the
-//! rows' partial group ids; each later step reads only the selected rows — by unpacking
-//! the morsel again when many are left, by random gets when few are — and compacts the
-//! selection. Aggregates decode the surviving rows' ids through the column dictionaries.
+//! A morsel is [`ExecOptions::morsel_rows`] consecutive fact rows. Its first step tests
+//! every id of one column (on the packed words, or after unpacking them for a lookup),
+//! producing the selection — a bitmask of the morsel while the steps test whole morsels,
+//! then a selection vector (row offsets) — and, for a lookup, the rows' partial group
+//! ids; each later step reads only the selected rows — by unpacking the morsel again
+//! when many are left, by random gets when few are — and compacts the selection.
+//! Aggregates decode the surviving rows' ids through the column dictionaries.
 
 mod aggregate;
 mod layout;

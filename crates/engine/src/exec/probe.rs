@@ -154,8 +154,11 @@ impl ColumnIds {
 /// Per-thread buffers of one morsel.
 pub(super) struct Scratch {
     pub(super) buf: Vec<u32>,
-    /// One bit per row of the morsel: a later step's range test.
+    /// One bit per row of the morsel: the selection while it is kept as a bitmask, or a
+    /// later step's test.
     pub(super) masks: Vec<u64>,
+    /// One bit per row of the morsel: a step's test, to AND into `masks`.
+    pub(super) step_masks: Vec<u64>,
     pub(super) sel: Vec<u32>,
     pub(super) gid: Vec<u32>,
     pub(super) ids: ColumnIds,
@@ -169,6 +172,7 @@ impl Scratch {
         Scratch {
             buf: vec![0; morsel],
             masks: vec![0; morsel.div_ceil(64)],
+            step_masks: vec![0; morsel.div_ceil(64)],
             sel: vec![0; morsel],
             gid: vec![0; morsel],
             ids: ColumnIds::default(),
@@ -266,6 +270,27 @@ fn next_step<const G: bool>(
     m
 }
 
+/// Whether a step's test runs over the whole morsel on the packed words (into a bitmask)
+/// rather than over the `k` selected rows of `n`.
+#[inline(always)]
+fn tests_whole_morsel(test: TestRef<'_>, k: usize, n: usize) -> bool {
+    // The portable kernels build the mask one id at a time: slower than unpacking and
+    // testing only the selected rows (measured 1.13x on SF 1), so they take that path.
+    if bits::active().isa() == pmolap_tier::kernel::Isa::Portable {
+        return false;
+    }
+    // Testing all `n` rows on the packed words costs about an unpack for a range
+    // (0.1 ns per id, AVX-512, Zen 4) but five for a bitmap (a gather per 16 ids:
+    // 0.53 ns), while the scalar test of a selected row costs about 0.6 ns: a bitmap is
+    // tested on the whole morsel only when at least half of it is still selected
+    // (docs/engine.md, "Dense later steps").
+    match test {
+        TestRef::Range { .. } => k * 8 >= n,
+        TestRef::Bits(_) => k * 2 >= n,
+        TestRef::Lookup(_) => false,
+    }
+}
+
 /// Runs one step over the selection, reading the column by unpacking the morsel when
 /// many rows are left and by random gets when few are.
 #[allow(clippy::too_many_arguments)]
@@ -282,20 +307,7 @@ fn step<const G: bool>(
     gid: &mut [u32],
 ) -> usize {
     let local = start - c.base;
-    // The portable kernels build the mask one id at a time: slower than unpacking and
-    // testing only the selected rows (measured 1.13x on SF 1), so they take that path.
-    let simd = bits::active().isa() != pmolap_tier::kernel::Isa::Portable;
-    // Testing all `n` rows on the packed words costs about an unpack for a range
-    // (0.1 ns per id, AVX-512, Zen 4) but five for a bitmap (a gather per 16 ids:
-    // 0.53 ns), while the scalar test of a selected row costs about 0.6 ns: a bitmap is
-    // tested on the whole morsel only when at least half of it is still selected
-    // (docs/engine.md, "Dense later steps").
-    let dense = match st.test {
-        TestRef::Range { .. } => k * 8 >= n,
-        TestRef::Bits(_) => k * 2 >= n,
-        TestRef::Lookup(_) => false,
-    };
-    if let (true, true, Some(pred)) = (simd, dense, st.test.pred()) {
+    if let (true, Some(pred)) = (tests_whole_morsel(st.test, k, n), st.test.pred()) {
         // Dense: test the whole morsel on the packed words, then keep the selected
         // rows whose bit is set.
         bits::test_mask(c.words, c.width, local, n, pred, masks);
@@ -386,6 +398,11 @@ pub(super) fn run_morsel(
 
 /// Runs every step over the morsel: the selection vector (and group ids, when a lookup
 /// ran) in `s`; returns the rows left and whether group ids were written.
+///
+/// The leading steps that test the whole morsel on the packed words keep the selection
+/// as a bitmask of the morsel, each step's mask ANDed in (a word per 64 rows), instead of
+/// compacting a selection vector row by row; the vector is written once, before the
+/// first step that reads only the selected rows (a lookup, or a test over few rows).
 #[inline]
 fn select(
     cols: &[ColRef<'_>],
@@ -397,27 +414,64 @@ fn select(
     let Scratch {
         buf,
         masks,
+        step_masks,
         sel,
         gid,
         tally,
         ..
     } = s;
-    let (mut k, mut has_gid) = match steps.first() {
-        None => {
-            for (i, x) in sel[..n].iter_mut().enumerate() {
-                *x = i as u32;
-            }
-            (n, false)
+    let words = n.div_ceil(64);
+    let mut done = 0;
+    let mut k = n;
+    for st in steps {
+        let Some(pred) = st.test.pred() else { break };
+        if !tests_whole_morsel(st.test, k, n) {
+            break;
         }
-        Some(st) => {
-            let c = cols[st.col];
-            if let Some(t) = tally.as_mut() {
-                t.dv[st.col] += AccessCounts::scans(n as u64);
+        let c = cols[st.col];
+        if let Some(t) = tally.as_mut() {
+            t.dv[st.col] += AccessCounts::scans(n as u64);
+        }
+        let out = if done == 0 {
+            &mut *masks
+        } else {
+            &mut *step_masks
+        };
+        bits::test_mask(c.words, c.width, start - c.base, n, pred, out);
+        if done > 0 {
+            for (m, &t) in masks[..words].iter_mut().zip(&step_masks[..words]) {
+                *m &= t;
             }
-            first_step(c, start, n, st, buf, sel, gid)
+        }
+        k = masks[..words].iter().map(|m| m.count_ones() as usize).sum();
+        done += 1;
+        if k == 0 {
+            return (0, false);
+        }
+    }
+    // `done`: the steps run so far.
+    let (mut k, mut has_gid) = if done > 0 {
+        let k = bits::active().mask_select(&masks[..words], n, &mut sel[..n]);
+        (k, false)
+    } else {
+        match steps.first() {
+            None => {
+                for (i, x) in sel[..n].iter_mut().enumerate() {
+                    *x = i as u32;
+                }
+                (n, false)
+            }
+            Some(st) => {
+                done = 1;
+                let c = cols[st.col];
+                if let Some(t) = tally.as_mut() {
+                    t.dv[st.col] += AccessCounts::scans(n as u64);
+                }
+                first_step(c, start, n, st, buf, sel, gid)
+            }
         }
     };
-    for st in steps.iter().skip(1) {
+    for st in steps.iter().skip(done) {
         if k == 0 {
             return (0, has_gid);
         }

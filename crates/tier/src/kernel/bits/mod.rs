@@ -421,6 +421,33 @@ impl BitKernels {
         }
     }
 
+    /// Writes the offsets `i < n` of the set bits of `masks` (bit `i % 64` of
+    /// `masks[i / 64]`), ascending, into `sel`; returns their count. Panics when `masks`
+    /// holds fewer than `n` bits or `sel` fewer than `n` entries, or `n` exceeds 2^32.
+    pub fn mask_select(&self, masks: &[u64], n: usize, sel: &mut [u32]) -> usize {
+        assert!(
+            masks.len() * GROUP >= n && sel.len() >= n,
+            "{n} bits: {} masks, {} offsets",
+            masks.len(),
+            sel.len()
+        );
+        assert!(u32::try_from(n).is_ok(), "{n} offsets do not fit u32");
+        let whole = n / GROUP;
+        // SAFETY: `masks` holds `whole` words and `sel` at least `n >= whole * 64`
+        // entries (asserted), and `BitKernels::new` / `Isa::best` checked the ISA
+        // against this CPU.
+        let mut k = unsafe { (self.select)(masks.as_ptr(), whole, 0, sel.as_mut_ptr()) };
+        if whole * GROUP < n {
+            let m = masks[whole];
+            for b in 0..n - whole * GROUP {
+                // `k <= whole * 64 + b < n`.
+                sel[k] = (whole * GROUP + b) as u32;
+                k += ((m >> b) & 1) as usize;
+            }
+        }
+        k
+    }
+
     /// [`Self::select`] with [`Pred::Range`].
     pub fn select_range(
         &self,

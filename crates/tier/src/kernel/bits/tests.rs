@@ -187,3 +187,38 @@ fn ids_past_the_words_panic() {
     let mut out = [0u32; 20];
     active().unpack(&words, 7, 0, &mut out);
 }
+
+#[test]
+fn mask_select_matches_the_set_bits() {
+    let mut kernels = simd_variants();
+    kernels.push(&PORTABLE);
+    for (seed, n) in [0usize, 1, 63, 64, 65, 1000, 4096, 16 * 1024 + 33]
+        .into_iter()
+        .enumerate()
+    {
+        // Sparse, half and dense masks, with bits set past `n` that must not count.
+        for density in [1u64, 32, 63] {
+            let masks: Vec<u64> = noise(n.div_ceil(64) + 1, seed as u64 * 7 + density)
+                .iter()
+                .map(|&x| {
+                    (0..64).fold(0u64, |m, b| {
+                        m | (u64::from((x.rotate_left(b) ^ (x >> 7)) % 64 < density) << b)
+                    })
+                })
+                .collect();
+            let want: Vec<u32> = (0..n as u32)
+                .filter(|&i| masks[i as usize / 64] >> (i % 64) & 1 == 1)
+                .collect();
+            for k in &kernels {
+                let mut sel = vec![u32::MAX; n];
+                let got = k.mask_select(&masks, n, &mut sel);
+                assert_eq!(
+                    &sel[..got],
+                    &want[..],
+                    "{} n {n} density {density}",
+                    k.isa()
+                );
+            }
+        }
+    }
+}
