@@ -75,6 +75,7 @@ pub fn run_query(
                 plan::Test::Range { .. } => "range",
                 plan::Test::Bits(_) => "bitmap",
                 plan::Test::Lookup(_) => "lookup",
+                plan::Test::Code { .. } => "group code",
             }
             .to_string(),
             selectivity: s.selectivity,

@@ -20,6 +20,7 @@ pub(super) enum TestRef<'a> {
     Range { lo: u32, span: u32 },
     Bits(&'a [u64]),
     Lookup(&'a [u32]),
+    Code { len: u32 },
 }
 
 impl<'a> TestRef<'a> {
@@ -29,7 +30,7 @@ impl<'a> TestRef<'a> {
         match self {
             TestRef::Range { lo, span } => Some(bits::Pred::Range { lo, span }),
             TestRef::Bits(b) => Some(bits::Pred::Bitmap(b)),
-            TestRef::Lookup(_) => None,
+            TestRef::Lookup(_) | TestRef::Code { .. } => None,
         }
     }
 }
@@ -218,11 +219,19 @@ fn first_step(
             }
             (k, true)
         }
+        TestRef::Code { len } => {
+            for (i, &id) in ids.iter().enumerate() {
+                sel[k] = i as u32;
+                gid[k] = id.wrapping_mul(stride);
+                k += usize::from(id < len);
+            }
+            (k, true)
+        }
     }
 }
 
 /// A later step over the `k` selected rows, compacting the selection (and the group ids
-/// when `G`: they exist). A lookup starts the group ids when `!G`.
+/// when `G`: they exist). A lookup or group code starts the group ids when `!G`.
 #[inline(always)]
 fn next_step<const G: bool>(
     k: usize,
@@ -266,6 +275,16 @@ fn next_step<const G: bool>(
                 m += usize::from(g != MISS);
             }
         }
+        TestRef::Code { len } => {
+            for j in 0..k {
+                let r = sel[j];
+                let g = fetch(r);
+                sel[m] = r;
+                let base = if G { gid[j] } else { 0 };
+                gid[m] = base.wrapping_add(g.wrapping_mul(stride));
+                m += usize::from(g < len);
+            }
+        }
     }
     m
 }
@@ -287,7 +306,7 @@ fn tests_whole_morsel(test: TestRef<'_>, k: usize, n: usize) -> bool {
     match test {
         TestRef::Range { .. } => k * 8 >= n,
         TestRef::Bits(_) => k * 2 >= n,
-        TestRef::Lookup(_) => false,
+        TestRef::Lookup(_) | TestRef::Code { .. } => false,
     }
 }
 
@@ -506,7 +525,7 @@ fn select(
         } else {
             step::<false>(c, st, start, n, k, buf, masks, sel, gid)
         };
-        has_gid |= matches!(st.test, TestRef::Lookup(_));
+        has_gid |= matches!(st.test, TestRef::Lookup(_) | TestRef::Code { .. });
     }
     (k, has_gid)
 }

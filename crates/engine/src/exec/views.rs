@@ -100,6 +100,7 @@ fn group_steps<'a>(plan: &'a Plan<'_>, replicas: &'a [Option<Region>]) -> Vec<St
                 (Test::Bits(b), Some(r)) => {
                     TestRef::Bits(&bytemuck::cast_slice(r.as_slice())[..b.len()])
                 }
+                (Test::Code { len }, _) => TestRef::Code { len: *len },
                 (Test::Lookup(l), None) => TestRef::Lookup(l),
                 (Test::Lookup(l), Some(r)) => {
                     TestRef::Lookup(&bytemuck::cast_slice(r.as_slice())[..l.len()])

@@ -94,6 +94,9 @@ pub enum Test {
     Bits(Vec<u64>),
     /// `lut[id]`: the group code, or [`MISS`].
     Lookup(Vec<u32>),
+    /// The id is the group code (a group-by on a fact column: its ids number its
+    /// values); ids from `len` up (none in a sound column) miss.
+    Code { len: u32 },
 }
 
 /// One probe step over a fact column: a fact predicate or a join filter.
@@ -329,7 +332,7 @@ impl<'db> Planner<'_, 'db> {
             self.steps.push(Step {
                 what: format!("group by {name}"),
                 col: ci,
-                test: Test::Lookup((0..n as u32).collect()),
+                test: Test::Code { len: n as u32 },
                 stride: 0,
                 selectivity: 0.0,
                 group_only: true,
