@@ -432,16 +432,24 @@ impl BitKernels {
             sel.len()
         );
         assert!(u32::try_from(n).is_ok(), "{n} offsets do not fit u32");
+        self.offsets(masks, n, 0, sel)
+    }
+
+    /// `base +` the offsets `i < n` of the set bits of `masks` into `sel`; their count.
+    /// (The callers have checked that `base + n` fits u32.)
+    #[inline]
+    fn offsets(&self, masks: &[u64], n: usize, base: u32, sel: &mut [u32]) -> usize {
         let whole = n / GROUP;
-        // SAFETY: `masks` holds `whole` words and `sel` at least `n >= whole * 64`
-        // entries (asserted), and `BitKernels::new` / `Isa::best` checked the ISA
-        // against this CPU.
-        let mut k = unsafe { (self.select)(masks.as_ptr(), whole, 0, sel.as_mut_ptr()) };
+        assert!(masks.len() >= whole && sel.len() >= whole * GROUP);
+        // SAFETY: `masks` holds `whole` words and `sel` at least `whole * 64` entries
+        // (asserted; the slices' own bounds check the tail below), and
+        // `BitKernels::new` / `Isa::best` checked the ISA against this CPU.
+        let mut k = unsafe { (self.select)(masks.as_ptr(), whole, base, sel.as_mut_ptr()) };
         if whole * GROUP < n {
             let m = masks[whole];
             for b in 0..n - whole * GROUP {
                 // `k <= whole * 64 + b < n`.
-                sel[k] = (whole * GROUP + b) as u32;
+                sel[k] = base + (whole * GROUP + b) as u32;
                 k += ((m >> b) & 1) as usize;
             }
         }
@@ -485,17 +493,9 @@ impl BitKernels {
             let len = (n - i).min(BLOCK * GROUP);
             let groups = len.div_ceil(GROUP);
             self.test_mask(words, width, start + i, len, pred, &mut masks);
-            let whole = len / GROUP;
-            // SAFETY: `masks` holds `whole <= BLOCK` words; `k <= i`, so `sel[k..]`
-            // holds at least `n - i >= whole * 64` entries.
-            k += unsafe { (self.select)(masks.as_ptr(), whole, i as u32, sel[k..].as_mut_ptr()) };
-            if whole < groups {
-                let m = masks[whole];
-                for b in 0..(len - whole * GROUP) {
-                    sel[k] = (i + whole * GROUP + b) as u32;
-                    k += ((m >> b) & 1) as usize;
-                }
-            }
+            // `masks` holds `groups <= BLOCK` words (`len` bits); `k <= i`, so `sel[k..]`
+            // holds at least `n - i >= len` entries; `i + len <= n` fits u32 (asserted).
+            k += self.offsets(&masks[..groups], len, i as u32, &mut sel[k..]);
             i += len;
         }
         k
