@@ -293,18 +293,22 @@ fn next_step<const G: bool>(
 /// rather than over the `k` selected rows of `n`.
 #[inline(always)]
 fn tests_whole_morsel(test: TestRef<'_>, k: usize, n: usize) -> bool {
+    let kernels = bits::active();
     // The portable kernels build the mask one id at a time: slower than unpacking and
     // testing only the selected rows (measured 1.13x on SF 1), so they take that path.
-    if bits::active().isa() == pmolap_tier::kernel::Isa::Portable {
+    if kernels.isa() == pmolap_tier::kernel::Isa::Portable {
         return false;
     }
     // Testing all `n` rows on the packed words costs about an unpack for a range
-    // (0.1 ns per id, AVX-512, Zen 4) but five for a bitmap (a gather per 16 ids:
-    // 0.53 ns), while the scalar test of a selected row costs about 0.6 ns: a bitmap is
-    // tested on the whole morsel only when at least half of it is still selected
+    // (0.1 ns per id, AVX-512, Zen 4), two for a bitmap held in registers (0.16-0.25 ns)
+    // and five for a larger one (a gather per 16 ids: 0.53 ns), while the other path
+    // unpacks the morsel and tests the selected rows at about 0.6 ns each: the whole
+    // morsel is tested while an eighth (ranges and bitmaps in registers: measured
+    // better than a quarter, R49 1.19x at SF 1) or half of it is still selected
     // (docs/engine.md, "Dense later steps").
     match test {
         TestRef::Range { .. } => k * 8 >= n,
+        TestRef::Bits(b) if kernels.bitmap_in_registers(b.len()) => k * 8 >= n,
         TestRef::Bits(_) => k * 2 >= n,
         TestRef::Lookup(_) | TestRef::Code { .. } => false,
     }

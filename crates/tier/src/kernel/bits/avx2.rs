@@ -183,6 +183,9 @@ pub(super) unsafe fn select(masks: *const u64, groups: usize, base: u32, sel: *m
     k
 }
 
+/// Bitmaps of up to this many bits are tested from registers (eight ymm), not gathered.
+pub(super) const TABLE_BITS: u32 = 8 * 256;
+
 /// # Safety
 /// As [`unpack`], with `out` writable for `groups` masks and `bitmap` readable for
 /// `limit.div_ceil(32)` dwords (`limit >= 1`: ids from `limit` up fail).
@@ -195,6 +198,23 @@ pub(super) unsafe fn bitmap(
     limit: u32,
     out: *mut u64,
 ) {
+    if limit <= TABLE_BITS {
+        // As in the AVX-512 kernel: a small bitmap is read from registers by permutes.
+        let mut t = [0u32; (TABLE_BITS / 32) as usize];
+        let dwords = limit.div_ceil(32) as usize;
+        // SAFETY: the caller's contract: `bitmap` is readable for `dwords` dwords.
+        unsafe { std::ptr::copy_nonoverlapping(bitmap.cast::<u32>(), t.as_mut_ptr(), dwords) };
+        // SAFETY: the caller's contract, passed on.
+        unsafe {
+            match limit {
+                0..=256 => bitmap_in::<1>(src, width, groups, &t, limit, out),
+                257..=512 => bitmap_in::<2>(src, width, groups, &t, limit, out),
+                513..=1024 => bitmap_in::<4>(src, width, groups, &t, limit, out),
+                _ => bitmap_in::<8>(src, width, groups, &t, limit, out),
+            }
+        }
+        return;
+    }
     let p = plan(width);
     let vmax = _mm256_set1_epi32((limit - 1) as i32);
     let low5 = _mm256_set1_epi32(31);
@@ -214,6 +234,76 @@ pub(super) unsafe fn bitmap(
                     _mm256_srli_epi32::<5>(v),
                     inb,
                 );
+                let bit = _mm256_and_si256(_mm256_srlv_epi32(dw, _mm256_and_si256(v, low5)), one);
+                let pass = _mm256_and_si256(_mm256_cmpeq_epi32(bit, one), inb);
+                let b = _mm256_movemask_ps(_mm256_castsi256_ps(pass)) as u8;
+                m |= u64::from(b) << (8 * h);
+            }
+            *out.add(g) = m;
+        }
+    }
+}
+
+/// Dword `idx` (its low `3 + log2 R` bits) of the `8 R` dwords in `t`, per lane.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn pick<const R: usize>(t: &[__m256i; R], idx: __m256i) -> __m256i {
+    let perm = |k: usize| _mm256_permutevar8x32_epi32(t[k], idx);
+    if R == 1 {
+        return perm(0);
+    }
+    // Bit 3 + j of the index, as the sign bit `blendv` reads.
+    let by = |j: i32, a: __m256i, b: __m256i| {
+        let s = _mm256_sll_epi32(idx, _mm_cvtsi32_si128(28 - j));
+        _mm256_castps_si256(_mm256_blendv_ps(
+            _mm256_castsi256_ps(a),
+            _mm256_castsi256_ps(b),
+            _mm256_castsi256_ps(s),
+        ))
+    };
+    let half = |k: usize| by(0, perm(2 * k), perm(2 * k + 1));
+    if R == 2 {
+        return half(0);
+    }
+    let quarter = |k: usize| by(1, half(2 * k), half(2 * k + 1));
+    if R == 4 {
+        return quarter(0);
+    }
+    by(2, quarter(0), quarter(1))
+}
+
+/// [`bitmap`] with the bitmap's first `8 R` dwords in registers (`limit <= 256 R`).
+///
+/// # Safety
+/// As [`unpack`], with `out` writable for `groups` masks.
+#[target_feature(enable = "avx2")]
+unsafe fn bitmap_in<const R: usize>(
+    src: *const u64,
+    width: u32,
+    groups: usize,
+    t: &[u32; (TABLE_BITS / 32) as usize],
+    limit: u32,
+    out: *mut u64,
+) {
+    let p = plan(width);
+    let table: [__m256i; R] = std::array::from_fn(|k| {
+        // SAFETY: `R <= 8`, so dwords `8 k .. 8 k + 8` lie in `t`.
+        unsafe { _mm256_loadu_si256(t.as_ptr().add(8 * k).cast()) }
+    });
+    let vmax = _mm256_set1_epi32((limit - 1) as i32);
+    let low5 = _mm256_set1_epi32(31);
+    let one = _mm256_set1_epi32(1);
+    for g in 0..groups {
+        let mut m = 0u64;
+        // SAFETY: as in `unpack`; `out` has room for mask `g`.
+        unsafe {
+            let s = src.add(g * width as usize).cast::<u32>();
+            for h in 0..8 {
+                let v = eight(&p, s, h);
+                // Lanes past `limit - 1` fail (the permutes read only the index's low
+                // bits, so their dword is another id's).
+                let inb = _mm256_cmpeq_epi32(_mm256_min_epu32(v, vmax), v);
+                let dw = pick(&table, _mm256_srli_epi32::<5>(v));
                 let bit = _mm256_and_si256(_mm256_srlv_epi32(dw, _mm256_and_si256(v, low5)), one);
                 let pass = _mm256_and_si256(_mm256_cmpeq_epi32(bit, one), inb);
                 let b = _mm256_movemask_ps(_mm256_castsi256_ps(pass)) as u8;

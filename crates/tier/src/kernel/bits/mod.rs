@@ -302,6 +302,20 @@ impl BitKernels {
         self.isa
     }
 
+    /// Whether [`Pred::Bitmap`] of `words` words is tested from registers (a permute
+    /// per lane, about 0.2 ns per id on a Zen 4) rather than by gathering its words
+    /// (0.53 ns): up to 4096 bits for AVX-512, 2048 for AVX2, never for portable.
+    pub fn bitmap_in_registers(&self, words: usize) -> bool {
+        let bits = match self.isa {
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => avx512::TABLE_BITS,
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => avx2::TABLE_BITS,
+            _ => 0,
+        };
+        words.saturating_mul(64) <= bits as usize
+    }
+
     /// Words a SIMD kernel may read past the groups it is given (0 for portable).
     pub fn slack_words(&self) -> usize {
         self.slack

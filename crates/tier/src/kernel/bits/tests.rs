@@ -129,12 +129,20 @@ fn bitmap_masks_and_selections_match_portable_every_width() {
         let domain = 1usize << width.min(12);
         // Bitmaps covering fewer ids than the width allows (ids past them fail), all of
         // the small domains, and none.
-        let bitmaps = [
+        // The kernels read bitmaps of up to 512 ids per AVX-512 register (256 per AVX2
+        // one) from 1, 2, 4 or 8 registers and gather from larger ones: lengths on
+        // either side of each switch.
+        let mut bitmaps = vec![
             noise(domain.div_ceil(64), u64::from(width)),
             noise(domain.div_ceil(128), 3),
             vec![u64::MAX; 1],
             Vec::new(),
         ];
+        if width == 7 || width == 13 {
+            for words in [3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65] {
+                bitmaps.push(noise(words, words as u64));
+            }
+        }
         for &(start, n) in &SHAPES {
             let len = ((start + n) * width as usize).div_ceil(64) + 16;
             let words = noise(len, u64::from(width) * 29 + start as u64);
