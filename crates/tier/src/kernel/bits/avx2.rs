@@ -198,42 +198,62 @@ pub(super) unsafe fn bitmap(
     limit: u32,
     out: *mut u64,
 ) {
-    if limit <= TABLE_BITS {
-        // As in the AVX-512 kernel: a small bitmap is read from registers by permutes.
-        let mut t = [0u32; (TABLE_BITS / 32) as usize];
-        let dwords = limit.div_ceil(32) as usize;
-        // SAFETY: the caller's contract: `bitmap` is readable for `dwords` dwords.
-        unsafe { std::ptr::copy_nonoverlapping(bitmap.cast::<u32>(), t.as_mut_ptr(), dwords) };
-        // SAFETY: the caller's contract, passed on.
+    if limit > TABLE_BITS {
+        // SAFETY: the caller's contract; only lanes with `id <= limit - 1` are gathered,
+        // from dword `id / 32` of the bitmap.
         unsafe {
-            match limit {
-                0..=256 => bitmap_in::<1>(src, width, groups, &t, limit, out),
-                257..=512 => bitmap_in::<2>(src, width, groups, &t, limit, out),
-                513..=1024 => bitmap_in::<4>(src, width, groups, &t, limit, out),
-                _ => bitmap_in::<8>(src, width, groups, &t, limit, out),
-            }
+            test_bits(src, width, groups, limit, out, |idx, inb| {
+                _mm256_mask_i32gather_epi32::<4>(_mm256_setzero_si256(), bitmap.cast(), idx, inb)
+            })
         }
         return;
     }
+    // As in the AVX-512 kernel: a small bitmap is read from registers by permutes.
+    let mut t = [0u32; (TABLE_BITS / 32) as usize];
+    let dwords = limit.div_ceil(32) as usize;
+    // SAFETY: the caller's contract: `bitmap` is readable for `dwords` dwords.
+    unsafe { std::ptr::copy_nonoverlapping(bitmap.cast::<u32>(), t.as_mut_ptr(), dwords) };
+    // SAFETY: the caller's contract, passed on.
+    unsafe {
+        match limit {
+            0..=256 => bitmap_in::<1>(src, width, groups, &t, limit, out),
+            257..=512 => bitmap_in::<2>(src, width, groups, &t, limit, out),
+            513..=1024 => bitmap_in::<4>(src, width, groups, &t, limit, out),
+            _ => bitmap_in::<8>(src, width, groups, &t, limit, out),
+        }
+    }
+}
+
+/// The bitmap test's loop: `dword(id / 32, in bounds)` is the bitmap dword of each lane
+/// whose id is below `limit` (`in bounds` is all ones in those lanes; the other lanes
+/// fail whatever it returns for them).
+///
+/// # Safety
+/// As [`unpack`], with `out` writable for `groups` masks; `dword` is safe to call with
+/// the ids of the packed groups.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn test_bits(
+    src: *const u64,
+    width: u32,
+    groups: usize,
+    limit: u32,
+    out: *mut u64,
+    dword: impl Fn(__m256i, __m256i) -> __m256i,
+) {
     let p = plan(width);
     let vmax = _mm256_set1_epi32((limit - 1) as i32);
     let low5 = _mm256_set1_epi32(31);
     let one = _mm256_set1_epi32(1);
     for g in 0..groups {
         let mut m = 0u64;
-        // SAFETY: as in `unpack`; `out` has room for mask `g`; only lanes with
-        // `id <= limit - 1` are gathered, from dword `id / 32` of the bitmap.
+        // SAFETY: as in `unpack`; `out` has room for mask `g`.
         unsafe {
             let s = src.add(g * width as usize).cast::<u32>();
             for h in 0..8 {
                 let v = eight(&p, s, h);
                 let inb = _mm256_cmpeq_epi32(_mm256_min_epu32(v, vmax), v);
-                let dw = _mm256_mask_i32gather_epi32::<4>(
-                    _mm256_setzero_si256(),
-                    bitmap.cast(),
-                    _mm256_srli_epi32::<5>(v),
-                    inb,
-                );
+                let dw = dword(_mm256_srli_epi32::<5>(v), inb);
                 let bit = _mm256_and_si256(_mm256_srlv_epi32(dw, _mm256_and_si256(v, low5)), one);
                 let pass = _mm256_and_si256(_mm256_cmpeq_epi32(bit, one), inb);
                 let b = _mm256_movemask_ps(_mm256_castsi256_ps(pass)) as u8;
@@ -285,31 +305,10 @@ unsafe fn bitmap_in<const R: usize>(
     limit: u32,
     out: *mut u64,
 ) {
-    let p = plan(width);
     let table: [__m256i; R] = std::array::from_fn(|k| {
         // SAFETY: `R <= 8`, so dwords `8 k .. 8 k + 8` lie in `t`.
         unsafe { _mm256_loadu_si256(t.as_ptr().add(8 * k).cast()) }
     });
-    let vmax = _mm256_set1_epi32((limit - 1) as i32);
-    let low5 = _mm256_set1_epi32(31);
-    let one = _mm256_set1_epi32(1);
-    for g in 0..groups {
-        let mut m = 0u64;
-        // SAFETY: as in `unpack`; `out` has room for mask `g`.
-        unsafe {
-            let s = src.add(g * width as usize).cast::<u32>();
-            for h in 0..8 {
-                let v = eight(&p, s, h);
-                // Lanes past `limit - 1` fail (the permutes read only the index's low
-                // bits, so their dword is another id's).
-                let inb = _mm256_cmpeq_epi32(_mm256_min_epu32(v, vmax), v);
-                let dw = pick(&table, _mm256_srli_epi32::<5>(v));
-                let bit = _mm256_and_si256(_mm256_srlv_epi32(dw, _mm256_and_si256(v, low5)), one);
-                let pass = _mm256_and_si256(_mm256_cmpeq_epi32(bit, one), inb);
-                let b = _mm256_movemask_ps(_mm256_castsi256_ps(pass)) as u8;
-                m |= u64::from(b) << (8 * h);
-            }
-            *out.add(g) = m;
-        }
-    }
+    // SAFETY: the caller's contract.
+    unsafe { test_bits(src, width, groups, limit, out, |idx, _| pick(&table, idx)) }
 }
