@@ -316,6 +316,8 @@ pub(super) fn accumulate(
         ids,
         vals,
         tally,
+        masks,
+        mask_is_selection,
         ..
     } = s;
     let rows = Rows {
@@ -323,6 +325,7 @@ pub(super) fn accumulate(
         start,
         n,
         sel: &sel[..k],
+        mask: mask_is_selection.then_some(&masks[..n.div_ceil(64)]),
     };
     let naggs = plan.aggs.len();
     let Acc {

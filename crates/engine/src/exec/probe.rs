@@ -97,6 +97,8 @@ pub(super) struct Rows<'a, 'c> {
     pub(super) start: usize,
     pub(super) n: usize,
     pub(super) sel: &'a [u32],
+    /// The selection as a bitmask of the morsel, when one is at hand.
+    pub(super) mask: Option<&'a [u64]>,
 }
 
 /// The selected rows' ids of the fact columns the aggregates read, each column fetched
@@ -131,11 +133,12 @@ impl ColumnIds {
         let (k, n) = (rows.sel.len(), rows.n);
         let ids = &mut self.ids[col];
         if !self.fresh[col] {
-            ids.resize(k, 0);
+            // Room for the whole morsel: `unpack_selected` writes up to `n` ids.
+            ids.resize(n, 0);
             if self.buf.len() < n {
                 self.buf.resize(n, 0);
             }
-            fetch_ids(rows.cols[col], rows.start, n, rows.sel, &mut self.buf, ids);
+            fetch_ids(rows, col, &mut self.buf, ids);
             if let Some(t) = tally.as_mut() {
                 t.selected(col, rows.sel, n);
             }
@@ -158,6 +161,9 @@ pub(super) struct Scratch {
     /// One bit per row of the morsel: the selection while it is kept as a bitmask, or a
     /// later step's test.
     pub(super) masks: Vec<u64>,
+    /// Whether `masks` holds the morsel's final selection (every step ran on whole
+    /// morsels), which the aggregates may read instead of `sel`.
+    pub(super) mask_is_selection: bool,
     /// One bit per row of the morsel: a step's test, to AND into `masks`.
     pub(super) step_masks: Vec<u64>,
     pub(super) sel: Vec<u32>,
@@ -173,6 +179,7 @@ impl Scratch {
         Scratch {
             buf: vec![0; morsel],
             masks: vec![0; morsel.div_ceil(64)],
+            mask_is_selection: false,
             step_masks: vec![0; morsel.div_ceil(64)],
             sel: vec![0; morsel],
             gid: vec![0; morsel],
@@ -361,14 +368,20 @@ fn step<const G: bool>(
     }
 }
 
-/// Fetches the ids of the `k` selected rows of morsel `[start, start+n)` into `out`:
-/// an unpack of the morsel when dense, random gets when sparse.
+/// Fetches the ids of the selected rows of column `col` into `out` (which holds `n`):
+/// an unpack of the morsel when dense (of the selected rows only when the selection is
+/// a bitmask), random gets when sparse.
 #[inline(always)]
-fn fetch_ids(c: ColRef<'_>, start: usize, n: usize, sel: &[u32], buf: &mut [u32], out: &mut [u32]) {
+fn fetch_ids(rows: Rows<'_, '_>, col: usize, buf: &mut [u32], out: &mut [u32]) {
+    let (c, start, n, sel) = (rows.cols[col], rows.start, rows.n, rows.sel);
     let local = start - c.base;
     if sel.len() == n {
         // Every row selected (no filter, or none failed): unpack straight into `out`.
         bitpack::unpack(c.words, c.width, local, &mut out[..n]);
+    } else if let (Some(mask), true) = (rows.mask, sel.len() * 8 >= n) {
+        // Unpacked and compressed in registers: no morsel of ids to gather from.
+        let got = bits::active().unpack_selected(c.words, c.width, local, n, mask, out);
+        debug_assert_eq!(got, sel.len());
     } else if sel.len() * 8 >= n {
         bitpack::unpack(c.words, c.width, local, &mut buf[..n]);
         bits::gather(&buf[..n], sel, out);
@@ -483,6 +496,7 @@ fn select(
     let Scratch {
         buf,
         masks,
+        mask_is_selection,
         step_masks,
         sel,
         gid,
@@ -494,6 +508,7 @@ fn select(
     if done > 0 && k == 0 {
         return (0, false);
     }
+    *mask_is_selection = done > 0 && done == steps.len();
     // `done`: the steps run so far.
     let (mut k, mut has_gid) = if done > 0 {
         let k = bits::active().mask_select(&masks[..words], n, &mut sel[..n]);

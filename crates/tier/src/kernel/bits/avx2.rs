@@ -158,6 +158,39 @@ const POSITIONS: [u64; 256] = {
 };
 
 /// # Safety
+/// As [`unpack`], with `masks` readable for `groups` words; returns the ids written.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn unpack_selected(
+    src: *const u64,
+    width: u32,
+    groups: usize,
+    masks: *const u64,
+    out: *mut u32,
+) -> usize {
+    let p = plan(width);
+    let mut k = 0usize;
+    for g in 0..groups {
+        // SAFETY: `g < groups`.
+        let m = unsafe { *masks.add(g) };
+        if m == 0 {
+            continue;
+        }
+        for h in 0..8 {
+            let b = (m >> (8 * h)) as u8;
+            let pos = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(POSITIONS[b as usize] as i64));
+            // SAFETY: as in `unpack`; `k <= g * 64 + h * 8` (at most one id per row
+            // before these 8), so the 8 lanes stored end within `groups * 64`.
+            unsafe {
+                let v = eight(&p, src.add(g * width as usize).cast(), h);
+                _mm256_storeu_si256(out.add(k).cast(), _mm256_permutevar8x32_epi32(v, pos));
+            }
+            k += b.count_ones() as usize;
+        }
+    }
+    k
+}
+
+/// # Safety
 /// `masks` is readable for `groups` words, `sel` writable for `groups * 64` entries;
 /// the CPU has avx2.
 #[target_feature(enable = "avx2")]

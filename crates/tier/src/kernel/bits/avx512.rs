@@ -109,6 +109,38 @@ pub(super) unsafe fn unpack(src: *const u64, width: u32, groups: usize, out: *mu
 }
 
 /// # Safety
+/// As [`unpack`], with `masks` readable for `groups` words; returns the ids written.
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn unpack_selected(
+    src: *const u64,
+    width: u32,
+    groups: usize,
+    masks: *const u64,
+    out: *mut u32,
+) -> usize {
+    let p = plan(width);
+    let mut k = 0usize;
+    for g in 0..groups {
+        // SAFETY: `g < groups`.
+        let m = unsafe { *masks.add(g) };
+        if m == 0 {
+            continue;
+        }
+        for c in 0..4 {
+            let q = (m >> (16 * c)) as u16;
+            // SAFETY: as in `unpack`; `k <= g * 64 + c * 16` (at most one id per row
+            // before this quarter), so the 16 lanes stored end within `groups * 64`.
+            unsafe {
+                let v = quarter(&p, src.add(g * width as usize).cast(), c);
+                _mm512_storeu_si512(out.add(k).cast(), _mm512_maskz_compress_epi32(q, v));
+            }
+            k += q.count_ones() as usize;
+        }
+    }
+    k
+}
+
+/// # Safety
 /// As [`unpack`], with `out` writable for `groups` masks.
 #[target_feature(enable = "avx512f")]
 pub(super) unsafe fn range(

@@ -44,6 +44,7 @@ type UnpackFn = unsafe fn(*const u64, u32, usize, *mut u32);
 type RangeFn = unsafe fn(*const u64, u32, usize, u32, u32, *mut u64);
 type SelectFn = unsafe fn(*const u64, usize, u32, *mut u32) -> usize;
 type BitmapFn = unsafe fn(*const u64, u32, usize, *const u64, u32, *mut u64);
+type UnpackSelectedFn = unsafe fn(*const u64, u32, usize, *const u64, *mut u32) -> usize;
 
 /// A test of value ids.
 #[derive(Debug, Clone, Copy)]
@@ -76,6 +77,7 @@ pub struct BitKernels {
     isa: Isa,
     slack: usize,
     unpack: UnpackFn,
+    unpack_selected: UnpackSelectedFn,
     range: RangeFn,
     bitmap: BitmapFn,
     select: SelectFn,
@@ -85,6 +87,7 @@ static PORTABLE: BitKernels = BitKernels {
     isa: Isa::Portable,
     slack: 0,
     unpack: portable::unpack_raw,
+    unpack_selected: portable::unpack_selected_raw,
     range: portable::range_raw,
     bitmap: portable::bitmap_raw,
     select: portable::select_raw,
@@ -95,6 +98,7 @@ static AVX2: BitKernels = BitKernels {
     isa: Isa::Avx2,
     slack: avx2::SLACK_WORDS,
     unpack: avx2::unpack,
+    unpack_selected: avx2::unpack_selected,
     range: avx2::range,
     bitmap: avx2::bitmap,
     select: avx2::select,
@@ -105,6 +109,7 @@ static AVX512: BitKernels = BitKernels {
     isa: Isa::Avx512,
     slack: avx512::SLACK_WORDS,
     unpack: avx512::unpack,
+    unpack_selected: avx512::unpack_selected,
     range: avx512::range,
     bitmap: avx512::bitmap,
     select: avx512::select,
@@ -355,6 +360,68 @@ impl BitKernels {
         for (k, o) in out.iter_mut().enumerate().skip(head + groups * GROUP) {
             *o = get(words, width, start + k);
         }
+    }
+
+    /// Writes the ids `start + i` (`i < n`) whose bit `i % 64` of `masks[i / 64]` is
+    /// set into `out`, in order; returns their count — an unpack and a selection in one
+    /// pass, without the unpacked morsel in memory. Bits past `n` are ignored. Panics
+    /// (like a slice index) when the width is outside 1..=32, the ids run past `words`,
+    /// `masks` holds fewer than `n` bits or `out` fewer than `n` entries.
+    pub fn unpack_selected(
+        &self,
+        words: &[u64],
+        width: u32,
+        start: usize,
+        n: usize,
+        masks: &[u64],
+        out: &mut [u32],
+    ) -> usize {
+        check(words, width, start, n);
+        assert!(
+            masks.len() * GROUP >= n && out.len() >= n,
+            "{n} ids: {} masks, room for {}",
+            masks.len(),
+            out.len()
+        );
+        // Rows `from..n` one at a time, after `k` ids (`k <= from`: `out` has room).
+        let tail = |from: usize, mut k: usize, out: &mut [u32]| {
+            for i in from..n {
+                out[k] = get(words, width, start + i);
+                k += ((masks[i / GROUP] >> (i % GROUP)) & 1) as usize;
+            }
+            k
+        };
+        if !start.is_multiple_of(GROUP) {
+            return tail(0, 0, out);
+        }
+        let mut k = 0;
+        let groups = n / GROUP;
+        let g0 = start / GROUP;
+        let w = width as usize;
+        let fast = self.fast_groups(words, width, g0, groups);
+        if fast > 0 {
+            // SAFETY: groups g0..g0+fast and SLACK words after them lie in `words`
+            // (fast_groups), `masks` holds `groups >= fast` words and `out` at least
+            // `n >= fast * 64` entries (asserted), `width` is in 1..=32 (check), and
+            // `BitKernels::new` / `Isa::best` checked the ISA against this CPU.
+            k = unsafe {
+                (self.unpack_selected)(
+                    words[g0 * w..].as_ptr(),
+                    width,
+                    fast,
+                    masks.as_ptr(),
+                    out.as_mut_ptr(),
+                )
+            };
+        }
+        // `k <= fast * 64`, so `out[k..]` holds the `(groups - fast) * 64` the rest need.
+        k += portable::unpack_selected(
+            &words[(g0 + fast) * w..],
+            width,
+            &masks[fast..groups],
+            &mut out[k..],
+        );
+        tail(groups * GROUP, k, out)
     }
 
     /// [`Self::test_mask`] with [`Pred::Range`].

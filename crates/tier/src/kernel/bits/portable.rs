@@ -65,6 +65,47 @@ pub(super) fn unpack(src: &[u64], width: u32, out: &mut [u32]) {
     by_width!(width, unpack_w, src, out)
 }
 
+fn unpack_selected_w<const W: usize>(src: &[u64], masks: &[u64], out: &mut [u32]) -> usize {
+    let mut ids = [0u32; GROUP];
+    let mut k = 0;
+    for (g, &m) in masks.iter().enumerate() {
+        unpack_group::<W>(&src[g * W..], &mut ids);
+        for (i, &id) in ids.iter().enumerate() {
+            out[k] = id;
+            k += ((m >> i) & 1) as usize;
+        }
+    }
+    k
+}
+
+/// Writes the ids of `masks.len()` whole groups whose bit is set in `masks`, in order;
+/// returns their count. `out` holds `masks.len() * 64` ids (those past the count are
+/// scratch).
+pub(super) fn unpack_selected(src: &[u64], width: u32, masks: &[u64], out: &mut [u32]) -> usize {
+    by_width!(width, unpack_selected_w, src, masks, out)
+}
+
+/// # Safety
+/// `src` is readable for `groups * width` words, `masks` for `groups` words, `out`
+/// writable for `groups * 64` ids, `width` in 1..=32.
+pub(super) unsafe fn unpack_selected_raw(
+    src: *const u64,
+    width: u32,
+    groups: usize,
+    masks: *const u64,
+    out: *mut u32,
+) -> usize {
+    // SAFETY: the caller's contract: the ranges are live and `out` overlaps neither.
+    let (s, m, o) = unsafe {
+        (
+            std::slice::from_raw_parts(src, groups * width as usize),
+            std::slice::from_raw_parts(masks, groups),
+            std::slice::from_raw_parts_mut(out, groups * GROUP),
+        )
+    };
+    unpack_selected(s, width, m, o)
+}
+
 /// Bit `i` of `out[g]`: whether id `i` of group `g` passes `id - lo <= span` (wrapping).
 pub(super) fn range(src: &[u64], width: u32, lo: u32, span: u32, out: &mut [u64]) {
     by_width!(width, range_w, src, lo, span, out)

@@ -206,14 +206,7 @@ fn mask_select_matches_the_set_bits() {
     {
         // Sparse, half and dense masks, with bits set past `n` that must not count.
         for density in [1u64, 32, 63] {
-            let masks: Vec<u64> = noise(n.div_ceil(64) + 1, seed as u64 * 7 + density)
-                .iter()
-                .map(|&x| {
-                    (0..64).fold(0u64, |m, b| {
-                        m | (u64::from((x.rotate_left(b) ^ (x >> 7)) % 64 < density) << b)
-                    })
-                })
-                .collect();
+            let masks = masks_of_density(n.div_ceil(64) + 1, seed as u64 * 7 + density, density);
             let want: Vec<u32> = (0..n as u32)
                 .filter(|&i| masks[i as usize / 64] >> (i % 64) & 1 == 1)
                 .collect();
@@ -226,6 +219,50 @@ fn mask_select_matches_the_set_bits() {
                     "{} n {n} density {density}",
                     k.isa()
                 );
+            }
+        }
+    }
+}
+
+/// Masks with about `density` of every 64 bits set (0 and 64 included), bits past the
+/// ids set too (they must not count).
+fn masks_of_density(words: usize, seed: u64, density: u64) -> Vec<u64> {
+    noise(words, seed)
+        .iter()
+        .map(|&x| {
+            (0..64).fold(0u64, |m, b| {
+                m | (u64::from((x.rotate_left(b) ^ (x >> 7)) % 64 < density) << b)
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn unpack_selected_matches_the_selected_ids_every_width() {
+    let mut kernels = simd_variants();
+    kernels.push(&PORTABLE);
+    for width in 1..=32u32 {
+        for &(start, n) in &SHAPES {
+            // No slack after the ids: the last groups go through the portable code.
+            let len = ((start + n) * width as usize).div_ceil(64);
+            let words = noise(len, u64::from(width) * 17 + n as u64);
+            let ids = reference_ids(&words, width, start, n);
+            for density in [0u64, 1, 20, 63, 64] {
+                let masks = masks_of_density(n.div_ceil(64) + 1, u64::from(width), density);
+                let want: Vec<u32> = (0..n)
+                    .filter(|&i| masks[i / 64] >> (i % 64) & 1 == 1)
+                    .map(|i| ids[i])
+                    .collect();
+                for k in &kernels {
+                    let mut out = vec![u32::MAX; n];
+                    let got = k.unpack_selected(&words, width, start, n, &masks, &mut out);
+                    assert_eq!(
+                        &out[..got],
+                        &want[..],
+                        "{} width {width} start {start} n {n} density {density}",
+                        k.isa()
+                    );
+                }
             }
         }
     }
