@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use pmolap_store::dictionary::IntValues;
 use pmolap_store::AccessCounts;
-use pmolap_tier::kernel::bits::{self, Arith};
+use pmolap_tier::kernel::bits::{self, Arith, Packed};
 use pmolap_tier::kernel::prefetch::prefetch_read;
 
 use super::probe::{ColRef, ColumnIds, Rows, Scratch, Tally};
@@ -506,6 +506,18 @@ fn frame_sum(
     };
     let k = rows.sel.len() as i128;
     let kern = bits::active();
+    if let Some((sa, sb, dot)) = fused_sums(rows, ca, b.map(|(op, cb, _)| (op, cb)), tally) {
+        return match b {
+            None => (k * a0).checked_add(sa),
+            Some((Op::Add, _, b0)) => (k * (a0 + b0)).checked_add(sa)?.checked_add(sb),
+            Some((Op::Sub, _, b0)) => (k * (a0 - b0)).checked_add(sa)?.checked_sub(sb),
+            Some((Op::Mul, _, b0)) => k
+                .checked_mul(a0 * b0)?
+                .checked_add(a0.checked_mul(sb)?)?
+                .checked_add(b0.checked_mul(sa)?)?
+                .checked_add(dot),
+        };
+    }
     // The columns' ids, tallied as `arg_values` tallies them (a read of each column's
     // ids and of their values).
     let ia = ids.get(rows, ca, tally);
@@ -537,6 +549,48 @@ fn frame_sum(
                 .checked_add(dot)
         }
     }
+}
+
+/// `(Σida, Σidb, Σida·idb)` over the selected rows, each straight from the packed words
+/// (`BitKernels::sum_packed` / `dot_packed`: unpacked and added in registers, no ids
+/// stored), when every row of the morsel is selected or the selection is a bitmask
+/// dense enough to read the morsel by; `None` otherwise, and while the store counts
+/// accesses (the tally classes the ids' reads, which this path has none of).
+#[inline]
+fn fused_sums(
+    rows: Rows<'_, '_>,
+    ca: usize,
+    b: Option<(Op, usize)>,
+    tally: &Option<Tally>,
+) -> Option<(i128, i128, i128)> {
+    let (k, n) = (rows.sel.len(), rows.n);
+    let mask = match rows.mask {
+        _ if k == n => None,
+        Some(m) if k * 8 >= n => Some(m),
+        _ => return None,
+    };
+    if tally.is_some() {
+        return None;
+    }
+    let kern = bits::active();
+    let packed = |c: usize| {
+        let col = rows.cols[c];
+        Packed {
+            words: col.words,
+            width: col.width,
+            start: rows.start - col.base,
+        }
+    };
+    let sa = i128::from(kern.sum_packed(packed(ca), n, mask));
+    let Some((op, cb)) = b else {
+        return Some((sa, 0, 0));
+    };
+    let sb = i128::from(kern.sum_packed(packed(cb), n, mask));
+    let dot = match op {
+        Op::Mul => i128::try_from(kern.dot_packed(packed(ca), packed(cb), n, mask)).ok()?,
+        Op::Add | Op::Sub => 0,
+    };
+    Some((sa, sb, dot))
 }
 
 /// Per group id: (rows, states by aggregate).

@@ -345,3 +345,135 @@ unsafe fn bitmap_in<const R: usize>(
     // SAFETY: the caller's contract.
     unsafe { test_bits(src, width, groups, limit, out, |idx, _| pick(&table, idx)) }
 }
+
+/// All-ones in the lanes of ids `8 h .. 8 h + 8` of group `g` whose bit is set in
+/// `masks` (every lane when `masks` is null).
+///
+/// # Safety
+/// A non-null `masks` is readable for `g + 1` words.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn lanes(masks: *const u64, g: usize, h: usize) -> __m256i {
+    if masks.is_null() {
+        return _mm256_set1_epi32(-1);
+    }
+    // SAFETY: the caller's contract.
+    let b = (unsafe { *masks.add(g) } >> (8 * h)) as u8;
+    let bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    let m = _mm256_and_si256(_mm256_set1_epi32(i32::from(b)), bits);
+    _mm256_cmpeq_epi32(m, bits)
+}
+
+/// # Safety
+/// As [`unpack`] without `out`; a non-null `masks` is readable for `groups` words.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn sum_packed(
+    src: *const u64,
+    width: u32,
+    groups: usize,
+    masks: *const u64,
+) -> u64 {
+    let p = plan(width);
+    let low = _mm256_set1_epi64x(0xffff_ffff);
+    let mut acc = _mm256_setzero_si256();
+    for g in 0..groups {
+        // SAFETY: as in `unpack`; the caller's contract for `masks`.
+        unsafe {
+            let s = src.add(g * width as usize).cast::<u32>();
+            for h in 0..8 {
+                let v = _mm256_and_si256(eight(&p, s, h), lanes(masks, g, h));
+                // Two ids per 64-bit lane, below 2^33 per 8 ids: exact for fewer than
+                // 2^28 groups.
+                let pair = _mm256_add_epi64(_mm256_and_si256(v, low), _mm256_srli_epi64::<32>(v));
+                acc = _mm256_add_epi64(acc, pair);
+            }
+        }
+    }
+    let mut out = [0u64; 4];
+    // SAFETY: a 32-byte store into a live [u64; 4].
+    unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), acc) };
+    out.iter().sum()
+}
+
+/// As the AVX-512 `dot_packed`: the halves' sums of the products `ida * idb`.
+///
+/// # Safety
+/// `a` and `b` as `src` in [`unpack`] for widths `wa` and `wb`; a non-null `masks` is
+/// readable for `groups` words.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn dot_packed(
+    a: *const u64,
+    wa: u32,
+    b: *const u64,
+    wb: u32,
+    groups: usize,
+    masks: *const u64,
+) -> (u64, u64) {
+    let (pa, pb) = (plan(wa), plan(wb));
+    let low = _mm256_set1_epi64x(0xffff_ffff);
+    let (mut lo, mut hi) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+    for g in 0..groups {
+        // SAFETY: as in `unpack`, for both columns; the caller's contract for `masks`.
+        unsafe {
+            let sa = a.add(g * wa as usize).cast::<u32>();
+            let sb = b.add(g * wb as usize).cast::<u32>();
+            for h in 0..8 {
+                let x = _mm256_and_si256(eight(&pa, sa, h), lanes(masks, g, h));
+                let y = eight(&pb, sb, h);
+                let even = _mm256_mul_epu32(x, y);
+                let odd = _mm256_mul_epu32(_mm256_srli_epi64::<32>(x), _mm256_srli_epi64::<32>(y));
+                lo = _mm256_add_epi64(lo, _mm256_and_si256(even, low));
+                lo = _mm256_add_epi64(lo, _mm256_and_si256(odd, low));
+                hi = _mm256_add_epi64(hi, _mm256_srli_epi64::<32>(even));
+                hi = _mm256_add_epi64(hi, _mm256_srli_epi64::<32>(odd));
+            }
+        }
+    }
+    let (mut l, mut u) = ([0u64; 4], [0u64; 4]);
+    // SAFETY: 32-byte stores into live [u64; 4]s.
+    unsafe {
+        _mm256_storeu_si256(l.as_mut_ptr().cast(), lo);
+        _mm256_storeu_si256(u.as_mut_ptr().cast(), hi);
+    }
+    (l.iter().sum(), u.iter().sum())
+}
+
+/// As the AVX-512 `min_max_packed`: the smallest and the largest selected id, or
+/// `(u32::MAX, 0)`.
+///
+/// # Safety
+/// As [`unpack`] without `out`; a non-null `masks` is readable for `groups` words.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn min_max_packed(
+    src: *const u64,
+    width: u32,
+    groups: usize,
+    masks: *const u64,
+) -> (u32, u32) {
+    let p = plan(width);
+    let ones = _mm256_set1_epi32(-1);
+    let (mut lo, mut hi) = (ones, _mm256_setzero_si256());
+    for g in 0..groups {
+        // SAFETY: as in `unpack`; the caller's contract for `masks`.
+        unsafe {
+            let s = src.add(g * width as usize).cast::<u32>();
+            for h in 0..8 {
+                let m = lanes(masks, g, h);
+                let v = eight(&p, s, h);
+                // Lanes not selected: the largest id for the minimum, 0 for the maximum.
+                lo = _mm256_min_epu32(lo, _mm256_or_si256(v, _mm256_xor_si256(m, ones)));
+                hi = _mm256_max_epu32(hi, _mm256_and_si256(v, m));
+            }
+        }
+    }
+    let (mut l, mut u) = ([0u32; 8], [0u32; 8]);
+    // SAFETY: 32-byte stores into live [u32; 8]s.
+    unsafe {
+        _mm256_storeu_si256(l.as_mut_ptr().cast(), lo);
+        _mm256_storeu_si256(u.as_mut_ptr().cast(), hi);
+    }
+    (
+        l.into_iter().min().unwrap_or(u32::MAX),
+        u.into_iter().max().unwrap_or(0),
+    )
+}

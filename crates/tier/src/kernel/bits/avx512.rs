@@ -318,3 +318,117 @@ unsafe fn test_bits(
         }
     }
 }
+
+/// The 16 lanes of quarter `c` of group `g` of `masks` (all lanes when `masks` is null).
+///
+/// # Safety
+/// A non-null `masks` is readable for `g + 1` words.
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn lanes(masks: *const u64, g: usize, c: usize) -> __mmask16 {
+    if masks.is_null() {
+        return 0xffff;
+    }
+    // SAFETY: the caller's contract.
+    (unsafe { *masks.add(g) } >> (16 * c)) as __mmask16
+}
+
+/// # Safety
+/// As [`unpack`] without `out`; a non-null `masks` is readable for `groups` words.
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn sum_packed(
+    src: *const u64,
+    width: u32,
+    groups: usize,
+    masks: *const u64,
+) -> u64 {
+    let p = plan(width);
+    let low = _mm512_set1_epi64(0xffff_ffff);
+    let mut acc = _mm512_setzero_si512();
+    for g in 0..groups {
+        // SAFETY: as in `unpack`; the caller's contract for `masks`.
+        unsafe {
+            let s = src.add(g * width as usize).cast::<u32>();
+            for c in 0..4 {
+                let v = _mm512_maskz_mov_epi32(lanes(masks, g, c), quarter(&p, s, c));
+                // Two ids per 64-bit lane, below 2^33 a quarter: exact for fewer than
+                // 2^29 groups.
+                let pair = _mm512_add_epi64(_mm512_and_si512(v, low), _mm512_srli_epi64::<32>(v));
+                acc = _mm512_add_epi64(acc, pair);
+            }
+        }
+    }
+    _mm512_reduce_add_epi64(acc) as u64
+}
+
+/// `(Σ low halves, Σ high halves)` of the products `ida * idb` of the rows of `groups`
+/// groups (those whose bit is set in a non-null `masks`).
+///
+/// # Safety
+/// `a` and `b` as `src` in [`unpack`] for widths `wa` and `wb`; a non-null `masks` is
+/// readable for `groups` words.
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn dot_packed(
+    a: *const u64,
+    wa: u32,
+    b: *const u64,
+    wb: u32,
+    groups: usize,
+    masks: *const u64,
+) -> (u64, u64) {
+    let (pa, pb) = (plan(wa), plan(wb));
+    let low = _mm512_set1_epi64(0xffff_ffff);
+    let (mut lo, mut hi) = (_mm512_setzero_si512(), _mm512_setzero_si512());
+    for g in 0..groups {
+        // SAFETY: as in `unpack`, for both columns; the caller's contract for `masks`.
+        unsafe {
+            let sa = a.add(g * wa as usize).cast::<u32>();
+            let sb = b.add(g * wb as usize).cast::<u32>();
+            for c in 0..4 {
+                let x = _mm512_maskz_mov_epi32(lanes(masks, g, c), quarter(&pa, sa, c));
+                let y = quarter(&pb, sb, c);
+                // Products of the even and the odd dwords, 64 bits each, split in halves
+                // (exact for fewer than 2^29 groups).
+                let even = _mm512_mul_epu32(x, y);
+                let odd = _mm512_mul_epu32(_mm512_srli_epi64::<32>(x), _mm512_srli_epi64::<32>(y));
+                lo = _mm512_add_epi64(lo, _mm512_and_si512(even, low));
+                lo = _mm512_add_epi64(lo, _mm512_and_si512(odd, low));
+                hi = _mm512_add_epi64(hi, _mm512_srli_epi64::<32>(even));
+                hi = _mm512_add_epi64(hi, _mm512_srli_epi64::<32>(odd));
+            }
+        }
+    }
+    (
+        _mm512_reduce_add_epi64(lo) as u64,
+        _mm512_reduce_add_epi64(hi) as u64,
+    )
+}
+
+/// The smallest and the largest id of the rows of `groups` groups (those whose bit is
+/// set in a non-null `masks`); `(u32::MAX, 0)` when there are none.
+///
+/// # Safety
+/// As [`unpack`] without `out`; a non-null `masks` is readable for `groups` words.
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn min_max_packed(
+    src: *const u64,
+    width: u32,
+    groups: usize,
+    masks: *const u64,
+) -> (u32, u32) {
+    let p = plan(width);
+    let (mut lo, mut hi) = (_mm512_set1_epi32(-1), _mm512_setzero_si512());
+    for g in 0..groups {
+        // SAFETY: as in `unpack`; the caller's contract for `masks`.
+        unsafe {
+            let s = src.add(g * width as usize).cast::<u32>();
+            for c in 0..4 {
+                let m = lanes(masks, g, c);
+                let v = quarter(&p, s, c);
+                lo = _mm512_mask_min_epu32(lo, m, lo, v);
+                hi = _mm512_mask_max_epu32(hi, m, hi, v);
+            }
+        }
+    }
+    (_mm512_reduce_min_epu32(lo), _mm512_reduce_max_epu32(hi))
+}

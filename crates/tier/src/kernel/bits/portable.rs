@@ -223,3 +223,102 @@ pub(super) unsafe fn bitmap_raw(
     };
     bitmap(s, width, b, limit, o);
 }
+
+/// The sum of the ids of `groups` whole groups (those whose bit is set in a non-null
+/// `masks`), and with a second column the halves' sums of the products `ida * idb`.
+///
+/// # Safety
+/// `src` is readable for `groups * width` words (`b`'s for `groups * wb`), a non-null
+/// `masks` for `groups` words, widths in 1..=32.
+pub(super) unsafe fn sum_packed_raw(
+    src: *const u64,
+    width: u32,
+    groups: usize,
+    masks: *const u64,
+) -> u64 {
+    let mut ids = [0u32; GROUP];
+    let mut s = 0u64;
+    for g in 0..groups {
+        // SAFETY: the caller's contract: group `g` and mask `g` are live.
+        let (words, m) = unsafe {
+            (
+                std::slice::from_raw_parts(src.add(g * width as usize), width as usize),
+                if masks.is_null() {
+                    u64::MAX
+                } else {
+                    *masks.add(g)
+                },
+            )
+        };
+        unpack(words, width, &mut ids);
+        for (i, &id) in ids.iter().enumerate() {
+            s += u64::from(id) & 0u64.wrapping_sub((m >> i) & 1);
+        }
+    }
+    s
+}
+
+/// # Safety
+/// As [`sum_packed_raw`], for both columns.
+pub(super) unsafe fn dot_packed_raw(
+    a: *const u64,
+    wa: u32,
+    b: *const u64,
+    wb: u32,
+    groups: usize,
+    masks: *const u64,
+) -> (u64, u64) {
+    let (mut x, mut y) = ([0u32; GROUP], [0u32; GROUP]);
+    let (mut lo, mut hi) = (0u64, 0u64);
+    for g in 0..groups {
+        // SAFETY: the caller's contract: group `g` of both columns and mask `g` are live.
+        let (wa_, wb_, m) = unsafe {
+            (
+                std::slice::from_raw_parts(a.add(g * wa as usize), wa as usize),
+                std::slice::from_raw_parts(b.add(g * wb as usize), wb as usize),
+                if masks.is_null() {
+                    u64::MAX
+                } else {
+                    *masks.add(g)
+                },
+            )
+        };
+        unpack(wa_, wa, &mut x);
+        unpack(wb_, wb, &mut y);
+        for i in 0..GROUP {
+            let p = (u64::from(x[i]) * u64::from(y[i])) & 0u64.wrapping_sub((m >> i) & 1);
+            lo += p & 0xffff_ffff;
+            hi += p >> 32;
+        }
+    }
+    (lo, hi)
+}
+
+/// # Safety
+/// As [`sum_packed_raw`].
+pub(super) unsafe fn min_max_packed_raw(
+    src: *const u64,
+    width: u32,
+    groups: usize,
+    masks: *const u64,
+) -> (u32, u32) {
+    let mut ids = [0u32; GROUP];
+    let (mut lo, mut hi) = (u32::MAX, 0);
+    for g in 0..groups {
+        // SAFETY: the caller's contract: group `g` and mask `g` are live.
+        let (words, m) = unsafe {
+            (
+                std::slice::from_raw_parts(src.add(g * width as usize), width as usize),
+                if masks.is_null() { u64::MAX } else { *masks.add(g) },
+            )
+        };
+        unpack(words, width, &mut ids);
+        for (i, &id) in ids.iter().enumerate() {
+            if (m >> i) & 1 == 1 {
+                lo = lo.min(id);
+                hi = hi.max(id);
+            }
+        }
+    }
+    (lo, hi)
+}

@@ -267,3 +267,50 @@ fn unpack_selected_matches_the_selected_ids_every_width() {
         }
     }
 }
+
+#[test]
+fn fused_sums_dots_and_extremes_match_the_rows_every_width() {
+    let mut kernels = simd_variants();
+    kernels.push(&PORTABLE);
+    for width in 1..=32u32 {
+        let wb = 33 - width;
+        for &(start, n) in &SHAPES {
+            // No slack after the ids: the last groups go through the portable code.
+            let words_of = |w: u32, seed: u64| noise(((start + n) * w as usize).div_ceil(64), seed);
+            let (wa_words, wb_words) = (words_of(width, u64::from(width)), words_of(wb, 99));
+            let a = Packed {
+                words: &wa_words,
+                width,
+                start,
+            };
+            let b = Packed {
+                words: &wb_words,
+                width: wb,
+                start,
+            };
+            for density in [0u64, 1, 20, 64] {
+                let masks = masks_of_density(n.div_ceil(64) + 1, u64::from(width) + 5, density);
+                for mask in [None, Some(&masks[..])] {
+                    let on = |i: usize| mask.is_none_or(|m| m[i / 64] >> (i % 64) & 1 == 1);
+                    let sum: u64 = (0..n).filter(|&i| on(i)).map(|i| u64::from(a.get(i))).sum();
+                    let dot: u128 = (0..n)
+                        .filter(|&i| on(i))
+                        .map(|i| u128::from(a.get(i)) * u128::from(b.get(i)))
+                        .sum();
+                    let ids = (0..n).filter(|&i| on(i)).map(|i| a.get(i));
+                    let min_max = ids.clone().min().zip(ids.max());
+                    for k in &kernels {
+                        let what = format!(
+                            "{} widths {width}/{wb} start {start} n {n} density {density} mask {}",
+                            k.isa(),
+                            mask.is_some()
+                        );
+                        assert_eq!(k.min_max_packed(a, n, mask), min_max, "min/max {what}");
+                        assert_eq!(k.sum_packed(a, n, mask), sum, "sum {what}");
+                        assert_eq!(k.dot_packed(a, b, n, mask), dot, "dot {what}");
+                    }
+                }
+            }
+        }
+    }
+}
