@@ -419,11 +419,17 @@ fn accumulate_one(
         let Some(arg) = a.arg else { continue };
         let st = &mut states[ai];
         if let ((ca, None), AggFn::Min | AggFn::Max) = (arg, a.func) {
-            let got = ids.get(rows, ca, tally);
-            let id = if a.func == AggFn::Min {
-                bits::active().min_id(got)
+            let min = a.func == AggFn::Min;
+            let id = if let Some(mask) = packed_read(rows, tally) {
+                let extremes = bits::active().min_max_packed(packed(rows, ca), rows.n, mask);
+                extremes.map(|(lo, hi)| if min { lo } else { hi })
             } else {
-                bits::active().max_id(got)
+                let got = ids.get(rows, ca, tally);
+                if min {
+                    bits::active().min_id(got)
+                } else {
+                    bits::active().max_id(got)
+                }
             };
             if let Some(t) = tally.as_mut() {
                 t.dict[ca] += AccessCounts::lookups(u64::from(id.is_some()));
@@ -551,11 +557,38 @@ fn frame_sum(
     }
 }
 
-/// `(Σida, Σidb, Σida·idb)` over the selected rows, each straight from the packed words
-/// (`BitKernels::sum_packed` / `dot_packed`: unpacked and added in registers, no ids
-/// stored), when every row of the morsel is selected or the selection is a bitmask
-/// dense enough to read the morsel by; `None` otherwise, and while the store counts
-/// accesses (the tally classes the ids' reads, which this path has none of).
+/// Whether the selected rows' aggregates are computed straight from the packed words
+/// (`BitKernels::sum_packed`, `dot_packed`, `min_max_packed`: unpacked in registers, no
+/// ids stored): when every row of the morsel is selected (`Some(None)`) or the selection
+/// is a bitmask dense enough to read the morsel by (`Some(mask)`); not otherwise, nor
+/// while the store counts accesses (the tally classes the ids' reads, which this path
+/// has none of).
+#[inline]
+fn packed_read<'a>(rows: Rows<'a, '_>, tally: &Option<Tally>) -> Option<Option<&'a [u64]>> {
+    let (k, n) = (rows.sel.len(), rows.n);
+    if tally.is_some() {
+        return None;
+    }
+    match rows.mask {
+        _ if k == n => Some(None),
+        Some(m) if k * 8 >= n => Some(Some(m)),
+        _ => None,
+    }
+}
+
+/// Column `c`'s packed ids from the morsel's first row.
+#[inline]
+fn packed<'a>(rows: Rows<'_, 'a>, c: usize) -> Packed<'a> {
+    let col = rows.cols[c];
+    Packed {
+        words: col.words,
+        width: col.width,
+        start: rows.start - col.base,
+    }
+}
+
+/// `(Σida, Σidb, Σida·idb)` over the selected rows from the packed words, where
+/// [`packed_read`] allows.
 #[inline]
 fn fused_sums(
     rows: Rows<'_, '_>,
@@ -563,24 +596,9 @@ fn fused_sums(
     b: Option<(Op, usize)>,
     tally: &Option<Tally>,
 ) -> Option<(i128, i128, i128)> {
-    let (k, n) = (rows.sel.len(), rows.n);
-    let mask = match rows.mask {
-        _ if k == n => None,
-        Some(m) if k * 8 >= n => Some(m),
-        _ => return None,
-    };
-    if tally.is_some() {
-        return None;
-    }
-    let kern = bits::active();
-    let packed = |c: usize| {
-        let col = rows.cols[c];
-        Packed {
-            words: col.words,
-            width: col.width,
-            start: rows.start - col.base,
-        }
-    };
+    let mask = packed_read(rows, tally)?;
+    let (kern, n) = (bits::active(), rows.n);
+    let packed = |c: usize| packed(rows, c);
     let sa = i128::from(kern.sum_packed(packed(ca), n, mask));
     let Some((op, cb)) = b else {
         return Some((sa, 0, 0));

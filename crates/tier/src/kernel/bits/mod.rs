@@ -498,7 +498,13 @@ impl BitKernels {
             let masks = mask.map_or(std::ptr::null(), <[u64]>::as_ptr);
             let w = col.width as usize;
             let at = |g: usize| col.words[(col.start / GROUP + g) * w..].as_ptr();
-            let m = |g: usize| if masks.is_null() { masks } else { masks.wrapping_add(g) };
+            let m = |g: usize| {
+                if masks.is_null() {
+                    masks
+                } else {
+                    masks.wrapping_add(g)
+                }
+            };
             // SAFETY: groups `0 .. fast` (followed by the kernel's slack: fast_groups)
             // and `fast .. groups` lie in the words, a mask holds `groups` words
             // (asserted), the width is in 1..=32 (check), and `BitKernels::new` /

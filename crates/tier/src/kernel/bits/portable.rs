@@ -309,7 +309,11 @@ pub(super) unsafe fn min_max_packed_raw(
         let (words, m) = unsafe {
             (
                 std::slice::from_raw_parts(src.add(g * width as usize), width as usize),
-                if masks.is_null() { u64::MAX } else { *masks.add(g) },
+                if masks.is_null() {
+                    u64::MAX
+                } else {
+                    *masks.add(g)
+                },
             )
         };
         unpack(words, width, &mut ids);
