@@ -444,6 +444,18 @@ fn accumulate_one(
             }
             continue;
         }
+        if let ((ca, Some((op, cb))), AggFn::Min | AggFn::Max) = (arg, a.func) {
+            if let Some(ext) = pair_extremes(plan, rows, (ca, op, cb), tally) {
+                if let Some((lo, hi)) = ext {
+                    *st = if a.func == AggFn::Min {
+                        (*st).min(lo)
+                    } else {
+                        (*st).max(hi)
+                    };
+                }
+                continue;
+            }
+        }
         // (Only a sum is asked for: a MIN or MAX of `a op b` goes on to the values.)
         let sums = matches!(a.func, AggFn::Sum | AggFn::Avg);
         if let Some(s) = sums
@@ -585,6 +597,45 @@ fn packed<'a>(rows: Rows<'_, 'a>, c: usize) -> Packed<'a> {
         width: col.width,
         start: rows.start - col.base,
     }
+}
+
+/// The smallest and the largest `a ± b` over the selected rows (None inside: no row),
+/// from the packed ids' sums or differences (`BitKernels::min_max_pair_packed`): with
+/// frames, `(a₀ + ida) ± (b₀ + idb) = (a₀ ± b₀) + (ida ± idb)`. `None`: not this path —
+/// [`packed_read`] does not allow it, a column is no frame, a width exceeds 31 bits,
+/// the operation is a product, or `a op b` could leave 64 bits.
+#[inline]
+fn pair_extremes(
+    plan: &Plan<'_>,
+    rows: Rows<'_, '_>,
+    (ca, op, cb): (usize, Op, usize),
+    tally: &Option<Tally>,
+) -> Option<Option<(i64, i64)>> {
+    let mask = packed_read(rows, tally)?;
+    let (IntValues::Frame { min: a0, .. }, IntValues::Frame { min: b0, .. }) =
+        (plan.cols[ca].ints, plan.cols[cb].ints)
+    else {
+        return None;
+    };
+    let sub = match op {
+        Op::Add => false,
+        Op::Sub => true,
+        Op::Mul => return None,
+    };
+    let (pa, pb) = (packed(rows, ca), packed(rows, cb));
+    if pa.width > 31 || pb.width > 31 || can_overflow(op, plan.cols[ca].ints, plan.cols[cb].ints) {
+        return None;
+    }
+    let base = if sub {
+        i128::from(a0) - i128::from(b0)
+    } else {
+        i128::from(a0) + i128::from(b0)
+    };
+    let Some((lo, hi)) = bits::active().min_max_pair_packed(pa, pb, rows.n, mask, sub) else {
+        return Some(None);
+    };
+    let value = |d: i64| i64::try_from(base + i128::from(d)).ok();
+    Some(Some((value(lo)?, value(hi)?)))
 }
 
 /// `(Σida, Σidb, Σida·idb)` over the selected rows from the packed words, where

@@ -477,3 +477,97 @@ pub(super) unsafe fn min_max_packed(
         u.into_iter().max().unwrap_or(0),
     )
 }
+
+/// As the AVX-512 `min_max_pair_packed`: the extremes of `ida ± idb` (widths of at most
+/// 31 bits).
+///
+/// # Safety
+/// `a` and `b` as `src` in [`unpack`] for widths `wa` and `wb` (at most 31); a non-null
+/// `masks` is readable for `groups` words.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn min_max_pair_packed(
+    a: *const u64,
+    wa: u32,
+    b: *const u64,
+    wb: u32,
+    groups: usize,
+    masks: *const u64,
+    sub: bool,
+) -> (i64, i64) {
+    // SAFETY: the caller's contract, passed on.
+    unsafe {
+        if sub {
+            pair_extremes::<true>(a, wa, b, wb, groups, masks)
+        } else {
+            pair_extremes::<false>(a, wa, b, wb, groups, masks)
+        }
+    }
+}
+
+/// [`min_max_pair_packed`] for one operation.
+///
+/// # Safety
+/// As [`min_max_pair_packed`].
+#[target_feature(enable = "avx2")]
+unsafe fn pair_extremes<const SUB: bool>(
+    a: *const u64,
+    wa: u32,
+    b: *const u64,
+    wb: u32,
+    groups: usize,
+    masks: *const u64,
+) -> (i64, i64) {
+    let (pa, pb) = (plan(wa), plan(wb));
+    // The folds' starting values, which the lanes not selected are set to.
+    let (top, bottom) = if SUB {
+        (_mm256_set1_epi32(i32::MAX), _mm256_set1_epi32(i32::MIN))
+    } else {
+        (_mm256_set1_epi32(-1), _mm256_setzero_si256())
+    };
+    let (mut lo, mut hi) = (top, bottom);
+    for g in 0..groups {
+        // SAFETY: as in `unpack`, for both columns; the caller's contract for `masks`.
+        unsafe {
+            let sa = a.add(g * wa as usize).cast::<u32>();
+            let sb = b.add(g * wb as usize).cast::<u32>();
+            for h in 0..8 {
+                let m = lanes(masks, g, h);
+                let (x, y) = (eight(&pa, sa, h), eight(&pb, sb, h));
+                let v = if SUB {
+                    _mm256_sub_epi32(x, y)
+                } else {
+                    _mm256_add_epi32(x, y)
+                };
+                let (for_lo, for_hi) = (
+                    _mm256_blendv_epi8(top, v, m),
+                    _mm256_blendv_epi8(bottom, v, m),
+                );
+                if SUB {
+                    lo = _mm256_min_epi32(lo, for_lo);
+                    hi = _mm256_max_epi32(hi, for_hi);
+                } else {
+                    lo = _mm256_min_epu32(lo, for_lo);
+                    hi = _mm256_max_epu32(hi, for_hi);
+                }
+            }
+        }
+    }
+    let (mut l, mut u) = ([0u32; 8], [0u32; 8]);
+    // SAFETY: 32-byte stores into live [u32; 8]s.
+    unsafe {
+        _mm256_storeu_si256(l.as_mut_ptr().cast(), lo);
+        _mm256_storeu_si256(u.as_mut_ptr().cast(), hi);
+    }
+    if SUB {
+        let s = |x: u32| i64::from(x as i32);
+        (
+            l.into_iter().map(s).min().unwrap_or(0),
+            u.into_iter().map(s).max().unwrap_or(0),
+        )
+    } else {
+        (
+            l.into_iter().map(i64::from).min().unwrap_or(0),
+            u.into_iter().map(i64::from).max().unwrap_or(0),
+        )
+    }
+}

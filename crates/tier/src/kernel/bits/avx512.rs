@@ -432,3 +432,83 @@ pub(super) unsafe fn min_max_packed(
     }
     (_mm512_reduce_min_epu32(lo), _mm512_reduce_max_epu32(hi))
 }
+
+/// The smallest and the largest `ida + idb` (`ida - idb` when `sub`) of the rows of
+/// `groups` groups (those whose bit is set in a non-null `masks`); widths of at most 31
+/// bits, so a sum fits `u32` and a difference `i32`. Without rows: the folds' starting
+/// values.
+///
+/// # Safety
+/// `a` and `b` as `src` in [`unpack`] for widths `wa` and `wb` (at most 31); a non-null
+/// `masks` is readable for `groups` words.
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn min_max_pair_packed(
+    a: *const u64,
+    wa: u32,
+    b: *const u64,
+    wb: u32,
+    groups: usize,
+    masks: *const u64,
+    sub: bool,
+) -> (i64, i64) {
+    // SAFETY: the caller's contract, passed on.
+    unsafe {
+        if sub {
+            pair_extremes::<true>(a, wa, b, wb, groups, masks)
+        } else {
+            pair_extremes::<false>(a, wa, b, wb, groups, masks)
+        }
+    }
+}
+
+/// [`min_max_pair_packed`] for one operation.
+///
+/// # Safety
+/// As [`min_max_pair_packed`].
+#[target_feature(enable = "avx512f")]
+unsafe fn pair_extremes<const SUB: bool>(
+    a: *const u64,
+    wa: u32,
+    b: *const u64,
+    wb: u32,
+    groups: usize,
+    masks: *const u64,
+) -> (i64, i64) {
+    let (pa, pb) = (plan(wa), plan(wb));
+    let (mut lo, mut hi) = if SUB {
+        (_mm512_set1_epi32(i32::MAX), _mm512_set1_epi32(i32::MIN))
+    } else {
+        (_mm512_set1_epi32(-1), _mm512_setzero_si512())
+    };
+    for g in 0..groups {
+        // SAFETY: as in `unpack`, for both columns; the caller's contract for `masks`.
+        unsafe {
+            let sa = a.add(g * wa as usize).cast::<u32>();
+            let sb = b.add(g * wb as usize).cast::<u32>();
+            for c in 0..4 {
+                let m = lanes(masks, g, c);
+                let (x, y) = (quarter(&pa, sa, c), quarter(&pb, sb, c));
+                if SUB {
+                    let d = _mm512_sub_epi32(x, y);
+                    lo = _mm512_mask_min_epi32(lo, m, lo, d);
+                    hi = _mm512_mask_max_epi32(hi, m, hi, d);
+                } else {
+                    let s = _mm512_add_epi32(x, y);
+                    lo = _mm512_mask_min_epu32(lo, m, lo, s);
+                    hi = _mm512_mask_max_epu32(hi, m, hi, s);
+                }
+            }
+        }
+    }
+    if SUB {
+        (
+            i64::from(_mm512_reduce_min_epi32(lo)),
+            i64::from(_mm512_reduce_max_epi32(hi)),
+        )
+    } else {
+        (
+            i64::from(_mm512_reduce_min_epu32(lo)),
+            i64::from(_mm512_reduce_max_epu32(hi)),
+        )
+    }
+}

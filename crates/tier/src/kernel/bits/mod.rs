@@ -47,6 +47,8 @@ type BitmapFn = unsafe fn(*const u64, u32, usize, *const u64, u32, *mut u64);
 type UnpackSelectedFn = unsafe fn(*const u64, u32, usize, *const u64, *mut u32) -> usize;
 type SumPackedFn = unsafe fn(*const u64, u32, usize, *const u64) -> u64;
 type MinMaxPackedFn = unsafe fn(*const u64, u32, usize, *const u64) -> (u32, u32);
+type MinMaxPairFn =
+    unsafe fn(*const u64, u32, *const u64, u32, usize, *const u64, bool) -> (i64, i64);
 type DotPackedFn = unsafe fn(*const u64, u32, *const u64, u32, usize, *const u64) -> (u64, u64);
 
 /// One column's packed ids from row `start` on: what the fused aggregate kernels
@@ -100,6 +102,7 @@ pub struct BitKernels {
     sum_packed: SumPackedFn,
     dot_packed: DotPackedFn,
     min_max_packed: MinMaxPackedFn,
+    min_max_pair_packed: MinMaxPairFn,
     range: RangeFn,
     bitmap: BitmapFn,
     select: SelectFn,
@@ -113,6 +116,7 @@ static PORTABLE: BitKernels = BitKernels {
     sum_packed: portable::sum_packed_raw,
     dot_packed: portable::dot_packed_raw,
     min_max_packed: portable::min_max_packed_raw,
+    min_max_pair_packed: portable::min_max_pair_packed_raw,
     range: portable::range_raw,
     bitmap: portable::bitmap_raw,
     select: portable::select_raw,
@@ -127,6 +131,7 @@ static AVX2: BitKernels = BitKernels {
     sum_packed: avx2::sum_packed,
     dot_packed: avx2::dot_packed,
     min_max_packed: avx2::min_max_packed,
+    min_max_pair_packed: avx2::min_max_pair_packed,
     range: avx2::range,
     bitmap: avx2::bitmap,
     select: avx2::select,
@@ -141,6 +146,7 @@ static AVX512: BitKernels = BitKernels {
     sum_packed: avx512::sum_packed,
     dot_packed: avx512::dot_packed,
     min_max_packed: avx512::min_max_packed,
+    min_max_pair_packed: avx512::min_max_pair_packed,
     range: avx512::range,
     bitmap: avx512::bitmap,
     select: avx512::select,
@@ -520,6 +526,105 @@ impl BitKernels {
         };
         // None selected leaves (u32::MAX, 0); any row makes lo <= hi.
         (lo <= hi).then_some((lo, hi))
+    }
+
+    /// The smallest and the largest `ida + idb` (`ida - idb` when `sub`) over rows
+    /// `i < n` of `a` and `b` (those whose bit is set in `mask`, when one is given),
+    /// from the packed words as [`Self::sum_packed`]; None when no row is. Panics when a
+    /// width exceeds 31 bits (the kernels fold in 32-bit lanes), and as `sum_packed`.
+    pub fn min_max_pair_packed(
+        &self,
+        a: Packed<'_>,
+        b: Packed<'_>,
+        n: usize,
+        mask: Option<&[u64]>,
+        sub: bool,
+    ) -> Option<(i64, i64)> {
+        check(a.words, a.width, a.start, n);
+        check(b.words, b.width, b.start, n);
+        assert!(
+            a.width <= 31 && b.width <= 31,
+            "pair extremes of widths {} and {} (at most 31)",
+            a.width,
+            b.width
+        );
+        let whole = n / GROUP;
+        let any = match mask {
+            None => n > 0,
+            Some(m) => {
+                assert!(m.len() * GROUP >= n, "{n} rows: {} masks", m.len());
+                let tail = m.get(whole).map_or(0, |&w| w & ((1u64 << (n % GROUP)) - 1));
+                m[..whole].iter().any(|&w| w != 0) || tail != 0
+            }
+        };
+        if !any {
+            return None;
+        }
+        let on = |i: usize| mask.is_none_or(|m| (m[i / GROUP] >> (i % GROUP)) & 1 == 1);
+        let value = |i: usize| {
+            let (x, y) = (i64::from(a.get(i)), i64::from(b.get(i)));
+            if sub {
+                x - y
+            } else {
+                x + y
+            }
+        };
+        let fold = |(lo, hi): (i64, i64), v: i64| (lo.min(v), hi.max(v));
+        let none = (i64::MAX, i64::MIN);
+        if !(a.start.is_multiple_of(GROUP) && b.start.is_multiple_of(GROUP)) {
+            return Some((0..n).filter(|&i| on(i)).map(value).fold(none, fold));
+        }
+        let fast_of = |p: Packed<'_>| self.fast_groups(p.words, p.width, p.start / GROUP, whole);
+        let fast = fast_of(a).min(fast_of(b));
+        let masks = mask.map_or(std::ptr::null(), <[u64]>::as_ptr);
+        let m = |g: usize| {
+            if masks.is_null() {
+                masks
+            } else {
+                masks.wrapping_add(g)
+            }
+        };
+        let at =
+            |p: Packed<'_>, g: usize| p.words[(p.start / GROUP + g) * p.width as usize..].as_ptr();
+        let mut acc = none;
+        // SAFETY: groups `0 .. fast` of both columns (followed by the kernel's slack:
+        // fast_groups) and `fast .. whole` lie in their words, a mask holds `whole` words
+        // (asserted), widths are in 1..=31 (check, asserted), and `BitKernels::new` /
+        // `Isa::best` checked the ISA against this CPU. A kernel's starting values (what
+        // it returns for no rows: u32::MAX and 0 for sums, i32::MAX and i32::MIN for
+        // differences) never beat a row's value at these widths, so they fold in freely.
+        unsafe {
+            if fast > 0 {
+                let r = (self.min_max_pair_packed)(
+                    at(a, 0),
+                    a.width,
+                    at(b, 0),
+                    b.width,
+                    fast,
+                    m(0),
+                    sub,
+                );
+                acc = (acc.0.min(r.0), acc.1.max(r.1));
+            }
+            if whole > fast {
+                let r = portable::min_max_pair_packed_raw(
+                    at(a, fast),
+                    a.width,
+                    at(b, fast),
+                    b.width,
+                    whole - fast,
+                    m(fast),
+                    sub,
+                );
+                acc = (acc.0.min(r.0), acc.1.max(r.1));
+            }
+        }
+        Some(
+            (whole * GROUP..n)
+                .filter(|&i| on(i))
+                .map(value)
+                .fold(acc, fold),
+        )
     }
 
     /// [`Self::sum_packed`] (`b` None) or [`Self::dot_packed`]: the SIMD kernel over the

@@ -326,3 +326,43 @@ pub(super) unsafe fn min_max_packed_raw(
     }
     (lo, hi)
 }
+
+/// # Safety
+/// As [`dot_packed_raw`] (widths of at most 31 bits; `sub` picks `ida - idb`).
+pub(super) unsafe fn min_max_pair_packed_raw(
+    a: *const u64,
+    wa: u32,
+    b: *const u64,
+    wb: u32,
+    groups: usize,
+    masks: *const u64,
+    sub: bool,
+) -> (i64, i64) {
+    let (mut x, mut y) = ([0u32; GROUP], [0u32; GROUP]);
+    let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+    for g in 0..groups {
+        // SAFETY: the caller's contract: group `g` of both columns and mask `g` are live.
+        let (wa_, wb_, m) = unsafe {
+            (
+                std::slice::from_raw_parts(a.add(g * wa as usize), wa as usize),
+                std::slice::from_raw_parts(b.add(g * wb as usize), wb as usize),
+                if masks.is_null() {
+                    u64::MAX
+                } else {
+                    *masks.add(g)
+                },
+            )
+        };
+        unpack(wa_, wa, &mut x);
+        unpack(wb_, wb, &mut y);
+        for i in 0..GROUP {
+            if (m >> i) & 1 == 1 {
+                let (p, q) = (i64::from(x[i]), i64::from(y[i]));
+                let v = if sub { p - q } else { p + q };
+                lo = lo.min(v);
+                hi = hi.max(v);
+            }
+        }
+    }
+    (lo, hi)
+}

@@ -288,8 +288,15 @@ fn fused_sums_dots_and_extremes_match_the_rows_every_width() {
                 width: wb,
                 start,
             };
-            for density in [0u64, 1, 20, 64] {
-                let masks = masks_of_density(n.div_ceil(64) + 1, u64::from(width) + 5, density);
+            // Density 65: only the last row (the SIMD groups select none).
+            for density in [0u64, 1, 20, 64, 65] {
+                let mut masks = masks_of_density(n.div_ceil(64) + 1, u64::from(width) + 5, density);
+                if density == 65 {
+                    masks.fill(0);
+                    if n > 0 {
+                        masks[(n - 1) / 64] = 1 << ((n - 1) % 64);
+                    }
+                }
                 for mask in [None, Some(&masks[..])] {
                     let on = |i: usize| mask.is_none_or(|m| m[i / 64] >> (i % 64) & 1 == 1);
                     let sum: u64 = (0..n).filter(|&i| on(i)).map(|i| u64::from(a.get(i))).sum();
@@ -306,6 +313,22 @@ fn fused_sums_dots_and_extremes_match_the_rows_every_width() {
                             mask.is_some()
                         );
                         assert_eq!(k.min_max_packed(a, n, mask), min_max, "min/max {what}");
+                        if width <= 31 && wb <= 31 {
+                            for sub in [false, true] {
+                                let v = |i: usize| {
+                                    let (x, y) = (i64::from(a.get(i)), i64::from(b.get(i)));
+                                    if sub {
+                                        x - y
+                                    } else {
+                                        x + y
+                                    }
+                                };
+                                let vals = (0..n).filter(|&i| on(i)).map(v);
+                                let want = vals.clone().min().zip(vals.max());
+                                let got = k.min_max_pair_packed(a, b, n, mask, sub);
+                                assert_eq!(got, want, "pair extremes (sub {sub}) {what}");
+                            }
+                        }
                         assert_eq!(k.sum_packed(a, n, mask), sum, "sum {what}");
                         assert_eq!(k.dot_packed(a, b, n, mask), dot, "dot {what}");
                     }
