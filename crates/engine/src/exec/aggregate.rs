@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use pmolap_store::dictionary::IntValues;
 use pmolap_store::AccessCounts;
-use pmolap_tier::kernel::bits::{self, Arith, Packed};
+use pmolap_tier::kernel::bits::{self, Arith, Packed, Pair};
 use pmolap_tier::kernel::prefetch::prefetch_read;
 
 use super::probe::{ColRef, ColumnIds, Rows, Scratch, Tally};
@@ -599,11 +599,12 @@ fn packed<'a>(rows: Rows<'_, 'a>, c: usize) -> Packed<'a> {
     }
 }
 
-/// The smallest and the largest `a ± b` over the selected rows (None inside: no row),
-/// from the packed ids' sums or differences (`BitKernels::min_max_pair_packed`): with
-/// frames, `(a₀ + ida) ± (b₀ + idb) = (a₀ ± b₀) + (ida ± idb)`. `None`: not this path —
-/// [`packed_read`] does not allow it, a column is no frame, a width exceeds 31 bits,
-/// the operation is a product, or `a op b` could leave 64 bits.
+/// The smallest and the largest `a op b` over the selected rows (None inside: no row),
+/// from the packed ids (`BitKernels::min_max_pair_packed`, 32-bit lanes): with frames,
+/// `(a₀ + ida) ± (b₀ + idb) = (a₀ ± b₀) + (ida ± idb)` (widths of at most 31 bits, and
+/// `a op b` cannot leave 64 bits), and `(a₀ + ida) · (b₀ + idb)` itself where no value
+/// is negative and every product is below 2^32. `None`: not this path ([`packed_read`]
+/// does not allow it, a column is no frame, or outside those bounds).
 #[inline]
 fn pair_extremes(
     plan: &Plan<'_>,
@@ -612,26 +613,28 @@ fn pair_extremes(
     tally: &Option<Tally>,
 ) -> Option<Option<(i64, i64)>> {
     let mask = packed_read(rows, tally)?;
-    let (IntValues::Frame { min: a0, .. }, IntValues::Frame { min: b0, .. }) =
-        (plan.cols[ca].ints, plan.cols[cb].ints)
-    else {
+    let (va, vb) = (plan.cols[ca].ints, plan.cols[cb].ints);
+    let (IntValues::Frame { min: a0, .. }, IntValues::Frame { min: b0, .. }) = (va, vb) else {
         return None;
-    };
-    let sub = match op {
-        Op::Add => false,
-        Op::Sub => true,
-        Op::Mul => return None,
     };
     let (pa, pb) = (packed(rows, ca), packed(rows, cb));
-    if pa.width > 31 || pb.width > 31 || can_overflow(op, plan.cols[ca].ints, plan.cols[cb].ints) {
-        return None;
-    }
-    let base = if sub {
-        i128::from(a0) - i128::from(b0)
-    } else {
-        i128::from(a0) + i128::from(b0)
+    let (pair, base) = match op {
+        Op::Add | Op::Sub if pa.width > 31 || pb.width > 31 || can_overflow(op, va, vb) => {
+            return None
+        }
+        Op::Add => (Pair::Sum, i128::from(a0) + i128::from(b0)),
+        Op::Sub => (Pair::Difference, i128::from(a0) - i128::from(b0)),
+        Op::Mul => {
+            let top = i128::from(va.last()?) * i128::from(vb.last()?);
+            if a0 < 0 || b0 < 0 || top >= 1 << 32 {
+                return None;
+            }
+            // `a0`, `b0` <= the last values, whose product is below 2^32.
+            let (a0, b0) = (u32::try_from(a0).ok()?, u32::try_from(b0).ok()?);
+            (Pair::Product { a0, b0 }, 0)
+        }
     };
-    let Some((lo, hi)) = bits::active().min_max_pair_packed(pa, pb, rows.n, mask, sub) else {
+    let Some((lo, hi)) = bits::active().min_max_pair_packed(pa, pb, rows.n, mask, pair) else {
         return Some(None);
     };
     let value = |d: i64| i64::try_from(base + i128::from(d)).ok();

@@ -8,7 +8,7 @@
 
 use std::arch::x86_64::*;
 
-use super::GROUP;
+use super::{Pair, GROUP};
 
 /// Words the kernels may read past the last group's: the window of the last slice
 /// starts at dword `15w/8` of its group and is 8 dwords long.
@@ -478,12 +478,12 @@ pub(super) unsafe fn min_max_packed(
     )
 }
 
-/// As the AVX-512 `min_max_pair_packed`: the extremes of `ida ± idb` (widths of at most
-/// 31 bits).
+/// As the AVX-512 `min_max_pair_packed`: the extremes of `ida + idb`, `ida - idb` or
+/// `(a0 + ida) * (b0 + idb)`, folded in 32-bit lanes.
 ///
 /// # Safety
-/// `a` and `b` as `src` in [`unpack`] for widths `wa` and `wb` (at most 31); a non-null
-/// `masks` is readable for `groups` words.
+/// `a` and `b` as `src` in [`unpack`] for widths `wa` and `wb`; a non-null `masks` is
+/// readable for `groups` words.
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn min_max_pair_packed(
     a: *const u64,
@@ -492,34 +492,39 @@ pub(super) unsafe fn min_max_pair_packed(
     wb: u32,
     groups: usize,
     masks: *const u64,
-    sub: bool,
+    op: Pair,
 ) -> (i64, i64) {
     // SAFETY: the caller's contract, passed on.
     unsafe {
-        if sub {
-            pair_extremes::<true>(a, wa, b, wb, groups, masks)
-        } else {
-            pair_extremes::<false>(a, wa, b, wb, groups, masks)
+        match op {
+            Pair::Sum => pair_extremes::<0>(a, wa, b, wb, groups, masks, 0, 0),
+            Pair::Difference => pair_extremes::<1>(a, wa, b, wb, groups, masks, 0, 0),
+            Pair::Product { a0, b0 } => pair_extremes::<2>(a, wa, b, wb, groups, masks, a0, b0),
         }
     }
 }
 
-/// [`min_max_pair_packed`] for one operation.
+/// [`min_max_pair_packed`] for one operation (`OP`: 0 sum, 1 difference, 2 product).
 ///
 /// # Safety
 /// As [`min_max_pair_packed`].
+#[allow(clippy::too_many_arguments)]
 #[target_feature(enable = "avx2")]
-unsafe fn pair_extremes<const SUB: bool>(
+unsafe fn pair_extremes<const OP: u8>(
     a: *const u64,
     wa: u32,
     b: *const u64,
     wb: u32,
     groups: usize,
     masks: *const u64,
+    a0: u32,
+    b0: u32,
 ) -> (i64, i64) {
     let (pa, pb) = (plan(wa), plan(wb));
+    let (va, vb) = (_mm256_set1_epi32(a0 as i32), _mm256_set1_epi32(b0 as i32));
+    let signed = OP == 1;
     // The folds' starting values, which the lanes not selected are set to.
-    let (top, bottom) = if SUB {
+    let (top, bottom) = if signed {
         (_mm256_set1_epi32(i32::MAX), _mm256_set1_epi32(i32::MIN))
     } else {
         (_mm256_set1_epi32(-1), _mm256_setzero_si256())
@@ -533,16 +538,16 @@ unsafe fn pair_extremes<const SUB: bool>(
             for h in 0..8 {
                 let m = lanes(masks, g, h);
                 let (x, y) = (eight(&pa, sa, h), eight(&pb, sb, h));
-                let v = if SUB {
-                    _mm256_sub_epi32(x, y)
-                } else {
-                    _mm256_add_epi32(x, y)
+                let v = match OP {
+                    0 => _mm256_add_epi32(x, y),
+                    1 => _mm256_sub_epi32(x, y),
+                    _ => _mm256_mullo_epi32(_mm256_add_epi32(x, va), _mm256_add_epi32(y, vb)),
                 };
                 let (for_lo, for_hi) = (
                     _mm256_blendv_epi8(top, v, m),
                     _mm256_blendv_epi8(bottom, v, m),
                 );
-                if SUB {
+                if signed {
                     lo = _mm256_min_epi32(lo, for_lo);
                     hi = _mm256_max_epi32(hi, for_hi);
                 } else {
@@ -558,16 +563,15 @@ unsafe fn pair_extremes<const SUB: bool>(
         _mm256_storeu_si256(l.as_mut_ptr().cast(), lo);
         _mm256_storeu_si256(u.as_mut_ptr().cast(), hi);
     }
-    if SUB {
-        let s = |x: u32| i64::from(x as i32);
-        (
-            l.into_iter().map(s).min().unwrap_or(0),
-            u.into_iter().map(s).max().unwrap_or(0),
-        )
-    } else {
-        (
-            l.into_iter().map(i64::from).min().unwrap_or(0),
-            u.into_iter().map(i64::from).max().unwrap_or(0),
-        )
-    }
+    let value = |x: u32| {
+        if signed {
+            i64::from(x as i32)
+        } else {
+            i64::from(x)
+        }
+    };
+    (
+        l.into_iter().map(value).min().unwrap_or(0),
+        u.into_iter().map(value).max().unwrap_or(0),
+    )
 }

@@ -8,7 +8,7 @@
 
 use std::arch::x86_64::*;
 
-use super::GROUP;
+use super::{Pair, GROUP};
 
 /// Words the kernels may read past the last group's: the window of the last quarter
 /// starts at dword `3w/2` of its group and is 32 dwords long.
@@ -433,14 +433,14 @@ pub(super) unsafe fn min_max_packed(
     (_mm512_reduce_min_epu32(lo), _mm512_reduce_max_epu32(hi))
 }
 
-/// The smallest and the largest `ida + idb` (`ida - idb` when `sub`) of the rows of
-/// `groups` groups (those whose bit is set in a non-null `masks`); widths of at most 31
-/// bits, so a sum fits `u32` and a difference `i32`. Without rows: the folds' starting
-/// values.
+/// The smallest and the largest `ida + idb`, `ida - idb` or `(a0 + ida) * (b0 + idb)`
+/// (by `op`) of the rows of `groups` groups (those whose bit is set in a non-null
+/// `masks`), folded in 32-bit lanes: a difference as `i32`, the others as `u32` (the
+/// caller keeps them in range). Without rows: the folds' starting values.
 ///
 /// # Safety
-/// `a` and `b` as `src` in [`unpack`] for widths `wa` and `wb` (at most 31); a non-null
-/// `masks` is readable for `groups` words.
+/// `a` and `b` as `src` in [`unpack`] for widths `wa` and `wb`; a non-null `masks` is
+/// readable for `groups` words.
 #[target_feature(enable = "avx512f")]
 pub(super) unsafe fn min_max_pair_packed(
     a: *const u64,
@@ -449,33 +449,38 @@ pub(super) unsafe fn min_max_pair_packed(
     wb: u32,
     groups: usize,
     masks: *const u64,
-    sub: bool,
+    op: Pair,
 ) -> (i64, i64) {
     // SAFETY: the caller's contract, passed on.
     unsafe {
-        if sub {
-            pair_extremes::<true>(a, wa, b, wb, groups, masks)
-        } else {
-            pair_extremes::<false>(a, wa, b, wb, groups, masks)
+        match op {
+            Pair::Sum => pair_extremes::<0>(a, wa, b, wb, groups, masks, 0, 0),
+            Pair::Difference => pair_extremes::<1>(a, wa, b, wb, groups, masks, 0, 0),
+            Pair::Product { a0, b0 } => pair_extremes::<2>(a, wa, b, wb, groups, masks, a0, b0),
         }
     }
 }
 
-/// [`min_max_pair_packed`] for one operation.
+/// [`min_max_pair_packed`] for one operation (`OP`: 0 sum, 1 difference, 2 product).
 ///
 /// # Safety
 /// As [`min_max_pair_packed`].
+#[allow(clippy::too_many_arguments)]
 #[target_feature(enable = "avx512f")]
-unsafe fn pair_extremes<const SUB: bool>(
+unsafe fn pair_extremes<const OP: u8>(
     a: *const u64,
     wa: u32,
     b: *const u64,
     wb: u32,
     groups: usize,
     masks: *const u64,
+    a0: u32,
+    b0: u32,
 ) -> (i64, i64) {
     let (pa, pb) = (plan(wa), plan(wb));
-    let (mut lo, mut hi) = if SUB {
+    let (va, vb) = (_mm512_set1_epi32(a0 as i32), _mm512_set1_epi32(b0 as i32));
+    let signed = OP == 1;
+    let (mut lo, mut hi) = if signed {
         (_mm512_set1_epi32(i32::MAX), _mm512_set1_epi32(i32::MIN))
     } else {
         (_mm512_set1_epi32(-1), _mm512_setzero_si512())
@@ -488,19 +493,22 @@ unsafe fn pair_extremes<const SUB: bool>(
             for c in 0..4 {
                 let m = lanes(masks, g, c);
                 let (x, y) = (quarter(&pa, sa, c), quarter(&pb, sb, c));
-                if SUB {
-                    let d = _mm512_sub_epi32(x, y);
-                    lo = _mm512_mask_min_epi32(lo, m, lo, d);
-                    hi = _mm512_mask_max_epi32(hi, m, hi, d);
+                let v = match OP {
+                    0 => _mm512_add_epi32(x, y),
+                    1 => _mm512_sub_epi32(x, y),
+                    _ => _mm512_mullo_epi32(_mm512_add_epi32(x, va), _mm512_add_epi32(y, vb)),
+                };
+                if signed {
+                    lo = _mm512_mask_min_epi32(lo, m, lo, v);
+                    hi = _mm512_mask_max_epi32(hi, m, hi, v);
                 } else {
-                    let s = _mm512_add_epi32(x, y);
-                    lo = _mm512_mask_min_epu32(lo, m, lo, s);
-                    hi = _mm512_mask_max_epu32(hi, m, hi, s);
+                    lo = _mm512_mask_min_epu32(lo, m, lo, v);
+                    hi = _mm512_mask_max_epu32(hi, m, hi, v);
                 }
             }
         }
     }
-    if SUB {
+    if signed {
         (
             i64::from(_mm512_reduce_min_epi32(lo)),
             i64::from(_mm512_reduce_max_epi32(hi)),

@@ -48,7 +48,34 @@ type UnpackSelectedFn = unsafe fn(*const u64, u32, usize, *const u64, *mut u32) 
 type SumPackedFn = unsafe fn(*const u64, u32, usize, *const u64) -> u64;
 type MinMaxPackedFn = unsafe fn(*const u64, u32, usize, *const u64) -> (u32, u32);
 type MinMaxPairFn =
-    unsafe fn(*const u64, u32, *const u64, u32, usize, *const u64, bool) -> (i64, i64);
+    unsafe fn(*const u64, u32, *const u64, u32, usize, *const u64, Pair) -> (i64, i64);
+
+/// What [`BitKernels::min_max_pair_packed`] folds of two columns' ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pair {
+    /// `ida + idb`: exact when both widths are at most 31 bits.
+    Sum,
+    /// `ida - idb`: exact when both widths are at most 31 bits.
+    Difference,
+    /// `(a0 + ida) * (b0 + idb)`: exact while every such product is below 2^32 (the
+    /// caller's bound; beyond it the fold wraps).
+    Product { a0: u32, b0: u32 },
+}
+
+impl Pair {
+    /// The value of one row, as the kernels compute it (a difference as `i32`, a sum or
+    /// product as `u32`).
+    #[inline(always)]
+    fn apply(self, x: u32, y: u32) -> i64 {
+        match self {
+            Pair::Sum => i64::from(x.wrapping_add(y)),
+            Pair::Difference => i64::from(x.wrapping_sub(y) as i32),
+            Pair::Product { a0, b0 } => {
+                i64::from(x.wrapping_add(a0).wrapping_mul(y.wrapping_add(b0)))
+            }
+        }
+    }
+}
 type DotPackedFn = unsafe fn(*const u64, u32, *const u64, u32, usize, *const u64) -> (u64, u64);
 
 /// One column's packed ids from row `start` on: what the fused aggregate kernels
@@ -528,23 +555,23 @@ impl BitKernels {
         (lo <= hi).then_some((lo, hi))
     }
 
-    /// The smallest and the largest `ida + idb` (`ida - idb` when `sub`) over rows
-    /// `i < n` of `a` and `b` (those whose bit is set in `mask`, when one is given),
-    /// from the packed words as [`Self::sum_packed`]; None when no row is. Panics when a
-    /// width exceeds 31 bits (the kernels fold in 32-bit lanes), and as `sum_packed`.
+    /// The smallest and the largest of `op` over rows `i < n` of `a` and `b` (those
+    /// whose bit is set in `mask`, when one is given), from the packed words as
+    /// [`Self::sum_packed`]; None when no row is. Panics when a sum or difference has a
+    /// width above 31 bits (the kernels fold in 32-bit lanes), and as `sum_packed`.
     pub fn min_max_pair_packed(
         &self,
         a: Packed<'_>,
         b: Packed<'_>,
         n: usize,
         mask: Option<&[u64]>,
-        sub: bool,
+        op: Pair,
     ) -> Option<(i64, i64)> {
         check(a.words, a.width, a.start, n);
         check(b.words, b.width, b.start, n);
         assert!(
-            a.width <= 31 && b.width <= 31,
-            "pair extremes of widths {} and {} (at most 31)",
+            matches!(op, Pair::Product { .. }) || (a.width <= 31 && b.width <= 31),
+            "sum or difference of widths {} and {} (at most 31)",
             a.width,
             b.width
         );
@@ -561,14 +588,7 @@ impl BitKernels {
             return None;
         }
         let on = |i: usize| mask.is_none_or(|m| (m[i / GROUP] >> (i % GROUP)) & 1 == 1);
-        let value = |i: usize| {
-            let (x, y) = (i64::from(a.get(i)), i64::from(b.get(i)));
-            if sub {
-                x - y
-            } else {
-                x + y
-            }
-        };
+        let value = |i: usize| op.apply(a.get(i), b.get(i));
         let fold = |(lo, hi): (i64, i64), v: i64| (lo.min(v), hi.max(v));
         let none = (i64::MAX, i64::MIN);
         if !(a.start.is_multiple_of(GROUP) && b.start.is_multiple_of(GROUP)) {
@@ -589,10 +609,10 @@ impl BitKernels {
         let mut acc = none;
         // SAFETY: groups `0 .. fast` of both columns (followed by the kernel's slack:
         // fast_groups) and `fast .. whole` lie in their words, a mask holds `whole` words
-        // (asserted), widths are in 1..=31 (check, asserted), and `BitKernels::new` /
+        // (asserted), widths are in 1..=32 (check), and `BitKernels::new` /
         // `Isa::best` checked the ISA against this CPU. A kernel's starting values (what
-        // it returns for no rows: u32::MAX and 0 for sums, i32::MAX and i32::MIN for
-        // differences) never beat a row's value at these widths, so they fold in freely.
+        // it returns for no rows: u32::MAX and 0 unsigned, i32::MAX and i32::MIN for
+        // differences) never beat a row's value (a 32-bit one), so they fold in freely.
         unsafe {
             if fast > 0 {
                 let r = (self.min_max_pair_packed)(
@@ -602,7 +622,7 @@ impl BitKernels {
                     b.width,
                     fast,
                     m(0),
-                    sub,
+                    op,
                 );
                 acc = (acc.0.min(r.0), acc.1.max(r.1));
             }
@@ -614,7 +634,7 @@ impl BitKernels {
                     b.width,
                     whole - fast,
                     m(fast),
-                    sub,
+                    op,
                 );
                 acc = (acc.0.min(r.0), acc.1.max(r.1));
             }

@@ -1,7 +1,7 @@
 //! The portable bit kernels: plain integer code, monomorphised per bit width so every
 //! shift and mask is a constant (the reference the SIMD variants are tested against).
 
-use super::GROUP;
+use super::{Pair, GROUP};
 
 #[inline(always)]
 fn unpack_group<const W: usize>(src: &[u64], out: &mut [u32]) {
@@ -328,7 +328,8 @@ pub(super) unsafe fn min_max_packed_raw(
 }
 
 /// # Safety
-/// As [`dot_packed_raw`] (widths of at most 31 bits; `sub` picks `ida - idb`).
+/// As [`dot_packed_raw`]; the values as the SIMD kernels fold them (a difference as
+/// `i32`, a sum or product as `u32`).
 pub(super) unsafe fn min_max_pair_packed_raw(
     a: *const u64,
     wa: u32,
@@ -336,7 +337,7 @@ pub(super) unsafe fn min_max_pair_packed_raw(
     wb: u32,
     groups: usize,
     masks: *const u64,
-    sub: bool,
+    op: Pair,
 ) -> (i64, i64) {
     let (mut x, mut y) = ([0u32; GROUP], [0u32; GROUP]);
     let (mut lo, mut hi) = (i64::MAX, i64::MIN);
@@ -357,8 +358,7 @@ pub(super) unsafe fn min_max_pair_packed_raw(
         unpack(wb_, wb, &mut y);
         for i in 0..GROUP {
             if (m >> i) & 1 == 1 {
-                let (p, q) = (i64::from(x[i]), i64::from(y[i]));
-                let v = if sub { p - q } else { p + q };
+                let v = op.apply(x[i], y[i]);
                 lo = lo.min(v);
                 hi = hi.max(v);
             }

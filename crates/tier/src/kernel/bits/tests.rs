@@ -313,21 +313,30 @@ fn fused_sums_dots_and_extremes_match_the_rows_every_width() {
                             mask.is_some()
                         );
                         assert_eq!(k.min_max_packed(a, n, mask), min_max, "min/max {what}");
+                        let mut pairs = vec![Pair::Product {
+                            a0: 3,
+                            b0: 1 << (31 - width.min(31)),
+                        }];
                         if width <= 31 && wb <= 31 {
-                            for sub in [false, true] {
-                                let v = |i: usize| {
-                                    let (x, y) = (i64::from(a.get(i)), i64::from(b.get(i)));
-                                    if sub {
-                                        x - y
-                                    } else {
-                                        x + y
-                                    }
-                                };
-                                let vals = (0..n).filter(|&i| on(i)).map(v);
-                                let want = vals.clone().min().zip(vals.max());
-                                let got = k.min_max_pair_packed(a, b, n, mask, sub);
-                                assert_eq!(got, want, "pair extremes (sub {sub}) {what}");
-                            }
+                            pairs.extend([Pair::Sum, Pair::Difference]);
+                        }
+                        for op in pairs {
+                            let v = |i: usize| {
+                                let (x, y) = (i64::from(a.get(i)), i64::from(b.get(i)));
+                                match op {
+                                    Pair::Sum => x + y,
+                                    Pair::Difference => x - y,
+                                    // Wrapping like the kernels where the product leaves
+                                    // 32 bits (their caller rules that out).
+                                    Pair::Product { a0, b0 } => i64::from(
+                                        ((x + i64::from(a0)) * (y + i64::from(b0))) as u32,
+                                    ),
+                                }
+                            };
+                            let vals = (0..n).filter(|&i| on(i)).map(v);
+                            let want = vals.clone().min().zip(vals.max());
+                            let got = k.min_max_pair_packed(a, b, n, mask, op);
+                            assert_eq!(got, want, "pair extremes ({op:?}) {what}");
                         }
                         assert_eq!(k.sum_packed(a, n, mask), sum, "sum {what}");
                         assert_eq!(k.dot_packed(a, b, n, mask), dot, "dot {what}");
