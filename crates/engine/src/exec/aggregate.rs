@@ -524,7 +524,8 @@ fn frame_sum(
     };
     let k = rows.sel.len() as i128;
     let kern = bits::active();
-    if let Some((sa, sb, dot)) = fused_sums(rows, ca, b.map(|(op, cb, _)| (op, cb)), tally) {
+    let fused = b.map(|(op, cb, b0)| (op, cb, (a0 != 0, b0 != 0)));
+    if let Some((sa, sb, dot)) = fused_sums(rows, ca, fused, tally) {
         return match b {
             None => (k * a0).checked_add(sa),
             Some((Op::Add, _, b0)) => (k * (a0 + b0)).checked_add(sa)?.checked_add(sb),
@@ -642,27 +643,33 @@ fn pair_extremes(
 }
 
 /// `(Σida, Σidb, Σida·idb)` over the selected rows from the packed words, where
-/// [`packed_read`] allows.
+/// [`packed_read`] allows. For a product, `(a₀ ≠ 0, b₀ ≠ 0)` say which of `Σidb` and
+/// `Σida` its formula multiplies by a non-zero base; a sum multiplied by zero is not
+/// read (0 in its place): `b₀ = 0` for `lo_discount`, which spares a pass over
+/// `lo_extendedprice` in `Σ lo_extendedprice·lo_discount`.
 #[inline]
 fn fused_sums(
     rows: Rows<'_, '_>,
     ca: usize,
-    b: Option<(Op, usize)>,
+    b: Option<(Op, usize, (bool, bool))>,
     tally: &Option<Tally>,
 ) -> Option<(i128, i128, i128)> {
     let mask = packed_read(rows, tally)?;
     let (kern, n) = (bits::active(), rows.n);
     let packed = |c: usize| packed(rows, c);
-    let sa = i128::from(kern.sum_packed(packed(ca), n, mask));
-    let Some((op, cb)) = b else {
-        return Some((sa, 0, 0));
+    let sum = |c: usize| i128::from(kern.sum_packed(packed(c), n, mask));
+    let Some((op, cb, (a0, b0))) = b else {
+        return Some((sum(ca), 0, 0));
     };
-    let sb = i128::from(kern.sum_packed(packed(cb), n, mask));
-    let dot = match op {
-        Op::Mul => i128::try_from(kern.dot_packed(packed(ca), packed(cb), n, mask)).ok()?,
-        Op::Add | Op::Sub => 0,
-    };
-    Some((sa, sb, dot))
+    match op {
+        Op::Add | Op::Sub => Some((sum(ca), sum(cb), 0)),
+        Op::Mul => {
+            let dot = i128::try_from(kern.dot_packed(packed(ca), packed(cb), n, mask)).ok()?;
+            let sa = if b0 { sum(ca) } else { 0 };
+            let sb = if a0 { sum(cb) } else { 0 };
+            Some((sa, sb, dot))
+        }
+    }
 }
 
 /// Per group id: (rows, states by aggregate).
