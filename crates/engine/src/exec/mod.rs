@@ -13,6 +13,7 @@
 
 mod aggregate;
 mod layout;
+mod packed;
 mod probe;
 mod views;
 

@@ -309,8 +309,9 @@ fn tests_whole_morsel(test: TestRef<'_>, k: usize, n: usize) -> bool {
     // Testing all `n` rows on the packed words costs about an unpack for a range
     // (0.1 ns per id, AVX-512, Zen 4), two for a bitmap held in registers (0.16-0.25 ns)
     // and five for a larger one (a gather per 16 ids: 0.53 ns), while the other path
-    // reads the selected rows' ids one by one (cache misses, from 2 ns each) or unpacks
-    // the morsel and tests them at about 0.6 ns each: the whole morsel is tested while a
+    // reads the selected rows' ids one by one (cheap while they are close and ascending,
+    // cache misses when far apart) or unpacks the morsel and tests them at about 0.6 ns
+    // each: the whole morsel is tested while a
     // sixteenth (ranges, bitmaps in registers) or half of it is still selected
     // (docs/engine.md, "Dense later steps"; an eighth and a thirty-second measured worse).
     match test {
