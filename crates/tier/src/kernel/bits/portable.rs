@@ -224,42 +224,63 @@ pub(super) unsafe fn bitmap_raw(
     bitmap(s, width, b, limit, o);
 }
 
-/// The sum of the ids of `groups` whole groups (those whose bit is set in a non-null
-/// `masks`), and with a second column the halves' sums of the products `ida * idb`.
+/// Calls `f(ida, idb)` for each row of `groups` whole groups whose bit is set in a
+/// non-null `masks` (every row when it is null), in order; `idb` is 0 without a second
+/// column. The one loop of the portable fused kernels below.
 ///
 /// # Safety
-/// `src` is readable for `groups * width` words (`b`'s for `groups * wb`), a non-null
-/// `masks` for `groups` words, widths in 1..=32.
+/// `a` is readable for `groups * wa` words, `b`'s column for `groups * wb`, a non-null
+/// `masks` for `groups` words; widths in 1..=32.
+unsafe fn each_selected(
+    (a, wa): (*const u64, u32),
+    b: Option<(*const u64, u32)>,
+    groups: usize,
+    masks: *const u64,
+    mut f: impl FnMut(u32, u32),
+) {
+    let (mut x, mut y) = ([0u32; GROUP], [0u32; GROUP]);
+    let group = |src: *const u64, w: u32, g: usize| {
+        // SAFETY: the caller's contract: group `g` of the column is live.
+        unsafe { std::slice::from_raw_parts(src.add(g * w as usize), w as usize) }
+    };
+    for g in 0..groups {
+        let m = if masks.is_null() {
+            u64::MAX
+        } else {
+            // SAFETY: the caller's contract: a non-null `masks` holds word `g`.
+            unsafe { *masks.add(g) }
+        };
+        unpack(group(a, wa, g), wa, &mut x);
+        if let Some((b, wb)) = b {
+            unpack(group(b, wb, g), wb, &mut y);
+        }
+        for i in (0..GROUP).filter(|i| (m >> i) & 1 == 1) {
+            f(x[i], y[i]);
+        }
+    }
+}
+
+/// The sum of the ids of `groups` whole groups (those whose bit is set in a non-null
+/// `masks`).
+///
+/// # Safety
+/// As [`each_selected`] for one column.
 pub(super) unsafe fn sum_packed_raw(
     src: *const u64,
     width: u32,
     groups: usize,
     masks: *const u64,
 ) -> u64 {
-    let mut ids = [0u32; GROUP];
     let mut s = 0u64;
-    for g in 0..groups {
-        // SAFETY: the caller's contract: group `g` and mask `g` are live.
-        let (words, m) = unsafe {
-            (
-                std::slice::from_raw_parts(src.add(g * width as usize), width as usize),
-                if masks.is_null() {
-                    u64::MAX
-                } else {
-                    *masks.add(g)
-                },
-            )
-        };
-        unpack(words, width, &mut ids);
-        for (i, &id) in ids.iter().enumerate() {
-            s += u64::from(id) & 0u64.wrapping_sub((m >> i) & 1);
-        }
-    }
+    // SAFETY: the caller's contract.
+    unsafe { each_selected((src, width), None, groups, masks, |x, _| s += u64::from(x)) };
     s
 }
 
+/// The halves' sums of the products `ida * idb` of the selected rows.
+///
 /// # Safety
-/// As [`sum_packed_raw`], for both columns.
+/// As [`each_selected`] for both columns.
 pub(super) unsafe fn dot_packed_raw(
     a: *const u64,
     wa: u32,
@@ -268,68 +289,44 @@ pub(super) unsafe fn dot_packed_raw(
     groups: usize,
     masks: *const u64,
 ) -> (u64, u64) {
-    let (mut x, mut y) = ([0u32; GROUP], [0u32; GROUP]);
     let (mut lo, mut hi) = (0u64, 0u64);
-    for g in 0..groups {
-        // SAFETY: the caller's contract: group `g` of both columns and mask `g` are live.
-        let (wa_, wb_, m) = unsafe {
-            (
-                std::slice::from_raw_parts(a.add(g * wa as usize), wa as usize),
-                std::slice::from_raw_parts(b.add(g * wb as usize), wb as usize),
-                if masks.is_null() {
-                    u64::MAX
-                } else {
-                    *masks.add(g)
-                },
-            )
-        };
-        unpack(wa_, wa, &mut x);
-        unpack(wb_, wb, &mut y);
-        for i in 0..GROUP {
-            let p = (u64::from(x[i]) * u64::from(y[i])) & 0u64.wrapping_sub((m >> i) & 1);
+    // SAFETY: the caller's contract.
+    unsafe {
+        each_selected((a, wa), Some((b, wb)), groups, masks, |x, y| {
+            let p = u64::from(x) * u64::from(y);
             lo += p & 0xffff_ffff;
             hi += p >> 32;
-        }
-    }
+        })
+    };
     (lo, hi)
 }
 
+/// The smallest and the largest selected id, or `(u32::MAX, 0)`.
+///
 /// # Safety
-/// As [`sum_packed_raw`].
+/// As [`each_selected`] for one column.
 pub(super) unsafe fn min_max_packed_raw(
     src: *const u64,
     width: u32,
     groups: usize,
     masks: *const u64,
 ) -> (u32, u32) {
-    let mut ids = [0u32; GROUP];
     let (mut lo, mut hi) = (u32::MAX, 0);
-    for g in 0..groups {
-        // SAFETY: the caller's contract: group `g` and mask `g` are live.
-        let (words, m) = unsafe {
-            (
-                std::slice::from_raw_parts(src.add(g * width as usize), width as usize),
-                if masks.is_null() {
-                    u64::MAX
-                } else {
-                    *masks.add(g)
-                },
-            )
-        };
-        unpack(words, width, &mut ids);
-        for (i, &id) in ids.iter().enumerate() {
-            if (m >> i) & 1 == 1 {
-                lo = lo.min(id);
-                hi = hi.max(id);
-            }
-        }
-    }
+    // SAFETY: the caller's contract.
+    unsafe {
+        each_selected((src, width), None, groups, masks, |x, _| {
+            lo = lo.min(x);
+            hi = hi.max(x);
+        })
+    };
     (lo, hi)
 }
 
+/// The extremes of `op` over the selected rows, as the SIMD kernels fold them (a
+/// difference as `i32`, a sum or product as `u32`); `(i64::MAX, i64::MIN)` for none.
+///
 /// # Safety
-/// As [`dot_packed_raw`]; the values as the SIMD kernels fold them (a difference as
-/// `i32`, a sum or product as `u32`).
+/// As [`each_selected`] for both columns.
 pub(super) unsafe fn min_max_pair_packed_raw(
     a: *const u64,
     wa: u32,
@@ -339,30 +336,14 @@ pub(super) unsafe fn min_max_pair_packed_raw(
     masks: *const u64,
     op: Pair,
 ) -> (i64, i64) {
-    let (mut x, mut y) = ([0u32; GROUP], [0u32; GROUP]);
     let (mut lo, mut hi) = (i64::MAX, i64::MIN);
-    for g in 0..groups {
-        // SAFETY: the caller's contract: group `g` of both columns and mask `g` are live.
-        let (wa_, wb_, m) = unsafe {
-            (
-                std::slice::from_raw_parts(a.add(g * wa as usize), wa as usize),
-                std::slice::from_raw_parts(b.add(g * wb as usize), wb as usize),
-                if masks.is_null() {
-                    u64::MAX
-                } else {
-                    *masks.add(g)
-                },
-            )
-        };
-        unpack(wa_, wa, &mut x);
-        unpack(wb_, wb, &mut y);
-        for i in 0..GROUP {
-            if (m >> i) & 1 == 1 {
-                let v = op.apply(x[i], y[i]);
-                lo = lo.min(v);
-                hi = hi.max(v);
-            }
-        }
-    }
+    // SAFETY: the caller's contract.
+    unsafe {
+        each_selected((a, wa), Some((b, wb)), groups, masks, |x, y| {
+            let v = op.apply(x, y);
+            lo = lo.min(v);
+            hi = hi.max(v);
+        })
+    };
     (lo, hi)
 }
