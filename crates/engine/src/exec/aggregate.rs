@@ -524,29 +524,42 @@ fn frame_sum(
         }
     };
     let k = rows.sel.len() as i128;
-    let kern = bits::active();
     let fused = b.map(|(op, cb, b0)| (op, cb, (a0 != 0, b0 != 0)));
-    if let Some((sa, sb, dot)) = fused_sums(rows, ca, fused, tally) {
-        return match b {
-            None => (k * a0).checked_add(sa),
-            Some((Op::Add, _, b0)) => (k * (a0 + b0)).checked_add(sa)?.checked_add(sb),
-            Some((Op::Sub, _, b0)) => (k * (a0 - b0)).checked_add(sa)?.checked_sub(sb),
-            Some((Op::Mul, _, b0)) => k
-                .checked_mul(a0 * b0)?
-                .checked_add(a0.checked_mul(sb)?)?
-                .checked_add(b0.checked_mul(sa)?)?
-                .checked_add(dot),
-        };
+    let (sa, sb, dot) = match fused_sums(rows, ca, fused, tally) {
+        Some(sums) => sums,
+        None => id_sums(rows, ca, b.map(|(op, cb, _)| (op, cb)), ids, tally)?,
+    };
+    match b {
+        None => (k * a0).checked_add(sa),
+        Some((Op::Add, _, b0)) => (k * (a0 + b0)).checked_add(sa)?.checked_add(sb),
+        Some((Op::Sub, _, b0)) => (k * (a0 - b0)).checked_add(sa)?.checked_sub(sb),
+        Some((Op::Mul, _, b0)) => k
+            .checked_mul(a0 * b0)?
+            .checked_add(a0.checked_mul(sb)?)?
+            .checked_add(b0.checked_mul(sa)?)?
+            .checked_add(dot),
     }
-    // The columns' ids, tallied as `arg_values` tallies them (a read of each column's
-    // ids and of their values).
+}
+
+/// `(Σida, Σidb, Σida·idb)` over the selected rows from their fetched ids (the dot only
+/// for a product); the columns' ids tallied as `arg_values` tallies them (a read of each
+/// column's ids and of their values). `None`: the dot does not fit `i128`.
+#[inline]
+fn id_sums(
+    rows: Rows<'_, '_>,
+    ca: usize,
+    b: Option<(Op, usize)>,
+    ids: &mut ColumnIds,
+    tally: &mut Option<Tally>,
+) -> Option<(i128, i128, i128)> {
+    let kern = bits::active();
     let ia = ids.get(rows, ca, tally);
     if let Some(t) = tally.as_mut() {
         t.dict[ca] += AccessCounts::of_batch(ia);
     }
     let sa = i128::from(kern.sum_ids(ia));
-    let Some((op, cb, b0)) = b else {
-        return (k * a0).checked_add(sa);
+    let Some((op, cb)) = b else {
+        return Some((sa, 0, 0));
     };
     // `ia` borrows `ids`: fetch the second column, then read both.
     ids.get(rows, cb, tally);
@@ -558,17 +571,11 @@ fn frame_sum(
         t.dict[cb] += AccessCounts::of_batch(ib);
     }
     let sb = i128::from(kern.sum_ids(ib));
-    match op {
-        Op::Add => (k * (a0 + b0)).checked_add(sa)?.checked_add(sb),
-        Op::Sub => (k * (a0 - b0)).checked_add(sa)?.checked_sub(sb),
-        Op::Mul => {
-            let dot = i128::try_from(kern.dot_ids(ia, ib)).ok()?;
-            k.checked_mul(a0 * b0)?
-                .checked_add(a0.checked_mul(sb)?)?
-                .checked_add(b0.checked_mul(sa)?)?
-                .checked_add(dot)
-        }
-    }
+    let dot = match op {
+        Op::Mul => i128::try_from(kern.dot_ids(ia, ib)).ok()?,
+        Op::Add | Op::Sub => 0,
+    };
+    Some((sa, sb, dot))
 }
 
 /// Per group id: (rows, states by aggregate).
