@@ -581,6 +581,8 @@ fn region_options(p: &Params) -> RegionOptions {
         } else {
             ExistingFile::Refuse
         },
+        // The measured region: its huge pages go into the result.
+        huge_page_census: true,
     }
 }
 

@@ -99,7 +99,9 @@ impl Region {
         if opts.prefault {
             region.prefault();
         }
-        region.info.huge_page_bytes = region.smaps_huge_bytes();
+        if opts.huge_page_census {
+            region.info.huge_page_bytes = region.smaps_huge_bytes();
+        }
         if opts.huge_pages != HugePages::Off
             && opts.prefault
             && region.info.huge_page_bytes == Some(0)

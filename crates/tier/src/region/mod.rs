@@ -76,6 +76,13 @@ pub struct RegionOptions {
     pub keep_file: bool,
     /// What to do when `file:PATH` names a file that already exists.
     pub existing: ExistingFile,
+    /// Record the bytes backed by huge pages ([`RegionInfo::huge_page_bytes`]) and warn
+    /// when huge pages were requested but not granted. Costly: `/proc/self/smaps` walks
+    /// the page tables of every mapping of the process, so a store opening a hundred
+    /// prefaulted structures spent seconds on it (quadratic in the regions); set for a
+    /// region that is itself measured (membench), not for a store's structures.
+    #[serde(default)]
+    pub huge_page_census: bool,
 }
 
 /// What a `file:PATH` tier may do with a file that is already there.
@@ -124,7 +131,8 @@ pub struct RegionInfo {
     /// Whether the mapping was made with `MAP_SYNC` (fsdax).
     pub map_sync: bool,
     pub huge_pages_requested: HugePages,
-    /// Bytes of the mapping backed by huge pages, from `/proc/self/smaps` (None: unknown).
+    /// Bytes of the mapping backed by huge pages, from `/proc/self/smaps` (None: unknown,
+    /// or not asked for: [`RegionOptions::huge_page_census`]).
     pub huge_page_bytes: Option<u64>,
     pub prefaulted: bool,
     /// Where sampled pages live (after prefault); None if not checked.

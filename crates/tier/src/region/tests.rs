@@ -26,6 +26,27 @@ fn dram_region_reads_back_and_reports_residency() {
 }
 
 #[test]
+fn huge_pages_are_counted_only_when_asked() {
+    // Counting reads /proc/self/smaps (every mapping's page tables): a store's many
+    // structures skip it, a measured region asks for it.
+    let quiet = Region::new(&TierSpec::Dram { node: None }, 1 << 20, &opts()).unwrap();
+    assert_eq!(quiet.info().huge_page_bytes, None);
+    let census = RegionOptions {
+        huge_page_census: true,
+        ..opts()
+    };
+    let counted = Region::new(&TierSpec::Dram { node: None }, 1 << 20, &census).unwrap();
+    let bytes = counted
+        .info()
+        .huge_page_bytes
+        .expect("the region's own smaps entry is found");
+    assert!(
+        bytes <= 1 << 21,
+        "{bytes} bytes of huge pages in a 1 MiB region"
+    );
+}
+
+#[test]
 fn binding_to_node_zero_lands_there() {
     let r = Region::new(&TierSpec::Dram { node: Some(0) }, 4 << 20, &opts()).unwrap();
     let res = r.info().residency.clone().unwrap();
