@@ -201,9 +201,26 @@ pub struct Plan<'db> {
 }
 
 impl Plan<'_> {
-    /// Bytes of packed fact data the probe reads (every fact column used, whole).
+    /// Bytes of packed fact data the probe reads: every fact column a step or an
+    /// aggregate reads, whole. A join's key column bound but eliminated (every key
+    /// passes, nothing carried) is not read and not counted.
     pub fn fact_bytes(&self) -> u64 {
-        self.cols.iter().map(|c| c.words.len() as u64 * 8).sum()
+        let mut read = vec![false; self.cols.len()];
+        for s in &self.steps {
+            read[s.col] = true;
+        }
+        for (a, b) in self.aggs.iter().filter_map(|a| a.arg) {
+            read[a] = true;
+            if let Some((_, b)) = b {
+                read[b] = true;
+            }
+        }
+        self.cols
+            .iter()
+            .zip(read)
+            .filter(|&(_, r)| r)
+            .map(|(c, _)| c.words.len() as u64 * 8)
+            .sum()
     }
 }
 
