@@ -342,7 +342,6 @@ pub(super) fn accumulate(
     // One group (no GROUP BY): every aggregate folds into registers, not through memory.
     if hash.is_none() && counts.len() == 1 {
         counts[0] += k as u64;
-        ids.reset(plan.cols.len());
         vals.resize(k, 0);
         let over = accumulate_one(plan, rows, ids, vals, tally, states);
         if let Some(ai) = over {
@@ -383,7 +382,6 @@ pub(super) fn accumulate(
             &h.rows
         }
     };
-    ids.reset(plan.cols.len());
     vals.resize(k, 0);
     let mut have: Option<(usize, Option<(Op, usize)>)> = None;
     for (ai, a) in plan.aggs.iter().enumerate() {
