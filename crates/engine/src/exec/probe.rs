@@ -12,15 +12,75 @@ use pmolap_tier::kernel::bits;
 use pmolap_tier::kernel::prefetch::prefetch_read;
 
 use super::aggregate::{accumulate, Acc};
-use crate::plan::{Plan, MISS};
+use crate::plan::{Lut, Plan, MISS};
 
 /// A step's test, borrowed from the plan or from a node-local copy.
 #[derive(Clone, Copy)]
 pub(super) enum TestRef<'a> {
     Range { lo: u32, span: u32 },
     Bits(&'a [u64]),
-    Lookup(&'a [u32]),
+    Lookup(LutRef<'a>),
     Code { len: u32 },
+}
+
+/// A join's group codes as the probe reads them ([`crate::plan::Lut`]: the miss marker
+/// is the type's largest value).
+#[derive(Clone, Copy)]
+pub(super) enum LutRef<'a> {
+    U8(&'a [u8]),
+    U16(&'a [u16]),
+    U32(&'a [u32]),
+}
+
+impl<'a> LutRef<'a> {
+    /// `bytes` (the plan's table or a node-local copy of it, as aligned) read as `lut`'s
+    /// type.
+    pub(super) fn of(lut: &Lut, bytes: &'a [u8]) -> LutRef<'a> {
+        match lut {
+            Lut::U8(_) => LutRef::U8(bytes),
+            Lut::U16(_) => LutRef::U16(bytemuck::cast_slice(bytes)),
+            Lut::U32(_) => LutRef::U32(bytemuck::cast_slice(bytes)),
+        }
+    }
+}
+
+/// An entry of a [`LutRef`]: widened to a group code, the type's largest value a miss.
+trait LutCode: Copy + Into<u32> {
+    const MISS: Self;
+}
+impl LutCode for u8 {
+    const MISS: u8 = u8::MAX;
+}
+impl LutCode for u16 {
+    const MISS: u16 = u16::MAX;
+}
+impl LutCode for u32 {
+    const MISS: u32 = MISS;
+}
+
+/// The group codes of `ids` from table `l` (see [`group_codes`]); whether one missed.
+#[inline(always)]
+fn lookup_codes<T: LutCode>(
+    first: bool,
+    ids: &[u32],
+    l: &[T],
+    stride: u32,
+    gid: &mut [u32],
+) -> bool {
+    let mut miss = false;
+    for (g, &id) in gid.iter_mut().zip(ids) {
+        let c = l.get(id as usize).copied().unwrap_or(T::MISS);
+        miss |= c.into() == T::MISS.into();
+        let base = if first { 0 } else { *g };
+        *g = base.wrapping_add(c.into().wrapping_mul(stride));
+    }
+    miss
+}
+
+/// Whether value id `id` has a code in table `l`.
+fn lut_hit<T: LutCode>(l: &[T], id: u32) -> bool {
+    l.get(id as usize)
+        .is_some_and(|&c| c.into() != T::MISS.into())
 }
 
 impl<'a> TestRef<'a> {
@@ -350,14 +410,9 @@ fn group_codes(first: bool, ids: &[u32], test: TestRef<'_>, stride: u32, gid: &m
     let mut miss = false;
     let gid = &mut gid[..ids.len()];
     match test {
-        TestRef::Lookup(l) => {
-            for (g, &id) in gid.iter_mut().zip(ids) {
-                let c = l.get(id as usize).copied().unwrap_or(MISS);
-                miss |= c == MISS;
-                let base = if first { 0 } else { *g };
-                *g = base.wrapping_add(c.wrapping_mul(stride));
-            }
-        }
+        TestRef::Lookup(LutRef::U8(l)) => miss = lookup_codes(first, ids, l, stride, gid),
+        TestRef::Lookup(LutRef::U16(l)) => miss = lookup_codes(first, ids, l, stride, gid),
+        TestRef::Lookup(LutRef::U32(l)) => miss = lookup_codes(first, ids, l, stride, gid),
         TestRef::Code { len } => {
             for (g, &id) in gid.iter_mut().zip(ids) {
                 miss |= id >= len;
@@ -376,7 +431,9 @@ fn group_codes(first: bool, ids: &[u32], test: TestRef<'_>, stride: u32, gid: &m
 #[inline(never)]
 fn drop_misses(ids: &[u32], test: TestRef<'_>, sel: &mut [u32], gid: &mut [u32]) -> usize {
     let hit = |id: u32| match test {
-        TestRef::Lookup(l) => l.get(id as usize).is_some_and(|&c| c != MISS),
+        TestRef::Lookup(LutRef::U8(l)) => lut_hit(l, id),
+        TestRef::Lookup(LutRef::U16(l)) => lut_hit(l, id),
+        TestRef::Lookup(LutRef::U32(l)) => lut_hit(l, id),
         TestRef::Code { len } => id < len,
         TestRef::Range { .. } | TestRef::Bits(_) => true,
     };
@@ -622,7 +679,7 @@ fn select(
 
 #[cfg(test)]
 mod tests {
-    use super::{drop_misses, group_codes, step, ColRef, TestRef, TESTED_MIN_WORDS};
+    use super::{drop_misses, group_codes, step, ColRef, LutRef, TestRef, TESTED_MIN_WORDS};
     use super::{Scratch, TESTED_SLACK};
     use crate::plan::MISS;
     use pmolap_store::bitpack;
@@ -701,9 +758,15 @@ mod tests {
         let ids = [0, 2, 1, 0, 9];
         let mut sel = [10, 11, 12, 13, 14];
         let mut gid = [0; 5];
-        assert!(group_codes(true, &ids, TestRef::Lookup(&lut), 3, &mut gid));
+        assert!(group_codes(
+            true,
+            &ids,
+            TestRef::Lookup(LutRef::U32(&lut)),
+            3,
+            &mut gid
+        ));
         assert_eq!((gid[0], gid[1], gid[3]), (15, 21, 15));
-        let k = drop_misses(&ids, TestRef::Lookup(&lut), &mut sel, &mut gid);
+        let k = drop_misses(&ids, TestRef::Lookup(LutRef::U32(&lut)), &mut sel, &mut gid);
         assert_eq!(
             (&sel[..k], &gid[..k]),
             (&[10, 11, 13][..], &[15, 21, 15][..])
@@ -713,11 +776,22 @@ mod tests {
         assert!(!group_codes(
             false,
             &[2, 0],
-            TestRef::Lookup(&lut),
+            TestRef::Lookup(LutRef::U32(&lut)),
             10,
             &mut gid
         ));
         assert_eq!(gid, [71, 52]);
+        // The same table narrowed to bytes reads the same codes and misses.
+        let narrow = crate::plan::Lut::narrow(lut.to_vec(), 8);
+        let l8 = LutRef::of(&narrow, narrow.bytes());
+        assert!(matches!(l8, LutRef::U8(_)));
+        let (mut sel, mut gid) = ([10, 11, 12, 13, 14], [0; 5]);
+        assert!(group_codes(true, &ids, TestRef::Lookup(l8), 3, &mut gid));
+        let k = drop_misses(&ids, TestRef::Lookup(l8), &mut sel, &mut gid);
+        assert_eq!(
+            (&sel[..k], &gid[..k]),
+            (&[10, 11, 13][..], &[15, 21, 15][..])
+        );
         // A group code (a fact column's id): ids from `len` up miss.
         let ids = [1, 3, 4];
         let mut sel = [0, 1, 2];

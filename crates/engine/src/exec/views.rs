@@ -3,7 +3,7 @@
 
 use pmolap_tier::{Region, RegionOptions, TierSpec};
 
-use super::probe::{ColRef, StepRef, TestRef};
+use super::probe::{ColRef, LutRef, StepRef, TestRef};
 use super::{Layout, StripedFact};
 use crate::error::Result;
 use crate::plan::{Plan, Test};
@@ -35,7 +35,7 @@ pub(super) fn replicate_filters(
         let mut v = Vec::new();
         for st in &plan.steps {
             let r = match (layout.replicated, g.node, &st.test) {
-                (true, Some(node), Test::Lookup(l)) => Some(node_copy(l, node, region)?),
+                (true, Some(node), Test::Lookup(l)) => Some(node_copy(l.bytes(), node, region)?),
                 (true, Some(node), Test::Bits(b)) => Some(node_copy(b, node, region)?),
                 _ => None,
             };
@@ -101,9 +101,9 @@ fn group_steps<'a>(plan: &'a Plan<'_>, replicas: &'a [Option<Region>]) -> Vec<St
                     TestRef::Bits(&bytemuck::cast_slice(r.as_slice())[..b.len()])
                 }
                 (Test::Code { len }, _) => TestRef::Code { len: *len },
-                (Test::Lookup(l), None) => TestRef::Lookup(l),
+                (Test::Lookup(l), None) => TestRef::Lookup(LutRef::of(l, l.bytes())),
                 (Test::Lookup(l), Some(r)) => {
-                    TestRef::Lookup(&bytemuck::cast_slice(r.as_slice())[..l.len()])
+                    TestRef::Lookup(LutRef::of(l, &r.as_slice()[..l.bytes().len()]))
                 }
             };
             StepRef {

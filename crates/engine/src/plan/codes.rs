@@ -201,7 +201,7 @@ pub(crate) fn passes(test: &Test, id: u32) -> bool {
     match test {
         Test::Range { lo, span } => id.wrapping_sub(*lo) <= *span,
         Test::Bits(b) => b[id as usize >> 6] >> (id & 63) & 1 != 0,
-        Test::Lookup(l) => l[id as usize] != MISS,
+        Test::Lookup(l) => l.code(id) != MISS,
         Test::Code { len } => id < *len,
     }
 }

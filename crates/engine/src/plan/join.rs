@@ -8,7 +8,7 @@ use pmolap_store::table::Column;
 use pmolap_store::{ColumnType, Table};
 
 use super::codes::{all_ids, CodeSet};
-use super::{qerr, GroupSource, GroupValues, JoinReport, OutValue, Planner, Step, Test, MISS};
+use super::{qerr, GroupSource, GroupValues, JoinReport, Lut, OutValue, Planner, Step, Test, MISS};
 use crate::db::Database;
 use crate::error::Result;
 use crate::joinindex::JoinIndexInfo;
@@ -92,10 +92,15 @@ impl Planner<'_, '_> {
             (Some(_), false) => "bitmap + lookup",
         };
         self.never |= !any_hit;
+        let lut = Lut::narrow(lut, tuples.len());
         let filter_bytes = match &filter_test {
             Some(Test::Bits(b)) => b.len() * 8,
             _ => 0,
-        } + if j.carry.is_empty() { 0 } else { lut.len() * 4 };
+        } + if j.carry.is_empty() {
+            0
+        } else {
+            lut.bytes().len()
+        };
         let report = JoinReport {
             dim: j.dim.clone(),
             index: index.info(),
@@ -116,7 +121,7 @@ impl Planner<'_, '_> {
         j: &Join,
         fk: usize,
         filter_test: Option<Test>,
-        lut: Vec<u32>,
+        lut: Lut,
         tuples: Vec<Vec<OutValue>>,
     ) {
         if let Some(test) = filter_test {

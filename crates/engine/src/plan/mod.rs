@@ -24,6 +24,75 @@ use crate::query::{AggFn, Expr, Op, Query};
 /// "No match" in a join filter.
 pub const MISS: u32 = u32::MAX;
 
+/// A join's group codes by fact value id, in the narrowest integers that hold every code
+/// and the miss marker (the type's largest value): the probe looks one up per selected
+/// row, at random, so a customer table of 300,000 keys is 300 KB of bytes (in L2) rather
+/// than 1.2 MB of `u32`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lut {
+    U8(Vec<u8>),
+    U16(Vec<u16>),
+    U32(Vec<u32>),
+}
+
+impl Lut {
+    /// `codes` (each below `domain`, or [`MISS`]) narrowed to the smallest type whose
+    /// largest value (the miss marker) is above every code.
+    pub fn narrow(codes: Vec<u32>, domain: usize) -> Lut {
+        fn to<T: TryFrom<u32> + Copy>(codes: &[u32], miss: T) -> Vec<T> {
+            codes
+                .iter()
+                .map(|&c| T::try_from(c).ok().filter(|_| c != MISS).unwrap_or(miss))
+                .collect()
+        }
+        if domain <= u8::MAX as usize {
+            Lut::U8(to(&codes, u8::MAX))
+        } else if domain <= u16::MAX as usize {
+            Lut::U16(to(&codes, u16::MAX))
+        } else {
+            Lut::U32(codes)
+        }
+    }
+
+    /// Entries (fact value ids covered).
+    pub fn len(&self) -> usize {
+        match self {
+            Lut::U8(l) => l.len(),
+            Lut::U16(l) => l.len(),
+            Lut::U32(l) => l.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The table's bytes.
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            Lut::U8(l) => l,
+            Lut::U16(l) => bytemuck::cast_slice(l),
+            Lut::U32(l) => bytemuck::cast_slice(l),
+        }
+    }
+
+    /// The code of value id `id`, or [`MISS`] (also past the table).
+    pub fn code(&self, id: u32) -> u32 {
+        let i = id as usize;
+        match self {
+            Lut::U8(l) => l
+                .get(i)
+                .filter(|&&c| c != u8::MAX)
+                .map_or(MISS, |&c| c.into()),
+            Lut::U16(l) => l
+                .get(i)
+                .filter(|&&c| c != u16::MAX)
+                .map_or(MISS, |&c| c.into()),
+            Lut::U32(l) => l.get(i).copied().unwrap_or(MISS),
+        }
+    }
+}
+
 /// Largest group domain aggregated in dense per-thread arrays; larger ones use hash tables.
 pub const DENSE_GROUPS_MAX: u64 = 1 << 20;
 
@@ -93,8 +162,8 @@ pub enum Test {
     Range { lo: u32, span: u32 },
     /// Bit `id` set.
     Bits(Vec<u64>),
-    /// `lut[id]`: the group code, or [`MISS`].
-    Lookup(Vec<u32>),
+    /// `lut[id]`: the group code, or a miss.
+    Lookup(Lut),
     /// The id is the group code (a group-by on a fact column: its ids number its
     /// values); ids from `len` up (none in a sound column) miss.
     Code { len: u32 },
@@ -480,7 +549,23 @@ impl<'db> Planner<'_, 'db> {
 
 #[cfg(test)]
 mod tests {
-    use super::{rank, Test};
+    use super::{rank, Lut, Test, MISS};
+
+    #[test]
+    fn lookup_tables_narrow_to_the_codes_and_keep_misses() {
+        for (domain, bytes_each) in [(1, 1), (255, 1), (256, 2), (65_535, 2), (65_536, 4)] {
+            let top = domain as u32 - 1;
+            let codes = vec![0, MISS, top, top / 2];
+            let lut = Lut::narrow(codes.clone(), domain);
+            assert_eq!(
+                lut.bytes().len(),
+                codes.len() * bytes_each,
+                "domain {domain}"
+            );
+            let read: Vec<u32> = (0..5).map(|id| lut.code(id)).collect();
+            assert_eq!(read, [0, MISS, top, top / 2, MISS], "domain {domain}");
+        }
+    }
 
     #[test]
     fn cheap_filters_rank_before_dear_ones_that_drop_more() {
