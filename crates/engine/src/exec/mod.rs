@@ -12,6 +12,7 @@
 //! Aggregates decode the surviving rows' ids through the column dictionaries.
 
 mod aggregate;
+mod groups;
 mod layout;
 mod packed;
 mod probe;

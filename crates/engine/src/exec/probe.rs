@@ -12,7 +12,9 @@ use pmolap_tier::kernel::bits;
 use pmolap_tier::kernel::prefetch::prefetch_read;
 
 use super::aggregate::{accumulate, Acc};
-use crate::plan::{Lut, Plan, MISS};
+use super::groups::{drop_misses, group_codes, LutRef};
+use crate::plan::order::{unpacks_morsel, TestKind};
+use crate::plan::Plan;
 
 /// A step's test, borrowed from the plan or from a node-local copy.
 #[derive(Clone, Copy)]
@@ -21,66 +23,6 @@ pub(super) enum TestRef<'a> {
     Bits(&'a [u64]),
     Lookup(LutRef<'a>),
     Code { len: u32 },
-}
-
-/// A join's group codes as the probe reads them ([`crate::plan::Lut`]: the miss marker
-/// is the type's largest value).
-#[derive(Clone, Copy)]
-pub(super) enum LutRef<'a> {
-    U8(&'a [u8]),
-    U16(&'a [u16]),
-    U32(&'a [u32]),
-}
-
-impl<'a> LutRef<'a> {
-    /// `bytes` (the plan's table or a node-local copy of it, as aligned) read as `lut`'s
-    /// type.
-    pub(super) fn of(lut: &Lut, bytes: &'a [u8]) -> LutRef<'a> {
-        match lut {
-            Lut::U8(_) => LutRef::U8(bytes),
-            Lut::U16(_) => LutRef::U16(bytemuck::cast_slice(bytes)),
-            Lut::U32(_) => LutRef::U32(bytemuck::cast_slice(bytes)),
-        }
-    }
-}
-
-/// An entry of a [`LutRef`]: widened to a group code, the type's largest value a miss.
-trait LutCode: Copy + Into<u32> {
-    const MISS: Self;
-}
-impl LutCode for u8 {
-    const MISS: u8 = u8::MAX;
-}
-impl LutCode for u16 {
-    const MISS: u16 = u16::MAX;
-}
-impl LutCode for u32 {
-    const MISS: u32 = MISS;
-}
-
-/// The group codes of `ids` from table `l` (see [`group_codes`]); whether one missed.
-#[inline(always)]
-fn lookup_codes<T: LutCode>(
-    first: bool,
-    ids: &[u32],
-    l: &[T],
-    stride: u32,
-    gid: &mut [u32],
-) -> bool {
-    let mut miss = false;
-    for (g, &id) in gid.iter_mut().zip(ids) {
-        let c = l.get(id as usize).copied().unwrap_or(T::MISS);
-        miss |= c.into() == T::MISS.into();
-        let base = if first { 0 } else { *g };
-        *g = base.wrapping_add(c.into().wrapping_mul(stride));
-    }
-    miss
-}
-
-/// Whether value id `id` has a code in table `l`.
-fn lut_hit<T: LutCode>(l: &[T], id: u32) -> bool {
-    l.get(id as usize)
-        .is_some_and(|&c| c.into() != T::MISS.into())
 }
 
 impl<'a> TestRef<'a> {
@@ -281,27 +223,17 @@ fn next_step(k: usize, fetch: impl Fn(u32) -> u32, pred: bits::Pred<'_>, sel: &m
 }
 
 /// Whether a step's test runs over the whole morsel on the packed words (into a bitmask)
-/// rather than over the `k` selected rows of `n`.
+/// rather than over the `k` selected rows of `n` (the rule: [`TestKind::whole_morsel`]).
 #[inline(always)]
 fn tests_whole_morsel(test: TestRef<'_>, k: usize, n: usize) -> bool {
-    let kernels = bits::active();
     // The portable kernels build the mask one id at a time: slower than unpacking and
     // testing only the selected rows (measured 1.13x on SF 1), so they take that path.
-    if kernels.isa() == pmolap_tier::kernel::Isa::Portable {
+    if bits::active().isa() == pmolap_tier::kernel::Isa::Portable {
         return false;
     }
-    // Testing all `n` rows on the packed words costs about an unpack for a range
-    // (0.1 ns per id, AVX-512, Zen 4), two for a bitmap held in registers (0.16-0.25 ns)
-    // and five for a larger one (a gather per 16 ids: 0.53 ns), while the other path
-    // reads the selected rows' ids one by one (cheap while they are close and ascending,
-    // cache misses when far apart) or unpacks the morsel and tests them at about 0.6 ns
-    // each: the whole morsel is tested while a
-    // sixteenth (ranges, bitmaps in registers) or half of it is still selected
-    // (docs/engine.md, "Dense later steps"; an eighth and a thirty-second measured worse).
     match test {
-        TestRef::Range { .. } => k * 16 >= n,
-        TestRef::Bits(b) if kernels.bitmap_in_registers(b.len()) => k * 16 >= n,
-        TestRef::Bits(_) => k * 2 >= n,
+        TestRef::Range { .. } => TestKind::Range.whole_morsel(k, n),
+        TestRef::Bits(b) => TestKind::of_bitmap(b.len()).whole_morsel(k, n),
         TestRef::Lookup(_) | TestRef::Code { .. } => false,
     }
 }
@@ -341,8 +273,11 @@ fn step(
             let b = &buf[..n];
             next_step(k, |r| b[r as usize], pred, sel)
         }
-        bits::Pred::Bitmap(b) if b.len() >= TESTED_MIN_WORDS => {
-            bitmap_selected(c, start, n, k, pred, buf, tested, masks, sel)
+        bits::Pred::Bitmap(b) if TestKind::of_bitmap(b.len()) == TestKind::LargeBitmap => {
+            test_selected(c, start, n, k, pred, buf, tested, masks, sel)
+        }
+        _ if rows_far_apart(k, n, c.width) => {
+            test_selected(c, start, n, k, pred, buf, tested, masks, sel)
         }
         _ => next_step(
             k,
@@ -353,24 +288,20 @@ fn step(
     }
 }
 
-/// Bitmaps from this many words (16 KiB, half an L1 data cache) are tested by
-/// [`bitmap_selected`] when the selection is sparse; a smaller one stays in L1, where a
-/// scalar test fused with the get measured cheaper (R49, a 2.5 KiB supplier bitmap:
-/// 1.10x slower through the kernel; R44, customer and part bitmaps of 37 and 98 KiB:
-/// 1.26x faster).
-const TESTED_MIN_WORDS: usize = 2048;
-
 /// Words of slack after the ids in [`Scratch::tested`], as the widest bit kernel reads
 /// past its last group (at least its `SLACK_WORDS`).
 const TESTED_SLACK: usize = 16;
 
-/// A bitmap filter over the `k` selected rows of a morsel, few of its rows: their ids
-/// are fetched into `tested` (by gets, as [`fetch_ids`] reads an aggregate's column)
-/// and tested there by the SIMD bitmap kernel at width 32 — a gather per 16 selected
-/// ids instead of a scalar test each — into `masks`, which then compacts the selection.
+/// A filter over the `k` selected rows of a morsel, few of its rows: their ids are
+/// fetched into `tested` (by gets, as [`fetch_ids`] reads an aggregate's column,
+/// prefetching when the rows lie far apart) and tested there by the SIMD kernel at width
+/// 32 — for a bitmap a gather per 16 selected ids instead of a scalar test each — into
+/// `masks`, which then compacts the selection. Taken by a bitmap out of L1, and by any
+/// test whose rows lie more than a cache line apart: fused with the test, the gets had
+/// no prefetch (SSB Q3.4, whose supplier join reads one row in a hundred: 1.2x).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn bitmap_selected(
+fn test_selected(
     c: ColRef<'_>,
     start: usize,
     n: usize,
@@ -399,55 +330,6 @@ fn bitmap_selected(
     m
 }
 
-/// The group ids of the selected rows from a group-code step's ids (`ids[j]` of row
-/// `sel[j]`): `gid[j] = gid[j] + code * stride`, the first step starting from 0. Writes
-/// every row and returns whether a row missed (a key no dimension row carries, an id past
-/// the dictionary): never in a sound store, as the join's filter step ran before and
-/// dropped the keys that miss — the caller then drops those rows ([`drop_misses`]).
-/// Nothing is compacted, so the lookups are independent loads.
-#[inline(always)]
-fn group_codes(first: bool, ids: &[u32], test: TestRef<'_>, stride: u32, gid: &mut [u32]) -> bool {
-    let mut miss = false;
-    let gid = &mut gid[..ids.len()];
-    match test {
-        TestRef::Lookup(LutRef::U8(l)) => miss = lookup_codes(first, ids, l, stride, gid),
-        TestRef::Lookup(LutRef::U16(l)) => miss = lookup_codes(first, ids, l, stride, gid),
-        TestRef::Lookup(LutRef::U32(l)) => miss = lookup_codes(first, ids, l, stride, gid),
-        TestRef::Code { len } => {
-            for (g, &id) in gid.iter_mut().zip(ids) {
-                miss |= id >= len;
-                let base = if first { 0 } else { *g };
-                *g = base.wrapping_add(id.wrapping_mul(stride));
-            }
-        }
-        TestRef::Range { .. } | TestRef::Bits(_) => unreachable!("a filter is not a group step"),
-    }
-    miss
-}
-
-/// Drops the rows whose group code missed (see [`group_codes`]): keeps `sel[j]` and
-/// `gid[j]` where `ids[j]` hits; returns the rows left.
-#[cold]
-#[inline(never)]
-fn drop_misses(ids: &[u32], test: TestRef<'_>, sel: &mut [u32], gid: &mut [u32]) -> usize {
-    let hit = |id: u32| match test {
-        TestRef::Lookup(LutRef::U8(l)) => lut_hit(l, id),
-        TestRef::Lookup(LutRef::U16(l)) => lut_hit(l, id),
-        TestRef::Lookup(LutRef::U32(l)) => lut_hit(l, id),
-        TestRef::Code { len } => id < len,
-        TestRef::Range { .. } | TestRef::Bits(_) => true,
-    };
-    let mut m = 0;
-    for (j, &id) in ids.iter().enumerate() {
-        if hit(id) {
-            sel[m] = sel[j];
-            gid[m] = gid[j];
-            m += 1;
-        }
-    }
-    m
-}
-
 /// Fetches the ids of the selected rows of column `col` into `out` (which holds `n`):
 /// an unpack of the morsel when dense (of the selected rows only when the selection is
 /// a bitmask), random gets when sparse.
@@ -467,7 +349,7 @@ fn fetch_ids(rows: Rows<'_, '_>, col: usize, buf: &mut [u32], out: &mut [u32]) {
         bits::gather(&buf[..n], sel, out);
     } else {
         let w = c.width as usize;
-        if sel.len() * 512 < n * w {
+        if rows_far_apart(sel.len(), n, c.width) {
             // Rows more than a cache line apart on average: ask for the line of the row
             // `GET_AHEAD` places on while this one is read, to keep more misses in
             // flight (closer rows share lines, and the prefetches only cost).
@@ -487,13 +369,11 @@ fn fetch_ids(rows: Rows<'_, '_>, col: usize, buf: &mut [u32], out: &mut [u32]) {
     }
 }
 
-/// Whether `k` selected rows of an `n`-row morsel are read by unpacking the whole morsel
-/// rather than by a get per row: from one row in eight (one in sixteen and one in
-/// thirty-two measured 0.94x on the median queries at SF 10, two threads: close
-/// ascending gets are cheap).
+/// Whether `k` selected rows of an `n`-row morsel of a column `width` bits wide lie more
+/// than a cache line (512 bits) apart on average: their gets miss one by one.
 #[inline(always)]
-pub(super) fn unpacks_morsel(k: usize, n: usize) -> bool {
-    k * 8 >= n
+fn rows_far_apart(k: usize, n: usize, width: u32) -> bool {
+    k * 512 < n * width as usize
 }
 
 /// How many selected rows ahead a sparse fetch prefetches.
@@ -604,6 +484,10 @@ fn select(
         .position(|st| st.test.pred().is_none())
         .unwrap_or(steps.len());
     let (filter_steps, group_steps) = steps.split_at(filters);
+    debug_assert!(
+        group_steps.iter().all(|st| st.test.pred().is_none()),
+        "the planner orders the group steps after every filter"
+    );
     let words = n.div_ceil(64);
     let (mut done, k) = leading_masks(cols, filter_steps, start, n, masks, step_masks, tally);
     if done > 0 && k == 0 {
@@ -679,15 +563,16 @@ fn select(
 
 #[cfg(test)]
 mod tests {
-    use super::{drop_misses, group_codes, step, ColRef, LutRef, TestRef, TESTED_MIN_WORDS};
+    use super::{step, ColRef, TestRef};
     use super::{Scratch, TESTED_SLACK};
-    use crate::plan::MISS;
+    use crate::plan::order::LARGE_BITMAP_WORDS;
     use pmolap_store::bitpack;
     use pmolap_tier::kernel::bits;
 
     /// Every path of a filter step — the whole morsel, an unpacked morsel, gets, and the
-    /// bitmap kernel over the gets' ids (a bitmap of `TESTED_MIN_WORDS` words and more)
-    /// — keeps exactly the selected rows whose id passes, for every ISA this CPU has.
+    /// kernel over the gets' ids (a bitmap of `LARGE_BITMAP_WORDS` words and more; rows
+    /// far apart) — keeps exactly the selected rows whose id passes, for a bitmap and a
+    /// range, on every ISA this CPU has.
     #[test]
     fn filter_steps_keep_the_rows_that_pass_on_every_path() {
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
@@ -703,7 +588,7 @@ mod tests {
             if bits::set_isa(isa).is_err() {
                 continue;
             }
-            for words_in_bitmap in [40, TESTED_MIN_WORDS - 1, TESTED_MIN_WORDS + 5] {
+            for words_in_bitmap in [40, LARGE_BITMAP_WORDS - 1, LARGE_BITMAP_WORDS + 5] {
                 let bitmap: Vec<u64> = (0..words_in_bitmap).map(|_| next() & next()).collect();
                 let pred = bits::Pred::Bitmap(&bitmap);
                 // Ids over the whole bitmap (a join's ids never lie past its bitmap).
@@ -716,90 +601,52 @@ mod tests {
                     width,
                     base: 0,
                 };
-                let passes = |id: u32| bitmap[id as usize >> 6] >> (id & 63) & 1 == 1;
-                for every in [1, 3, 9, 40] {
-                    let sel0: Vec<u32> = (0..n as u32).filter(|r| r % every == 0).collect();
-                    let want: Vec<u32> = sel0
-                        .iter()
-                        .copied()
-                        .filter(|&r| passes(ids[start + r as usize]))
-                        .collect();
-                    let mut s = Scratch::new(n);
-                    assert!(s.tested.len() >= n.div_ceil(2) + TESTED_SLACK);
-                    s.sel[..sel0.len()].copy_from_slice(&sel0);
-                    let k = step(
-                        c,
-                        TestRef::Bits(&bitmap),
-                        pred,
-                        start,
-                        n,
-                        sel0.len(),
-                        &mut s.buf,
-                        &mut s.tested,
-                        &mut s.masks,
-                        &mut s.sel,
-                    );
-                    assert_eq!(
-                        &s.sel[..k],
-                        &want[..],
-                        "{isa:?}: bitmap of {words_in_bitmap} words, every {every}th row"
-                    );
+                let (lo, span) = (bits_in as u32 / 4, bits_in as u32 / 3);
+                let tests = [
+                    (TestRef::Bits(&bitmap), pred, "bitmap"),
+                    (
+                        TestRef::Range { lo, span },
+                        bits::Pred::Range { lo, span },
+                        "range",
+                    ),
+                ];
+                for (test, pred, what) in tests {
+                    let passes = |id: u32| match test {
+                        TestRef::Range { .. } => id.wrapping_sub(lo) <= span,
+                        _ => bitmap[id as usize >> 6] >> (id & 63) & 1 == 1,
+                    };
+                    for every in [1, 3, 9, 40] {
+                        let sel0: Vec<u32> = (0..n as u32).filter(|r| r % every == 0).collect();
+                        let want: Vec<u32> = sel0
+                            .iter()
+                            .copied()
+                            .filter(|&r| passes(ids[start + r as usize]))
+                            .collect();
+                        let mut s = Scratch::new(n);
+                        assert!(s.tested.len() >= n.div_ceil(2) + TESTED_SLACK);
+                        s.sel[..sel0.len()].copy_from_slice(&sel0);
+                        let k = step(
+                            c,
+                            test,
+                            pred,
+                            start,
+                            n,
+                            sel0.len(),
+                            &mut s.buf,
+                            &mut s.tested,
+                            &mut s.masks,
+                            &mut s.sel,
+                        );
+                        assert_eq!(
+                            &s.sel[..k],
+                            &want[..],
+                            "{isa:?}: {what} over {words_in_bitmap} words, every {every}th row"
+                        );
+                    }
                 }
             }
         }
         let host = pmolap_tier::CpuFeatures::detect();
         bits::set_isa(pmolap_tier::kernel::Isa::best(&host)).unwrap();
-    }
-
-    #[test]
-    fn group_codes_write_every_row_and_drop_only_misses() {
-        // A lookup: codes 5 and 7, key 1 misses, id 9 lies past the table.
-        let lut = [5, MISS, 7];
-        let ids = [0, 2, 1, 0, 9];
-        let mut sel = [10, 11, 12, 13, 14];
-        let mut gid = [0; 5];
-        assert!(group_codes(
-            true,
-            &ids,
-            TestRef::Lookup(LutRef::U32(&lut)),
-            3,
-            &mut gid
-        ));
-        assert_eq!((gid[0], gid[1], gid[3]), (15, 21, 15));
-        let k = drop_misses(&ids, TestRef::Lookup(LutRef::U32(&lut)), &mut sel, &mut gid);
-        assert_eq!(
-            (&sel[..k], &gid[..k]),
-            (&[10, 11, 13][..], &[15, 21, 15][..])
-        );
-        // A later step adds its code times its stride to the rows' group ids.
-        let mut gid = [1, 2];
-        assert!(!group_codes(
-            false,
-            &[2, 0],
-            TestRef::Lookup(LutRef::U32(&lut)),
-            10,
-            &mut gid
-        ));
-        assert_eq!(gid, [71, 52]);
-        // The same table narrowed to bytes reads the same codes and misses.
-        let narrow = crate::plan::Lut::narrow(lut.to_vec(), 8);
-        let l8 = LutRef::of(&narrow, narrow.bytes());
-        assert!(matches!(l8, LutRef::U8(_)));
-        let (mut sel, mut gid) = ([10, 11, 12, 13, 14], [0; 5]);
-        assert!(group_codes(true, &ids, TestRef::Lookup(l8), 3, &mut gid));
-        let k = drop_misses(&ids, TestRef::Lookup(l8), &mut sel, &mut gid);
-        assert_eq!(
-            (&sel[..k], &gid[..k]),
-            (&[10, 11, 13][..], &[15, 21, 15][..])
-        );
-        // A group code (a fact column's id): ids from `len` up miss.
-        let ids = [1, 3, 4];
-        let mut sel = [0, 1, 2];
-        let mut gid = [10, 20, 30];
-        let code = TestRef::Code { len: 4 };
-        assert!(group_codes(false, &ids, code, 2, &mut gid));
-        assert_eq!(&gid[..2], &[12, 26]);
-        let k = drop_misses(&ids, code, &mut sel, &mut gid);
-        assert_eq!((&sel[..k], &gid[..k]), (&[0, 1][..], &[12, 26][..]));
     }
 }

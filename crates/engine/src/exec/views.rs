@@ -3,7 +3,8 @@
 
 use pmolap_tier::{Region, RegionOptions, TierSpec};
 
-use super::probe::{ColRef, LutRef, StepRef, TestRef};
+use super::groups::LutRef;
+use super::probe::{ColRef, StepRef, TestRef};
 use super::{Layout, StripedFact};
 use crate::error::Result;
 use crate::plan::{Plan, Test};

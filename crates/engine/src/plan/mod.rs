@@ -7,12 +7,12 @@
 
 mod codes;
 mod join;
+pub(crate) mod order;
 
 use std::time::Instant;
 
 use pmolap_store::dictionary::{Dictionary, IntValues};
 use pmolap_store::{ColumnType, Table, Value};
-use pmolap_tier::kernel::bits;
 use serde::{Deserialize, Serialize};
 
 use self::codes::{sample_selectivity, CodeSet};
@@ -294,24 +294,6 @@ impl Plan<'_> {
     }
 }
 
-/// What testing one row costs a filter step on the whole morsel, in unpacks (about 0.1 ns
-/// per id with AVX-512 on Zen 4; docs/engine.md, "Dense later steps"): a range is tested
-/// on the packed words at about the cost of an unpack, a bitmap held in registers at about
-/// two, a larger one gathered at about five.
-fn test_cost(test: &Test) -> f64 {
-    match test {
-        Test::Range { .. } => 1.0,
-        Test::Bits(b) if bits::active().bitmap_in_registers(b.len()) => 2.0,
-        Test::Bits(_) => 5.0,
-        Test::Lookup(_) | Test::Code { .. } => 0.0,
-    }
-}
-
-/// A filter's rank: its cost per row over the fraction of rows it drops (lowest first).
-fn rank(test: &Test, selectivity: f64) -> f64 {
-    test_cost(test) / (1.0 - selectivity).max(1e-9)
-}
-
 fn qerr(q: &Query, m: String) -> Error {
     Error::Query(format!("query {}: {m}", q.label()))
 }
@@ -525,12 +507,8 @@ impl<'db> Planner<'_, 'db> {
         Ok(aggs)
     }
 
-    /// Order: filters by rank — the cost of testing a row over the fraction of rows it
-    /// drops, `cost / (1 - selectivity)`, selectivity from a sample of `fact_rows` — then
-    /// the group-code lookups. A cheap filter that drops fewer rows can go before a
-    /// dear one that drops more: a date join held in registers (two unpacks' worth per
-    /// row) before a customer join whose bitmap is gathered (five), which then tests
-    /// only the rows left.
+    /// Order: the filters in the order of least expected probe work (`order.rs`), the
+    /// selectivities from a sample of `fact_rows`; then the group-code steps.
     fn order_steps(&mut self, fact_rows: usize) {
         if self.never {
             // Nothing runs: no sample.
@@ -539,17 +517,13 @@ impl<'db> Planner<'_, 'db> {
         for s in &mut self.steps {
             s.selectivity = sample_selectivity(&self.cols[s.col], fact_rows, &s.test);
         }
-        self.steps.sort_by(|x, y| {
-            (x.group_only, rank(&x.test, x.selectivity))
-                .partial_cmp(&(y.group_only, rank(&y.test, y.selectivity)))
-                .unwrap_or(std::cmp::Ordering::Equal)
-        });
+        order::order(&mut self.steps);
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{rank, Lut, Test, MISS};
+    use super::{Lut, MISS};
 
     #[test]
     fn lookup_tables_narrow_to_the_codes_and_keep_misses() {
@@ -565,16 +539,5 @@ mod tests {
             let read: Vec<u32> = (0..5).map(|id| lut.code(id)).collect();
             assert_eq!(read, [0, MISS, top, top / 2, MISS], "domain {domain}");
         }
-    }
-
-    #[test]
-    fn cheap_filters_rank_before_dear_ones_that_drop_more() {
-        // A gathered bitmap (10,000 words) keeping 8 % of the rows after a range keeping
-        // 18 %; a range before a range that keeps fewer rows; a filter dropping nothing last.
-        let gathered = Test::Bits(vec![0; 10_000]);
-        let range = Test::Range { lo: 0, span: 9 };
-        assert!(rank(&range, 0.18) < rank(&gathered, 0.08));
-        assert!(rank(&range, 0.1) < rank(&range, 0.2));
-        assert!(rank(&range, 1.0) > rank(&gathered, 0.99));
     }
 }

@@ -1,0 +1,234 @@
+//! The order of a plan's filter steps: the one with the least expected probe work per
+//! fact row, under the probe's own rules for how a step reads its column at a given
+//! density of the selection (which are defined here, once, for both).
+
+use pmolap_tier::kernel::bits;
+
+use super::{Step, Test};
+
+/// How the probe tests a filter step's value ids.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TestKind {
+    /// `id - lo <= span`, on the packed words.
+    Range,
+    /// A bitmap small enough to be held in registers (`BitKernels::bitmap_in_registers`).
+    RegisterBitmap,
+    /// A bitmap gathered from memory, a `vpgatherdd` per 16 ids, small enough for L1.
+    GatheredBitmap,
+    /// A gathered bitmap of [`LARGE_BITMAP_WORDS`] and more: out of L1, a scalar test
+    /// per row costs more, and the probe tests a sparse selection's ids by the kernel.
+    LargeBitmap,
+}
+
+/// Bitmaps from this many words (16 KiB, half an L1 data cache) are [`TestKind::LargeBitmap`].
+pub(crate) const LARGE_BITMAP_WORDS: usize = 2048;
+
+impl TestKind {
+    /// The kind of a bitmap test of `words` words, with the running bit kernels.
+    pub(crate) fn of_bitmap(words: usize) -> TestKind {
+        if bits::active().bitmap_in_registers(words) {
+            TestKind::RegisterBitmap
+        } else if words < LARGE_BITMAP_WORDS {
+            TestKind::GatheredBitmap
+        } else {
+            TestKind::LargeBitmap
+        }
+    }
+
+    /// The kind of a plan step's test; None for a group step.
+    pub(crate) fn of(test: &Test) -> Option<TestKind> {
+        match test {
+            Test::Range { .. } => Some(TestKind::Range),
+            Test::Bits(b) => Some(TestKind::of_bitmap(b.len())),
+            Test::Lookup(_) | Test::Code { .. } => None,
+        }
+    }
+
+    /// Whether a later step tests the whole morsel on the packed words while `k` of its
+    /// `n` rows are selected, rather than only the selected rows. Testing all rows costs
+    /// about an unpack for a range (0.1 ns per id, AVX-512, Zen 4), two for a bitmap held
+    /// in registers (0.16-0.25 ns) and five for a gathered one (0.53 ns), while the other
+    /// path reads the selected rows' ids by an unpack of the morsel or one by one and tests
+    /// each at about 0.6 ns: the whole morsel is tested while a sixteenth (ranges, bitmaps
+    /// in registers) or half of it is still selected (docs/engine.md, "Dense later steps";
+    /// an eighth and a thirty-second measured worse).
+    pub(crate) fn whole_morsel(self, k: usize, n: usize) -> bool {
+        match self {
+            TestKind::Range | TestKind::RegisterBitmap => k * 16 >= n,
+            TestKind::GatheredBitmap | TestKind::LargeBitmap => k * 2 >= n,
+        }
+    }
+
+    /// What testing one row of the whole morsel costs, in unpacks (about 0.1 ns per id):
+    /// a gather from a bitmap out of L1 a fifth more than from one in it (set from the
+    /// alternated runs of SSB Q3.2, whose supplier join, in L1, is 1.2x faster first than
+    /// its customer join, out of it, though that keeps a few more rows).
+    fn dense_cost(self) -> f64 {
+        match self {
+            TestKind::Range => 1.0,
+            TestKind::RegisterBitmap => 2.0,
+            TestKind::GatheredBitmap => 5.0,
+            TestKind::LargeBitmap => 6.0,
+        }
+    }
+
+    /// What testing one selected row costs the sparse path after the id is read, in
+    /// unpacks: a scalar test (about 0.6 ns, ranges and bitmaps in L1), about 1.5 ns for
+    /// a bitmap out of L1 (set from the alternated runs of R44, R50 and SSB Q3.4 at SF 10:
+    /// 1 ns, the microbenchmark's figure for 300,000-key bitmaps, ordered R44 wrongly).
+    fn sparse_test_cost(self) -> f64 {
+        match self {
+            TestKind::LargeBitmap => 15.0,
+            _ => 6.0,
+        }
+    }
+}
+
+/// Whether `k` selected rows of an `n`-row morsel are read by unpacking the whole morsel
+/// rather than by a get per row: from one row in eight (one in sixteen and one in
+/// thirty-two measured 0.94x on the median queries at SF 10, two threads: close
+/// ascending gets are cheap).
+#[inline(always)]
+pub(crate) fn unpacks_morsel(k: usize, n: usize) -> bool {
+    k * 8 >= n
+}
+
+/// A get's cost per selected row, in unpacks: 0.8 ns — set from alternated runs of R49
+/// and R44 at SF 10 (ascending gets a few rows apart are cheap; a microbenchmark of gets
+/// over a streamed column had 1.5-2.5 ns at one row in four to sixteen, which ordered
+/// both wrongly).
+const GET: f64 = 8.0;
+
+/// Keeping a selected row by its bit in a whole-morsel test's mask, in unpacks.
+const KEEP: f64 = 0.5;
+
+/// The expected work per fact row of the filters run in `order` (kinds and
+/// selectivities), the first on every row, each later one by the probe's rule at the
+/// density the earlier ones leave (independent predicates assumed).
+fn expected_cost(order: &[(TestKind, f64)]) -> f64 {
+    const N: usize = 1 << 16;
+    let mut density = 1.0f64;
+    let mut cost = 0.0;
+    for (i, &(kind, selectivity)) in order.iter().enumerate() {
+        let k = (density * N as f64).round() as usize;
+        cost += if i == 0 {
+            kind.dense_cost()
+        } else if kind.whole_morsel(k, N) {
+            // And the selected rows kept by their bits.
+            kind.dense_cost() + density * KEEP
+        } else if unpacks_morsel(k, N) {
+            1.0 + density * kind.sparse_test_cost()
+        } else {
+            density * (GET + kind.sparse_test_cost())
+        };
+        density *= selectivity;
+    }
+    cost
+}
+
+/// At most this many filters are ordered by trying every order (7! = 5,040); more by
+/// rank alone.
+const EXHAUSTIVE_MAX: usize = 7;
+
+/// Orders `steps`: the filters in the order of least [`expected_cost`] (ties keep the
+/// more selective first), then the group steps in their order.
+pub(super) fn order(steps: &mut Vec<Step>) {
+    let (mut filters, groups): (Vec<Step>, Vec<Step>) = std::mem::take(steps)
+        .into_iter()
+        .partition(|s| TestKind::of(&s.test).is_some());
+    filters.sort_by(|x, y| x.selectivity.total_cmp(&y.selectivity));
+    let kinds: Vec<(TestKind, f64)> = filters
+        .iter()
+        .map(|s| {
+            (
+                TestKind::of(&s.test).unwrap_or(TestKind::Range),
+                s.selectivity,
+            )
+        })
+        .collect();
+    let best = if kinds.len() <= EXHAUSTIVE_MAX {
+        cheapest_order(&kinds)
+    } else {
+        let rank = |&(k, s): &(TestKind, f64)| k.dense_cost() / (1.0 - s).max(1e-9);
+        let mut idx: Vec<usize> = (0..kinds.len()).collect();
+        idx.sort_by(|&a, &b| rank(&kinds[a]).total_cmp(&rank(&kinds[b])));
+        idx
+    };
+    let mut slots: Vec<Option<Step>> = filters.into_iter().map(Some).collect();
+    steps.extend(best.into_iter().filter_map(|i| slots[i].take()));
+    steps.extend(groups);
+}
+
+/// The permutation of `kinds` with the least [`expected_cost`] (the first found among
+/// equals, in lexicographic order of indexes).
+fn cheapest_order(kinds: &[(TestKind, f64)]) -> Vec<usize> {
+    fn walk(
+        kinds: &[(TestKind, f64)],
+        prefix: &mut Vec<usize>,
+        used: &mut Vec<bool>,
+        best: &mut (f64, Vec<usize>),
+    ) {
+        if prefix.len() == kinds.len() {
+            let order: Vec<(TestKind, f64)> = prefix.iter().map(|&i| kinds[i]).collect();
+            let c = expected_cost(&order);
+            if c < best.0 - 1e-12 {
+                *best = (c, prefix.clone());
+            }
+            return;
+        }
+        for i in 0..kinds.len() {
+            if !used[i] {
+                used[i] = true;
+                prefix.push(i);
+                walk(kinds, prefix, used, best);
+                prefix.pop();
+                used[i] = false;
+            }
+        }
+    }
+    let mut best = (f64::INFINITY, (0..kinds.len()).collect());
+    walk(
+        kinds,
+        &mut Vec::with_capacity(kinds.len()),
+        &mut vec![false; kinds.len()],
+        &mut best,
+    );
+    best.1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{cheapest_order, expected_cost, TestKind};
+    use TestKind::{GatheredBitmap as S, LargeBitmap as G, Range as R, RegisterBitmap as B};
+
+    #[test]
+    fn the_cheapest_order_follows_the_probes_rules() {
+        // R50: a join keeping almost no rows through a gathered bitmap goes first, though
+        // a range is cheaper per row: every later step then reads a few rows.
+        assert_eq!(cheapest_order(&[(G, 0.0005), (R, 0.341), (B, 0.389)])[0], 0);
+        // SSB Q3.4: a date join in registers keeping 18 % before a customer join keeping
+        // 8 % through a gathered bitmap, which then tests few rows.
+        assert_eq!(cheapest_order(&[(G, 0.08), (B, 0.18)]), [1, 0]);
+        // R35: a range keeping 46 % before a supplier join (a bitmap in L1) keeping 91 %.
+        assert_eq!(cheapest_order(&[(S, 0.906), (R, 0.461)]), [1, 0]);
+        // R49: two ranges, then the supplier join at one row in nine (cheap gets).
+        assert_eq!(
+            cheapest_order(&[(R, 0.197), (S, 0.237), (R, 0.556)]),
+            [0, 2, 1]
+        );
+        // R44: a range at one row in eighteen before the customer join out of L1.
+        let r44 = [(B, 0.057), (R, 0.563), (G, 0.395), (G, 0.537)];
+        assert_eq!(cheapest_order(&r44), [0, 1, 2, 3]);
+        // SSB Q3.2: the supplier join (bitmap in L1, 3.6 %) before the customer's (4.1 %).
+        assert_eq!(
+            cheapest_order(&[(G, 0.041), (S, 0.036), (B, 0.906)]),
+            [1, 0, 2]
+        );
+        // Two ranges: the more selective first.
+        assert_eq!(cheapest_order(&[(R, 0.6), (R, 0.2)]), [1, 0]);
+        // The cost is the first step's dense test plus what the later ones cost at the
+        // density they see: a gathered bitmap at 60 % tests the whole morsel.
+        assert_eq!(expected_cost(&[(R, 0.6), (S, 0.5)]), 1.0 + 5.0 + 0.6 * 0.5);
+        assert!(expected_cost(&[(R, 0.01), (S, 0.5)]) < 1.0 + 1.0);
+    }
+}
