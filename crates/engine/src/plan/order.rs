@@ -133,19 +133,15 @@ const EXHAUSTIVE_MAX: usize = 7;
 /// Orders `steps`: the filters in the order of least [`expected_cost`] (ties keep the
 /// more selective first), then the group steps in their order.
 pub(super) fn order(steps: &mut Vec<Step>) {
-    let (mut filters, groups): (Vec<Step>, Vec<Step>) = std::mem::take(steps)
-        .into_iter()
-        .partition(|s| TestKind::of(&s.test).is_some());
-    filters.sort_by(|x, y| x.selectivity.total_cmp(&y.selectivity));
-    let kinds: Vec<(TestKind, f64)> = filters
-        .iter()
-        .map(|s| {
-            (
-                TestKind::of(&s.test).unwrap_or(TestKind::Range),
-                s.selectivity,
-            )
-        })
-        .collect();
+    let (mut filters, mut groups) = (Vec::new(), Vec::new());
+    for s in std::mem::take(steps) {
+        match TestKind::of(&s.test) {
+            Some(kind) => filters.push((s, kind)),
+            None => groups.push(s),
+        }
+    }
+    filters.sort_by(|x, y| x.0.selectivity.total_cmp(&y.0.selectivity));
+    let kinds: Vec<(TestKind, f64)> = filters.iter().map(|(s, k)| (*k, s.selectivity)).collect();
     let best = if kinds.len() <= EXHAUSTIVE_MAX {
         cheapest_order(&kinds)
     } else {
@@ -154,7 +150,7 @@ pub(super) fn order(steps: &mut Vec<Step>) {
         idx.sort_by(|&a, &b| rank(&kinds[a]).total_cmp(&rank(&kinds[b])));
         idx
     };
-    let mut slots: Vec<Option<Step>> = filters.into_iter().map(Some).collect();
+    let mut slots: Vec<Option<Step>> = filters.into_iter().map(|(s, _)| Some(s)).collect();
     steps.extend(best.into_iter().filter_map(|i| slots[i].take()));
     steps.extend(groups);
 }
