@@ -54,19 +54,6 @@ impl Lut {
         }
     }
 
-    /// Entries (fact value ids covered).
-    pub fn len(&self) -> usize {
-        match self {
-            Lut::U8(l) => l.len(),
-            Lut::U16(l) => l.len(),
-            Lut::U32(l) => l.len(),
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// The table's bytes.
     pub fn bytes(&self) -> &[u8] {
         match self {
