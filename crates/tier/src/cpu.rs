@@ -9,6 +9,10 @@ pub const HIDE_ENV: &str = "PMOLAP_HIDE_CPU_FEATURES";
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CpuFeatures {
     pub avx512f: bool,
+    /// AVX-512 VBMI (`vpermb`: a byte permute across the register), used by the bit
+    /// kernels to unpack ids of up to 25 bits (absent from documents before it was kept).
+    #[serde(default)]
+    pub avx512vbmi: bool,
     pub avx2: bool,
     pub clwb: bool,
     pub clflushopt: bool,
@@ -28,6 +32,7 @@ impl CpuFeatures {
             for name in hide.split(',').map(str::trim) {
                 match name {
                     "avx512f" => f.avx512f = false,
+                    "avx512vbmi" => f.avx512vbmi = false,
                     "avx2" => f.avx2 = false,
                     "clwb" => f.clwb = false,
                     "clflushopt" => f.clflushopt = false,
@@ -44,6 +49,7 @@ impl CpuFeatures {
         {
             CpuFeatures {
                 avx512f: std::arch::is_x86_feature_detected!("avx512f"),
+                avx512vbmi: std::arch::is_x86_feature_detected!("avx512vbmi"),
                 avx2: std::arch::is_x86_feature_detected!("avx2"),
                 clwb: cpuinfo_has("clwb"),
                 clflushopt: cpuinfo_has("clflushopt"),
@@ -63,6 +69,7 @@ impl CpuFeatures {
         let has = |name: &str| flags.split_whitespace().any(|f| f == name);
         CpuFeatures {
             avx512f: has("avx512f"),
+            avx512vbmi: has("avx512vbmi"),
             avx2: has("avx2"),
             clwb: has("clwb"),
             clflushopt: has("clflushopt"),
@@ -75,6 +82,7 @@ impl CpuFeatures {
     pub fn names(&self) -> Vec<&'static str> {
         let all = [
             ("avx512f", self.avx512f),
+            ("avx512vbmi", self.avx512vbmi),
             ("avx2", self.avx2),
             ("clwb", self.clwb),
             ("clflushopt", self.clflushopt),

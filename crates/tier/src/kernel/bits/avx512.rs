@@ -1,10 +1,17 @@
 //! The AVX-512 bit kernels: 16 ids per zmm register.
 //!
 //! A group of 64 ids of width `w` is `2w` dwords; its quarter `c` (16 ids) starts at bit
-//! `16wc`, that is dword `wc / 2` plus 0 or 16 bits (by the parity of `wc`). Two
-//! unaligned loads from that dword give a 32-dword window; `vpermt2d` picks, for each
-//! lane, the dword holding the id's first bit and the next one, and two variable shifts
-//! and a mask join them (an id of at most 32 bits spans at most two dwords).
+//! `16wc`, that is byte `2wc` of the group. Two ways to get a quarter's 16 ids into the
+//! lanes of a register ([`Quarters`]), each kernel compiled with both:
+//!
+//! - [`Perm`] (`avx512f`): two unaligned loads from dword `wc / 2` give a 32-dword
+//!   window; `vpermt2d` picks, for each lane, the dword holding the id's first bit and
+//!   the next one, and two variable shifts and a mask join them (an id of at most 32
+//!   bits spans at most two dwords).
+//! - [`Vbmi`] (`avx512vbmi`, ids of at most [`VBMI_MAX_WIDTH`] bits): one load of the
+//!   quarter's 64 bytes; `vpermb` puts the four bytes from each id's first byte into its
+//!   lane, one variable shift by the id's bit in that byte and a mask finish it — half
+//!   the instructions (1.4-1.9x per id in a microbenchmark of the unpack, Zen 4).
 
 use std::arch::x86_64::*;
 
@@ -14,9 +21,29 @@ use super::{Pair, GROUP};
 /// starts at dword `3w/2` of its group and is 32 dwords long.
 pub(super) const SLACK_WORDS: usize = 16;
 
-/// The per-width constants: for each parity of the quarter's bit offset, the dword
+/// The widest ids [`Vbmi`] unpacks: an id at bit 7 of its first byte must end within
+/// that byte's dword (`7 + w <= 32`).
+pub(super) const VBMI_MAX_WIDTH: u32 = 25;
+
+/// How a kernel reads the 16 ids of quarter `c` of a group into a register's lanes.
+trait Quarters: Sized {
+    /// The per-width constants.
+    ///
+    /// # Safety
+    /// The CPU has the features of the kernel that uses it; `width` in 1..=32 (in
+    /// `1..=VBMI_MAX_WIDTH` for [`Vbmi`]).
+    unsafe fn new(width: u32) -> Self;
+
+    /// The 16 ids of quarter `c` of the group at `g` (its first dword).
+    ///
+    /// # Safety
+    /// `g` is readable for `2w + SLACK_WORDS * 2` dwords; the CPU has the features.
+    unsafe fn quarter(&self, g: *const u32, c: usize) -> __m512i;
+}
+
+/// The `vpermt2d` unpacker: for each parity of the quarter's bit offset, the dword
 /// indexes of every lane's low and high halves and its shifts.
-struct Plan {
+struct Perm {
     lo: [__m512i; 2],
     hi: [__m512i; 2],
     shr: [__m512i; 2],
@@ -33,8 +60,34 @@ fn load(a: &[u32; 16]) -> __m512i {
     unsafe { _mm512_loadu_si512(a.as_ptr().cast()) }
 }
 
+impl Quarters for Perm {
+    #[inline(always)]
+    unsafe fn new(width: u32) -> Perm {
+        // SAFETY: the caller's contract (avx512f).
+        unsafe { plan(width) }
+    }
+
+    #[inline(always)]
+    unsafe fn quarter(&self, g: *const u32, c: usize) -> __m512i {
+        let (d, par) = self.at[c];
+        // SAFETY: the caller's contract covers both 64-byte loads (dwords `d .. d + 32`,
+        // `d <= 3w/2`) and the CPU's avx512f.
+        unsafe {
+            let a = _mm512_loadu_si512(g.add(d).cast());
+            let b = _mm512_loadu_si512(g.add(d + 16).cast());
+            let l = _mm512_permutex2var_epi32(a, self.lo[par], b);
+            let h = _mm512_permutex2var_epi32(a, self.hi[par], b);
+            let v = _mm512_or_si512(
+                _mm512_srlv_epi32(l, self.shr[par]),
+                _mm512_sllv_epi32(h, self.shl[par]),
+            );
+            _mm512_and_si512(v, self.mask)
+        }
+    }
+}
+
 #[target_feature(enable = "avx512f")]
-fn plan(width: u32) -> Plan {
+fn plan(width: u32) -> Perm {
     let w = width as usize;
     let mut lo = [[0u32; 16]; 2];
     let mut hi = [[0u32; 16]; 2];
@@ -55,7 +108,7 @@ fn plan(width: u32) -> Plan {
     } else {
         (1u32 << width) - 1
     };
-    Plan {
+    Perm {
         lo: [load(&lo[0]), load(&lo[1])],
         hi: [load(&hi[0]), load(&hi[1])],
         shr: [load(&shr[0]), load(&shr[1])],
@@ -65,36 +118,62 @@ fn plan(width: u32) -> Plan {
     }
 }
 
-/// The 16 ids of quarter `c` of the group at `g` (its first dword).
-///
-/// # Safety
-/// `g` is readable for `at[c].0 + 32` dwords.
-#[target_feature(enable = "avx512f")]
-#[inline]
-unsafe fn quarter(p: &Plan, g: *const u32, c: usize) -> __m512i {
-    let (d, par) = p.at[c];
-    // SAFETY: the caller's contract covers both 64-byte loads.
-    let (a, b) = unsafe {
-        (
-            _mm512_loadu_si512(g.add(d).cast()),
-            _mm512_loadu_si512(g.add(d + 16).cast()),
-        )
-    };
-    let l = _mm512_permutex2var_epi32(a, p.lo[par], b);
-    let h = _mm512_permutex2var_epi32(a, p.hi[par], b);
-    let v = _mm512_or_si512(
-        _mm512_srlv_epi32(l, p.shr[par]),
-        _mm512_sllv_epi32(h, p.shl[par]),
-    );
-    _mm512_and_si512(v, p.mask)
+/// The `vpermb` unpacker: every lane's four bytes (from its id's first byte, relative to
+/// the quarter's first byte) and its shift; the same for every quarter, which starts on
+/// a byte.
+struct Vbmi {
+    bytes: __m512i,
+    shr: __m512i,
+    mask: __m512i,
+    /// Bytes per quarter (`2w`).
+    stride: usize,
+}
+
+impl Quarters for Vbmi {
+    #[inline(always)]
+    unsafe fn new(width: u32) -> Vbmi {
+        debug_assert!((1..=VBMI_MAX_WIDTH).contains(&width));
+        let w = width as usize;
+        let mut bytes = [0u8; 64];
+        let mut shr = [0u32; 16];
+        for j in 0..16 {
+            let bit = j * w;
+            for (b, x) in bytes[4 * j..4 * j + 4].iter_mut().enumerate() {
+                // At most byte 15 * 25 / 8 + 3 = 49 of the 64 loaded.
+                *x = (bit / 8 + b) as u8;
+            }
+            shr[j] = (bit % 8) as u32;
+        }
+        // SAFETY: loads of 64 bytes from live arrays of 64 bytes; the caller's avx512f.
+        unsafe {
+            Vbmi {
+                bytes: _mm512_loadu_si512(bytes.as_ptr().cast()),
+                shr: _mm512_loadu_si512(shr.as_ptr().cast()),
+                mask: _mm512_set1_epi32(((1u64 << width) - 1) as i32),
+                stride: 2 * w,
+            }
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn quarter(&self, g: *const u32, c: usize) -> __m512i {
+        // SAFETY: the caller's contract: the 64 bytes from byte `2wc` of the group lie
+        // within its `2w` dwords and the slack after them; the CPU has avx512vbmi.
+        unsafe {
+            let v = _mm512_loadu_si512(g.cast::<u8>().add(c * self.stride).cast());
+            let b = _mm512_permutexvar_epi8(self.bytes, v);
+            _mm512_and_si512(_mm512_srlv_epi32(b, self.shr), self.mask)
+        }
+    }
 }
 
 /// # Safety
 /// `src` is readable for `groups * width + SLACK_WORDS` words, `out` writable for
 /// `groups * 64` ids, `width` in 1..=32; the CPU has avx512f.
-#[target_feature(enable = "avx512f")]
-pub(super) unsafe fn unpack(src: *const u64, width: u32, groups: usize, out: *mut u32) {
-    let p = plan(width);
+#[inline(always)]
+unsafe fn unpack_q<Q: Quarters>(src: *const u64, width: u32, groups: usize, out: *mut u32) {
+    // SAFETY: the caller's contract (the features, the width).
+    let p = unsafe { Q::new(width) };
     for g in 0..groups {
         // SAFETY: group `g` starts at word `g * width`; its quarters' windows end within
         // SLACK_WORDS of the group's end, and its 64 ids fit `out`.
@@ -102,7 +181,7 @@ pub(super) unsafe fn unpack(src: *const u64, width: u32, groups: usize, out: *mu
             let s = src.add(g * width as usize).cast::<u32>();
             let o = out.add(g * GROUP);
             for c in 0..4 {
-                _mm512_storeu_si512(o.add(c * 16).cast(), quarter(&p, s, c));
+                _mm512_storeu_si512(o.add(c * 16).cast(), p.quarter(s, c));
             }
         }
     }
@@ -110,15 +189,16 @@ pub(super) unsafe fn unpack(src: *const u64, width: u32, groups: usize, out: *mu
 
 /// # Safety
 /// As [`unpack`], with `masks` readable for `groups` words; returns the ids written.
-#[target_feature(enable = "avx512f")]
-pub(super) unsafe fn unpack_selected(
+#[inline(always)]
+unsafe fn unpack_selected_q<Q: Quarters>(
     src: *const u64,
     width: u32,
     groups: usize,
     masks: *const u64,
     out: *mut u32,
 ) -> usize {
-    let p = plan(width);
+    // SAFETY: the caller's contract (the features, the width).
+    let p = unsafe { Q::new(width) };
     let mut k = 0usize;
     for g in 0..groups {
         // SAFETY: `g < groups`.
@@ -131,7 +211,7 @@ pub(super) unsafe fn unpack_selected(
             // SAFETY: as in `unpack`; `k <= g * 64 + c * 16` (at most one id per row
             // before this quarter), so the 16 lanes stored end within `groups * 64`.
             unsafe {
-                let v = quarter(&p, src.add(g * width as usize).cast(), c);
+                let v = p.quarter(src.add(g * width as usize).cast(), c);
                 _mm512_storeu_si512(out.add(k).cast(), _mm512_maskz_compress_epi32(q, v));
             }
             k += q.count_ones() as usize;
@@ -142,8 +222,8 @@ pub(super) unsafe fn unpack_selected(
 
 /// # Safety
 /// As [`unpack`], with `out` writable for `groups` masks.
-#[target_feature(enable = "avx512f")]
-pub(super) unsafe fn range(
+#[inline(always)]
+unsafe fn range_q<Q: Quarters>(
     src: *const u64,
     width: u32,
     groups: usize,
@@ -151,16 +231,21 @@ pub(super) unsafe fn range(
     span: u32,
     out: *mut u64,
 ) {
-    let p = plan(width);
-    let vlo = _mm512_set1_epi32(lo as i32);
-    let vspan = _mm512_set1_epi32(span as i32);
+    // SAFETY: the caller's contract: the CPU has the features, the width fits `Q`.
+    let (p, vlo, vspan) = unsafe {
+        (
+            Q::new(width),
+            _mm512_set1_epi32(lo as i32),
+            _mm512_set1_epi32(span as i32),
+        )
+    };
     for g in 0..groups {
         let mut m = 0u64;
         // SAFETY: as in `unpack`; `out` has room for mask `g`.
         unsafe {
             let s = src.add(g * width as usize).cast::<u32>();
             for c in 0..4 {
-                let v = _mm512_sub_epi32(quarter(&p, s, c), vlo);
+                let v = _mm512_sub_epi32(p.quarter(s, c), vlo);
                 m |= u64::from(_mm512_cmple_epu32_mask(v, vspan)) << (16 * c);
             }
             *out.add(g) = m;
@@ -202,8 +287,8 @@ pub(super) const TABLE_BITS: u32 = 8 * 512;
 /// # Safety
 /// As [`unpack`], with `out` writable for `groups` masks and `bitmap` readable for
 /// `limit.div_ceil(32)` dwords (`limit >= 1`: ids from `limit` up fail).
-#[target_feature(enable = "avx512f")]
-pub(super) unsafe fn bitmap(
+#[inline(always)]
+unsafe fn bitmap_q<Q: Quarters>(
     src: *const u64,
     width: u32,
     groups: usize,
@@ -215,7 +300,7 @@ pub(super) unsafe fn bitmap(
         // SAFETY: the caller's contract; only lanes with `id < limit` are gathered, from
         // dword `id / 32` of the bitmap.
         unsafe {
-            test_bits(src, width, groups, limit, out, |idx, inb| {
+            test_bits::<Q>(src, width, groups, limit, out, |idx, inb| {
                 _mm512_mask_i32gather_epi32::<4>(_mm512_setzero_si512(), inb, idx, bitmap.cast())
             })
         }
@@ -231,10 +316,10 @@ pub(super) unsafe fn bitmap(
     // SAFETY: the caller's contract, passed on.
     unsafe {
         match limit {
-            0..=512 => bitmap_in::<1>(src, width, groups, &t, limit, out),
-            513..=1024 => bitmap_in::<2>(src, width, groups, &t, limit, out),
-            1025..=2048 => bitmap_in::<4>(src, width, groups, &t, limit, out),
-            _ => bitmap_in::<8>(src, width, groups, &t, limit, out),
+            0..=512 => bitmap_in::<Q, 1>(src, width, groups, &t, limit, out),
+            513..=1024 => bitmap_in::<Q, 2>(src, width, groups, &t, limit, out),
+            1025..=2048 => bitmap_in::<Q, 4>(src, width, groups, &t, limit, out),
+            _ => bitmap_in::<Q, 8>(src, width, groups, &t, limit, out),
         }
     }
 }
@@ -243,8 +328,8 @@ pub(super) unsafe fn bitmap(
 ///
 /// # Safety
 /// As [`unpack`], with `out` writable for `groups` masks.
-#[target_feature(enable = "avx512f")]
-unsafe fn bitmap_in<const R: usize>(
+#[inline(always)]
+unsafe fn bitmap_in<Q: Quarters, const R: usize>(
     src: *const u64,
     width: u32,
     groups: usize,
@@ -257,7 +342,7 @@ unsafe fn bitmap_in<const R: usize>(
         unsafe { _mm512_loadu_si512(t.as_ptr().add(16 * k).cast()) }
     });
     // SAFETY: the caller's contract.
-    unsafe { test_bits(src, width, groups, limit, out, |idx, _| pick(&table, idx)) }
+    unsafe { test_bits::<Q>(src, width, groups, limit, out, |idx, _| pick(&table, idx)) }
 }
 
 /// Dword `idx` (its low `4 + log2 R` bits) of the `16 R` dwords in `t`, per lane.
@@ -288,9 +373,8 @@ fn pick<const R: usize>(t: &[__m512i; R], idx: __m512i) -> __m512i {
 /// # Safety
 /// As [`unpack`], with `out` writable for `groups` masks; `dword` is safe to call with
 /// the ids of the packed groups.
-#[target_feature(enable = "avx512f")]
-#[inline]
-unsafe fn test_bits(
+#[inline(always)]
+unsafe fn test_bits<Q: Quarters>(
     src: *const u64,
     width: u32,
     groups: usize,
@@ -298,17 +382,22 @@ unsafe fn test_bits(
     out: *mut u64,
     dword: impl Fn(__m512i, __mmask16) -> __m512i,
 ) {
-    let p = plan(width);
-    let vlim = _mm512_set1_epi32(limit as i32);
-    let low5 = _mm512_set1_epi32(31);
-    let one = _mm512_set1_epi32(1);
+    // SAFETY: the caller's contract: the CPU has the features, the width fits `Q`.
+    let (p, vlim, low5, one) = unsafe {
+        (
+            Q::new(width),
+            _mm512_set1_epi32(limit as i32),
+            _mm512_set1_epi32(31),
+            _mm512_set1_epi32(1),
+        )
+    };
     for g in 0..groups {
         let mut m = 0u64;
         // SAFETY: as in `unpack`; `out` has room for mask `g`.
         unsafe {
             let s = src.add(g * width as usize).cast::<u32>();
             for c in 0..4 {
-                let v = quarter(&p, s, c);
+                let v = p.quarter(s, c);
                 let inb = _mm512_cmplt_epu32_mask(v, vlim);
                 let dw = dword(_mm512_srli_epi32::<5>(v), inb);
                 let bit = _mm512_srlv_epi32(dw, _mm512_and_si512(v, low5));
@@ -335,22 +424,27 @@ unsafe fn lanes(masks: *const u64, g: usize, c: usize) -> __mmask16 {
 
 /// # Safety
 /// As [`unpack`] without `out`; a non-null `masks` is readable for `groups` words.
-#[target_feature(enable = "avx512f")]
-pub(super) unsafe fn sum_packed(
+#[inline(always)]
+unsafe fn sum_packed_q<Q: Quarters>(
     src: *const u64,
     width: u32,
     groups: usize,
     masks: *const u64,
 ) -> u64 {
-    let p = plan(width);
-    let low = _mm512_set1_epi64(0xffff_ffff);
-    let mut acc = _mm512_setzero_si512();
+    // SAFETY: the caller's contract: the CPU has the features, the width fits `Q`.
+    let (p, low, mut acc) = unsafe {
+        (
+            Q::new(width),
+            _mm512_set1_epi64(0xffff_ffff),
+            _mm512_setzero_si512(),
+        )
+    };
     for g in 0..groups {
         // SAFETY: as in `unpack`; the caller's contract for `masks`.
         unsafe {
             let s = src.add(g * width as usize).cast::<u32>();
             for c in 0..4 {
-                let v = _mm512_maskz_mov_epi32(lanes(masks, g, c), quarter(&p, s, c));
+                let v = _mm512_maskz_mov_epi32(lanes(masks, g, c), p.quarter(s, c));
                 // Two ids per 64-bit lane, below 2^33 a quarter: exact for fewer than
                 // 2^29 groups.
                 let pair = _mm512_add_epi64(_mm512_and_si512(v, low), _mm512_srli_epi64::<32>(v));
@@ -358,7 +452,8 @@ pub(super) unsafe fn sum_packed(
             }
         }
     }
-    _mm512_reduce_add_epi64(acc) as u64
+    // SAFETY: the caller's contract: the CPU has avx512f.
+    unsafe { _mm512_reduce_add_epi64(acc) as u64 }
 }
 
 /// `(Σ low halves, Σ high halves)` of the products `ida * idb` of the rows of `groups`
@@ -367,8 +462,8 @@ pub(super) unsafe fn sum_packed(
 /// # Safety
 /// `a` and `b` as `src` in [`unpack`] for widths `wa` and `wb`; a non-null `masks` is
 /// readable for `groups` words.
-#[target_feature(enable = "avx512f")]
-pub(super) unsafe fn dot_packed(
+#[inline(always)]
+unsafe fn dot_packed_q<A: Quarters, B: Quarters>(
     a: *const u64,
     wa: u32,
     b: *const u64,
@@ -376,17 +471,24 @@ pub(super) unsafe fn dot_packed(
     groups: usize,
     masks: *const u64,
 ) -> (u64, u64) {
-    let (pa, pb) = (plan(wa), plan(wb));
-    let low = _mm512_set1_epi64(0xffff_ffff);
-    let (mut lo, mut hi) = (_mm512_setzero_si512(), _mm512_setzero_si512());
+    // SAFETY: the caller's contract: the CPU has the features, the widths fit.
+    let (pa, pb, low, mut lo, mut hi) = unsafe {
+        (
+            A::new(wa),
+            B::new(wb),
+            _mm512_set1_epi64(0xffff_ffff),
+            _mm512_setzero_si512(),
+            _mm512_setzero_si512(),
+        )
+    };
     for g in 0..groups {
         // SAFETY: as in `unpack`, for both columns; the caller's contract for `masks`.
         unsafe {
             let sa = a.add(g * wa as usize).cast::<u32>();
             let sb = b.add(g * wb as usize).cast::<u32>();
             for c in 0..4 {
-                let x = _mm512_maskz_mov_epi32(lanes(masks, g, c), quarter(&pa, sa, c));
-                let y = quarter(&pb, sb, c);
+                let x = _mm512_maskz_mov_epi32(lanes(masks, g, c), pa.quarter(sa, c));
+                let y = pb.quarter(sb, c);
                 // Products of the even and the odd dwords, 64 bits each, split in halves
                 // (exact for fewer than 2^29 groups).
                 let even = _mm512_mul_epu32(x, y);
@@ -398,10 +500,13 @@ pub(super) unsafe fn dot_packed(
             }
         }
     }
-    (
-        _mm512_reduce_add_epi64(lo) as u64,
-        _mm512_reduce_add_epi64(hi) as u64,
-    )
+    // SAFETY: the caller's contract: the CPU has avx512f.
+    unsafe {
+        (
+            _mm512_reduce_add_epi64(lo) as u64,
+            _mm512_reduce_add_epi64(hi) as u64,
+        )
+    }
 }
 
 /// The smallest and the largest id of the rows of `groups` groups (those whose bit is
@@ -409,28 +514,30 @@ pub(super) unsafe fn dot_packed(
 ///
 /// # Safety
 /// As [`unpack`] without `out`; a non-null `masks` is readable for `groups` words.
-#[target_feature(enable = "avx512f")]
-pub(super) unsafe fn min_max_packed(
+#[inline(always)]
+unsafe fn min_max_packed_q<Q: Quarters>(
     src: *const u64,
     width: u32,
     groups: usize,
     masks: *const u64,
 ) -> (u32, u32) {
-    let p = plan(width);
-    let (mut lo, mut hi) = (_mm512_set1_epi32(-1), _mm512_setzero_si512());
+    // SAFETY: the caller's contract: the CPU has the features, the width fits `Q`.
+    let (p, mut lo, mut hi) =
+        unsafe { (Q::new(width), _mm512_set1_epi32(-1), _mm512_setzero_si512()) };
     for g in 0..groups {
         // SAFETY: as in `unpack`; the caller's contract for `masks`.
         unsafe {
             let s = src.add(g * width as usize).cast::<u32>();
             for c in 0..4 {
                 let m = lanes(masks, g, c);
-                let v = quarter(&p, s, c);
+                let v = p.quarter(s, c);
                 lo = _mm512_mask_min_epu32(lo, m, lo, v);
                 hi = _mm512_mask_max_epu32(hi, m, hi, v);
             }
         }
     }
-    (_mm512_reduce_min_epu32(lo), _mm512_reduce_max_epu32(hi))
+    // SAFETY: the caller's contract: the CPU has avx512f.
+    unsafe { (_mm512_reduce_min_epu32(lo), _mm512_reduce_max_epu32(hi)) }
 }
 
 /// The smallest and the largest `ida + idb`, `ida - idb` or `(a0 + ida) * (b0 + idb)`
@@ -441,8 +548,8 @@ pub(super) unsafe fn min_max_packed(
 /// # Safety
 /// `a` and `b` as `src` in [`unpack`] for widths `wa` and `wb`; a non-null `masks` is
 /// readable for `groups` words.
-#[target_feature(enable = "avx512f")]
-pub(super) unsafe fn min_max_pair_packed(
+#[inline(always)]
+unsafe fn min_max_pair_packed_q<A: Quarters, B: Quarters>(
     a: *const u64,
     wa: u32,
     b: *const u64,
@@ -454,9 +561,11 @@ pub(super) unsafe fn min_max_pair_packed(
     // SAFETY: the caller's contract, passed on.
     unsafe {
         match op {
-            Pair::Sum => pair_extremes::<0>(a, wa, b, wb, groups, masks, 0, 0),
-            Pair::Difference => pair_extremes::<1>(a, wa, b, wb, groups, masks, 0, 0),
-            Pair::Product { a0, b0 } => pair_extremes::<2>(a, wa, b, wb, groups, masks, a0, b0),
+            Pair::Sum => pair_extremes::<A, B, 0>(a, wa, b, wb, groups, masks, 0, 0),
+            Pair::Difference => pair_extremes::<A, B, 1>(a, wa, b, wb, groups, masks, 0, 0),
+            Pair::Product { a0, b0 } => {
+                pair_extremes::<A, B, 2>(a, wa, b, wb, groups, masks, a0, b0)
+            }
         }
     }
 }
@@ -466,8 +575,8 @@ pub(super) unsafe fn min_max_pair_packed(
 /// # Safety
 /// As [`min_max_pair_packed`].
 #[allow(clippy::too_many_arguments)]
-#[target_feature(enable = "avx512f")]
-unsafe fn pair_extremes<const OP: u8>(
+#[inline(always)]
+unsafe fn pair_extremes<A: Quarters, B: Quarters, const OP: u8>(
     a: *const u64,
     wa: u32,
     b: *const u64,
@@ -477,13 +586,16 @@ unsafe fn pair_extremes<const OP: u8>(
     a0: u32,
     b0: u32,
 ) -> (i64, i64) {
-    let (pa, pb) = (plan(wa), plan(wb));
-    let (va, vb) = (_mm512_set1_epi32(a0 as i32), _mm512_set1_epi32(b0 as i32));
     let signed = OP == 1;
-    let (mut lo, mut hi) = if signed {
-        (_mm512_set1_epi32(i32::MAX), _mm512_set1_epi32(i32::MIN))
-    } else {
-        (_mm512_set1_epi32(-1), _mm512_setzero_si512())
+    // SAFETY: the caller's contract: the CPU has the features, the widths fit.
+    let (pa, pb, va, vb, mut lo, mut hi) = unsafe {
+        let (lo, hi) = if signed {
+            (_mm512_set1_epi32(i32::MAX), _mm512_set1_epi32(i32::MIN))
+        } else {
+            (_mm512_set1_epi32(-1), _mm512_setzero_si512())
+        };
+        let (va, vb) = (_mm512_set1_epi32(a0 as i32), _mm512_set1_epi32(b0 as i32));
+        (A::new(wa), B::new(wb), va, vb, lo, hi)
     };
     for g in 0..groups {
         // SAFETY: as in `unpack`, for both columns; the caller's contract for `masks`.
@@ -492,7 +604,7 @@ unsafe fn pair_extremes<const OP: u8>(
             let sb = b.add(g * wb as usize).cast::<u32>();
             for c in 0..4 {
                 let m = lanes(masks, g, c);
-                let (x, y) = (quarter(&pa, sa, c), quarter(&pb, sb, c));
+                let (x, y) = (pa.quarter(sa, c), pb.quarter(sb, c));
                 let v = match OP {
                     0 => _mm512_add_epi32(x, y),
                     1 => _mm512_sub_epi32(x, y),
@@ -508,15 +620,135 @@ unsafe fn pair_extremes<const OP: u8>(
             }
         }
     }
-    if signed {
-        (
-            i64::from(_mm512_reduce_min_epi32(lo)),
-            i64::from(_mm512_reduce_max_epi32(hi)),
-        )
-    } else {
-        (
-            i64::from(_mm512_reduce_min_epu32(lo)),
-            i64::from(_mm512_reduce_max_epu32(hi)),
-        )
+    // SAFETY: the caller's contract: the CPU has avx512f.
+    unsafe {
+        if signed {
+            (
+                i64::from(_mm512_reduce_min_epi32(lo)),
+                i64::from(_mm512_reduce_max_epi32(hi)),
+            )
+        } else {
+            (
+                i64::from(_mm512_reduce_min_epu32(lo)),
+                i64::from(_mm512_reduce_max_epu32(hi)),
+            )
+        }
+    }
+}
+
+/// The exported kernels: each generic one above compiled twice, for the `vpermt2d`
+/// unpacker (`avx512f`) and for the `vpermb` one (`avx512vbmi`, ids of up to
+/// [`VBMI_MAX_WIDTH`] bits; wider ones take the `vpermt2d` unpacker there too).
+macro_rules! one_column {
+    ($($name:ident, $vbmi:ident, $generic:ident by $width:ident ($($arg:ident: $ty:ty),*) $(-> $ret:ty)?;)*) => {$(
+        /// # Safety
+        #[doc = concat!("As [`", stringify!($generic), "`]; the CPU has avx512f.")]
+        #[target_feature(enable = "avx512f")]
+        pub(super) unsafe fn $name($($arg: $ty),*) $(-> $ret)? {
+            // SAFETY: the caller's contract.
+            unsafe { $generic::<Perm>($($arg),*) }
+        }
+
+        /// # Safety
+        #[doc = concat!("As [`", stringify!($generic), "`]; the CPU has avx512f and avx512vbmi.")]
+        #[target_feature(enable = "avx512f,avx512vbmi")]
+        pub(super) unsafe fn $vbmi($($arg: $ty),*) $(-> $ret)? {
+            // SAFETY: the caller's contract; `Vbmi` only up to its widest ids.
+            unsafe {
+                if $width <= VBMI_MAX_WIDTH {
+                    $generic::<Vbmi>($($arg),*)
+                } else {
+                    $generic::<Perm>($($arg),*)
+                }
+            }
+        }
+    )*};
+}
+
+one_column! {
+    unpack, unpack_vbmi, unpack_q by width(src: *const u64, width: u32, groups: usize, out: *mut u32);
+    unpack_selected, unpack_selected_vbmi, unpack_selected_q by width(
+        src: *const u64, width: u32, groups: usize, masks: *const u64, out: *mut u32) -> usize;
+    range, range_vbmi, range_q by width(
+        src: *const u64, width: u32, groups: usize, lo: u32, span: u32, out: *mut u64);
+    bitmap, bitmap_vbmi, bitmap_q by width(
+        src: *const u64, width: u32, groups: usize, bitmap: *const u64, limit: u32, out: *mut u64);
+    sum_packed, sum_packed_vbmi, sum_packed_q by width(
+        src: *const u64, width: u32, groups: usize, masks: *const u64) -> u64;
+    min_max_packed, min_max_packed_vbmi, min_max_packed_q by width(
+        src: *const u64, width: u32, groups: usize, masks: *const u64) -> (u32, u32);
+}
+
+/// # Safety
+/// As [`dot_packed_q`]; the CPU has avx512f.
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn dot_packed(
+    a: *const u64,
+    wa: u32,
+    b: *const u64,
+    wb: u32,
+    groups: usize,
+    masks: *const u64,
+) -> (u64, u64) {
+    // SAFETY: the caller's contract.
+    unsafe { dot_packed_q::<Perm, Perm>(a, wa, b, wb, groups, masks) }
+}
+
+/// # Safety
+/// As [`dot_packed_q`]; the CPU has avx512f and avx512vbmi.
+#[target_feature(enable = "avx512f,avx512vbmi")]
+pub(super) unsafe fn dot_packed_vbmi(
+    a: *const u64,
+    wa: u32,
+    b: *const u64,
+    wb: u32,
+    groups: usize,
+    masks: *const u64,
+) -> (u64, u64) {
+    // SAFETY: the caller's contract; `Vbmi` only up to its widest ids.
+    unsafe {
+        if wa.max(wb) <= VBMI_MAX_WIDTH {
+            dot_packed_q::<Vbmi, Vbmi>(a, wa, b, wb, groups, masks)
+        } else {
+            dot_packed_q::<Perm, Perm>(a, wa, b, wb, groups, masks)
+        }
+    }
+}
+
+/// # Safety
+/// As [`min_max_pair_packed_q`]; the CPU has avx512f.
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn min_max_pair_packed(
+    a: *const u64,
+    wa: u32,
+    b: *const u64,
+    wb: u32,
+    groups: usize,
+    masks: *const u64,
+    op: Pair,
+) -> (i64, i64) {
+    // SAFETY: the caller's contract.
+    unsafe { min_max_pair_packed_q::<Perm, Perm>(a, wa, b, wb, groups, masks, op) }
+}
+
+/// # Safety
+/// As [`min_max_pair_packed_q`]; the CPU has avx512f and avx512vbmi.
+#[target_feature(enable = "avx512f,avx512vbmi")]
+pub(super) unsafe fn min_max_pair_packed_vbmi(
+    a: *const u64,
+    wa: u32,
+    b: *const u64,
+    wb: u32,
+    groups: usize,
+    masks: *const u64,
+    op: Pair,
+) -> (i64, i64) {
+    // SAFETY: the caller's contract; `Vbmi` only up to its widest ids.
+    unsafe {
+        if wa.max(wb) <= VBMI_MAX_WIDTH {
+            min_max_pair_packed_q::<Vbmi, Vbmi>(a, wa, b, wb, groups, masks, op)
+        } else {
+            min_max_pair_packed_q::<Perm, Perm>(a, wa, b, wb, groups, masks, op)
+        }
     }
 }

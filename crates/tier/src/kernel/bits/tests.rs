@@ -24,6 +24,14 @@ pub(super) fn simd_variants() -> Vec<&'static BitKernels> {
             Err(e) => println!("skipping the {isa} bit kernels: {e}"),
         }
     }
+    // `BitKernels::new(Avx512)` is the `vpermb` variant where the CPU has avx512vbmi:
+    // the `vpermt2d` one is tested too.
+    #[cfg(target_arch = "x86_64")]
+    if host().avx512vbmi {
+        v.push(&AVX512);
+    } else if host().avx512f {
+        println!("skipping the avx512+vbmi bit kernels: the CPU has no avx512vbmi");
+    }
     v
 }
 
@@ -58,7 +66,7 @@ fn unpack_matches_portable_every_width() {
             for k in &variants {
                 let mut out = vec![u32::MAX; n];
                 k.unpack(&words, width, start, &mut out);
-                assert_eq!(out, want, "{}, width {width} start {start} n {n}", k.isa());
+                assert_eq!(out, want, "{}, width {width} start {start} n {n}", k.name());
                 // With room after the ids every whole group takes the SIMD path.
                 let mut padded = words.clone();
                 padded.extend(noise(k.slack_words(), 7));
@@ -68,7 +76,7 @@ fn unpack_matches_portable_every_width() {
                     out,
                     want,
                     "{} padded, width {width} start {start} n {n}",
-                    k.isa()
+                    k.name()
                 );
             }
         }
@@ -108,7 +116,7 @@ fn range_masks_and_selections_match_portable_every_width() {
                 for k in std::iter::once(&PORTABLE).chain(variants.iter().copied()) {
                     let what = format!(
                         "{} width {width} start {start} n {n} lo {lo} span {span}",
-                        k.isa()
+                        k.name()
                     );
                     let mut sel = vec![u32::MAX; n];
                     let c = k.select_range(&words, width, start, lo, span, &mut sel);
@@ -159,7 +167,7 @@ fn bitmap_masks_and_selections_match_portable_every_width() {
                 for k in std::iter::once(&PORTABLE).chain(variants.iter().copied()) {
                     let what = format!(
                         "{} width {width} start {start} n {n} bitmap of {} words",
-                        k.isa(),
+                        k.name(),
                         bm.len()
                     );
                     let mut sel = vec![u32::MAX; n];
@@ -217,7 +225,7 @@ fn mask_select_matches_the_set_bits() {
                     &sel[..got],
                     &want[..],
                     "{} n {n} density {density}",
-                    k.isa()
+                    k.name()
                 );
             }
         }
@@ -260,7 +268,7 @@ fn unpack_selected_matches_the_selected_ids_every_width() {
                         &out[..got],
                         &want[..],
                         "{} width {width} start {start} n {n} density {density}",
-                        k.isa()
+                        k.name()
                     );
                 }
             }
@@ -309,7 +317,7 @@ fn fused_sums_dots_and_extremes_match_the_rows_every_width() {
                     for k in &kernels {
                         let what = format!(
                             "{} widths {width}/{wb} start {start} n {n} density {density} mask {}",
-                            k.isa(),
+                            k.name(),
                             mask.is_some()
                         );
                         assert_eq!(k.min_max_packed(a, n, mask), min_max, "min/max {what}");

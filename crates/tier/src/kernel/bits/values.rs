@@ -266,7 +266,7 @@ mod tests {
             let want_sum: i128 = vals.iter().map(|&x| i128::from(x)).sum();
             assert_eq!(PORTABLE.sum(&vals), want_sum, "portable sum of {n}");
             for k in &variants {
-                let what = format!("{} on {n} values", k.isa());
+                let what = format!("{} on {n} values", k.name());
                 assert_eq!(k.sum(&vals), want_sum, "sum {what}");
                 for init in [i64::MAX, i64::MIN, 0] {
                     assert_eq!(k.min(&vals, init), PORTABLE.min(&vals, init), "min {what}");
@@ -282,7 +282,7 @@ mod tests {
                     for kk in [&PORTABLE, *k] {
                         let mut out = vec![u32::MAX; n];
                         kk.gather(&ids, &idx, &mut out);
-                        assert_eq!(out, want, "gather {} on {n} ids", kk.isa());
+                        assert_eq!(out, want, "gather {} on {n} ids", kk.name());
                     }
                 }
                 let want_ids: u64 = ids.iter().map(|&x| u64::from(x)).sum();
