@@ -9,8 +9,9 @@ pub const HIDE_ENV: &str = "PMOLAP_HIDE_CPU_FEATURES";
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CpuFeatures {
     pub avx512f: bool,
-    /// AVX-512 VBMI (`vpermb`: a byte permute across the register), used by the bit
-    /// kernels to unpack ids of up to 25 bits (absent from documents before it was kept).
+    /// AVX-512 VBMI and BW (`vpermb`, a byte permute across the register; byte compares),
+    /// used by the bit kernels to unpack ids of up to 25 bits (absent from documents
+    /// before it was kept).
     #[serde(default)]
     pub avx512vbmi: bool,
     pub avx2: bool,
@@ -49,7 +50,8 @@ impl CpuFeatures {
         {
             CpuFeatures {
                 avx512f: std::arch::is_x86_feature_detected!("avx512f"),
-                avx512vbmi: std::arch::is_x86_feature_detected!("avx512vbmi"),
+                avx512vbmi: std::arch::is_x86_feature_detected!("avx512vbmi")
+                    && std::arch::is_x86_feature_detected!("avx512bw"),
                 avx2: std::arch::is_x86_feature_detected!("avx2"),
                 clwb: cpuinfo_has("clwb"),
                 clflushopt: cpuinfo_has("clflushopt"),
@@ -69,7 +71,7 @@ impl CpuFeatures {
         let has = |name: &str| flags.split_whitespace().any(|f| f == name);
         CpuFeatures {
             avx512f: has("avx512f"),
-            avx512vbmi: has("avx512vbmi"),
+            avx512vbmi: has("avx512vbmi") && has("avx512bw"),
             avx2: has("avx2"),
             clwb: has("clwb"),
             clflushopt: has("clflushopt"),
