@@ -718,3 +718,85 @@ fn fact_bytes_count_the_columns_read() {
         bytes("f_a") + bytes("f_x") + bytes("f_y")
     );
 }
+
+/// What a plan decided, to compare two plans of one query (join reports without the
+/// index build time, which only the first query to build an index reports).
+fn plan_signature(p: pmolap_engine::Result<pmolap_engine::Plan<'_>>) -> String {
+    match p {
+        Err(e) => format!("error: {e}"),
+        Ok(p) => {
+            let steps: Vec<String> = p
+                .steps
+                .iter()
+                .map(|s| format!("{} col {} sel {}", s.what, s.col, s.selectivity))
+                .collect();
+            let joins: Vec<String> = p
+                .joins
+                .iter()
+                .map(|j| {
+                    let (d, r, k, g) = (&j.dim, j.dim_rows, j.dim_rows_passing, j.groups);
+                    format!("{d} {r} {k} {g} {} {}", j.filter, j.filter_bytes)
+                })
+                .collect();
+            format!("{steps:?} {joins:?} never {}", p.never)
+        }
+    }
+}
+
+/// Joins planned in parallel (`plan_on` with 3 threads) give the plan, reports and
+/// errors of joins planned one after the other: random queries, one whose first join
+/// passes no row (the second is then only validated: "skipped"), and one whose two
+/// joins are both wrong (the first one's error is the one reported).
+#[test]
+fn joins_planned_in_parallel_plan_as_one_after_the_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(0x9a4a_11e1);
+    let data = star(&mut rng, dir.path(), 1_000, false);
+    let db = Database::open(dir.path(), &Placement::home(), &OpenOptions::default()).unwrap();
+    let mut queries: Vec<Query> = (0..60)
+        .map(|i| random_query(&mut rng, &data, i, i % 4 == 3))
+        .collect();
+    let join = |dim: &str, fk: &str, key: &str, filters: &[(&str, Predicate)]| Join {
+        dim: dim.into(),
+        on: (fk.into(), key.into()),
+        filters: filters
+            .iter()
+            .map(|(c, p)| (c.to_string(), p.clone()))
+            .collect(),
+        carry: Vec::new(),
+        index: IndexChoice::Auto,
+    };
+    let eq = |v: i64| Predicate {
+        eq: Some(Literal::Int(v)),
+        ..Predicate::default()
+    };
+    let mut empty_first = queries[0].clone();
+    empty_first.joins = vec![
+        join("a", "f_a", "a_key", &[("a_grp", eq(1))]),
+        join("b", "f_b", "b_key", &[]),
+    ];
+    let mut both_wrong = empty_first.clone();
+    both_wrong.joins = vec![
+        join("a", "f_a", "a_key", &[("a_nope", eq(1))]),
+        join("b", "f_b", "b_nope", &[]),
+    ];
+    queries.extend([empty_first, both_wrong]);
+    let mut skipped = 0;
+    for q in &queries {
+        let one = plan_signature(pmolap_engine::plan::plan_on(&db, q, 1));
+        let three = plan_signature(pmolap_engine::plan::plan_on(&db, q, 3));
+        assert_eq!(three, one, "query {}", q.id);
+        skipped += usize::from(one.contains("skipped (empty result)"));
+    }
+    assert!(skipped >= 1, "no query had a join skipped");
+    let empty = plan_signature(pmolap_engine::plan::plan_on(&db, &queries[60], 3));
+    assert!(
+        empty.contains(r#""a 300 0 0 empty 0", "b 150 0 0 skipped (empty result) 0""#),
+        "{empty}"
+    );
+    let last = plan_signature(pmolap_engine::plan::plan_on(&db, &queries[61], 3));
+    assert!(
+        last.contains("a_nope") && !last.contains("b_nope"),
+        "{last}"
+    );
+}

@@ -285,6 +285,28 @@ fn qerr(q: &Query, m: String) -> Error {
     Error::Query(format!("query {}: {m}", q.label()))
 }
 
+/// Column `name` of fact table `fact`, or the error naming the table's columns.
+fn fact_column<'db>(
+    q: &Query,
+    fact: &'db Table,
+    name: &str,
+) -> Result<&'db pmolap_store::table::Column> {
+    fact.column(name).map_err(|_| {
+        qerr(
+            q,
+            format!(
+                "fact table `{}` has no column `{name}` (have: {})",
+                q.fact,
+                fact.columns()
+                    .iter()
+                    .map(|c| c.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )
+    })
+}
+
 /// A plan under construction: the fact columns bound so far, the probe steps and the
 /// group sources (each with the index of the step producing its codes).
 struct Planner<'q, 'db> {
@@ -297,8 +319,15 @@ struct Planner<'q, 'db> {
     sources: Vec<(GroupSource<'db>, u64)>,
 }
 
-/// Binds `query` to `db`.
+/// Binds `query` to `db`, on this thread.
 pub fn plan<'db>(db: &'db Database, query: &Query) -> Result<Plan<'db>> {
+    plan_on(db, query, 1)
+}
+
+/// Binds `query` to `db`, evaluating the joins' dimension sides on up to `threads`
+/// threads (the largest dimensions first); the plan and its errors are those of
+/// [`plan`].
+pub fn plan_on<'db>(db: &'db Database, query: &Query, threads: usize) -> Result<Plan<'db>> {
     let t0 = Instant::now();
     query.validate()?;
     let fact = db.table(&query.fact)?;
@@ -313,9 +342,25 @@ pub fn plan<'db>(db: &'db Database, query: &Query) -> Result<Plan<'db>> {
     };
     p.fact_predicates()?;
     p.carried_fact_columns()?;
+    // With more than one thread and join, the joins' dimension sides are evaluated in
+    // parallel first; else each in turn below.
+    let mut evaluated: Vec<Option<_>> = if threads > 1 && query.joins.len() > 1 {
+        let all = join::evaluate_joins(db, query, fact, !p.never, threads);
+        all.into_iter().map(Some).collect()
+    } else {
+        Vec::new()
+    };
     let mut joins = Vec::new();
-    for j in &query.joins {
-        joins.push(p.join(db, j)?);
+    for (i, j) in query.joins.iter().enumerate() {
+        // Once the result is known to be empty, the remaining joins are only validated
+        // (a join evaluated in parallel meanwhile is validated again, so the reports
+        // and errors are those of joins planned one after the other).
+        let e = match evaluated.get_mut(i).and_then(Option::take) {
+            Some(Ok(e)) if !p.never || !e.evaluated => e,
+            Some(Err(e)) if !p.never => return Err(e),
+            _ => join::evaluate_join(db, query, fact, j, !p.never)?,
+        };
+        joins.push(p.join(j, e)?);
     }
     let group_domain = p.group_strides()?;
     let aggs = p.aggregates()?;
@@ -353,22 +398,7 @@ impl<'db> Planner<'_, 'db> {
 
     /// Fact column `name`, or the error naming the table's columns.
     fn fact_column(&self, name: &str) -> Result<&'db pmolap_store::table::Column> {
-        let q = self.query;
-        self.fact.column(name).map_err(|_| {
-            qerr(
-                q,
-                format!(
-                    "fact table `{}` has no column `{name}` (have: {})",
-                    q.fact,
-                    self.fact
-                        .columns()
-                        .iter()
-                        .map(|c| c.name())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            )
-        })
+        fact_column(self.query, self.fact, name)
     }
 
     /// Fact predicates: value-id sets of the fact columns. A predicate every value
