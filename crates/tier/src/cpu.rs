@@ -32,7 +32,8 @@ impl CpuFeatures {
         if let Ok(hide) = std::env::var(HIDE_ENV) {
             for name in hide.split(',').map(str::trim) {
                 match name {
-                    "avx512f" => f.avx512f = false,
+                    // VBMI is an extension of AVX-512F: hidden with it.
+                    "avx512f" => (f.avx512f, f.avx512vbmi) = (false, false),
                     "avx512vbmi" => f.avx512vbmi = false,
                     "avx2" => f.avx2 = false,
                     "clwb" => f.clwb = false,

@@ -27,7 +27,7 @@ pub(super) fn simd_variants() -> Vec<&'static BitKernels> {
     // `BitKernels::new(Avx512)` is the `vpermb` variant where the CPU has avx512vbmi:
     // the `vpermt2d` one is tested too.
     #[cfg(target_arch = "x86_64")]
-    if host().avx512vbmi {
+    if host().avx512f && host().avx512vbmi {
         v.push(&AVX512);
     } else if host().avx512f {
         println!("skipping the avx512+vbmi bit kernels: the CPU has no avx512vbmi");
