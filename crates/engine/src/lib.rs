@@ -63,7 +63,7 @@ pub fn run_query(
     region: &pmolap_tier::RegionOptions,
 ) -> Result<QueryRun> {
     let t0 = std::time::Instant::now();
-    let p = plan::plan_on(db, query, layout.threads)?;
+    let p = plan(db, query)?;
     let (rows, exec) = execute(&p, layout, striped, opts, region)?;
     let steps = p
         .steps

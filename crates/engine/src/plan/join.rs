@@ -3,7 +3,6 @@
 //! group-code lookup keyed by the value id of the fact table's foreign key.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use pmolap_store::table::Column;
 use pmolap_store::{ColumnType, Table};
@@ -22,167 +21,36 @@ struct GroupCodes {
     tuples: Vec<Vec<OutValue>>,
 }
 
-/// What planning a join found out before it touches the plan: its dimension side
-/// evaluated (or only validated), as [`evaluate_join`] returns it.
-pub(super) struct Evaluated {
-    dim_rows: usize,
-    dim_rows_passing: usize,
-    /// Whether the dimension's predicates were evaluated (else only validated).
-    pub(super) evaluated: bool,
-    /// None when no dimension row passes (or nothing was evaluated).
-    built: Option<Built>,
-}
-
-/// A join whose dimension side passes some rows: its filter, lookup and report parts.
-struct Built {
-    index: JoinIndexInfo,
-    index_build_ms: Option<f64>,
-    groups: usize,
-    filter: &'static str,
-    filter_bytes: usize,
-    filter_test: Option<Test>,
-    any_hit: bool,
-    lut: Lut,
-    tuples: Vec<Vec<OutValue>>,
-}
-
-/// Evaluates join `j`'s dimension side (with `evaluate` false, only validates it): the
-/// work of a join that reads only the database, so joins can be planned in parallel.
-pub(super) fn evaluate_join(
-    db: &Database,
-    query: &Query,
-    fact: &Table,
-    j: &Join,
-    evaluate: bool,
-) -> Result<Evaluated> {
-    let dim = db.table(&j.dim).map_err(|e| qerr(query, e.to_string()))?;
-    let m = dim.rows();
-    let pass = dimension_pass(query, j, dim, evaluate)?;
-    let carried: Vec<&Column> = j
-        .carry
-        .iter()
-        .map(|c| dim_column(query, j, dim, c))
-        .collect::<Result<_>>()?;
-    check_carried_domain(query, j, &carried)?;
-    let dim_rows_passing = pass
-        .as_ref()
-        .map_or(0, |p| p.iter().filter(|&&x| x).count());
-    // The join filter, by value id of the fact foreign key.
-    let fk_col = super::fact_column(query, fact, &j.on.0)?;
-    if fk_col.ty() != ColumnType::Int {
-        return Err(qerr(
-            query,
-            format!("foreign key {}.{} is not an int column", query.fact, j.on.0),
-        ));
-    }
-    let _ = dim_column(query, j, dim, &j.on.1)?;
-    let evaluated = pass.is_some();
-    let Some(pass) = pass.filter(|_| dim_rows_passing > 0) else {
-        return Ok(Evaluated {
-            dim_rows: m,
-            dim_rows_passing,
-            evaluated,
-            built: None,
-        });
-    };
-    let GroupCodes { code, tuples } = group_codes(&carried, &pass);
-    let (index, index_build_ms) = db.join_index(&j.dim, &j.on.1, j.index)?;
-    let lut: Vec<u32> = fk_col
-        .dict
-        .ints()
-        .iter()
-        .map(|k| index.get(k).map_or(MISS, |r| code[r as usize]))
-        .collect();
-    let (filter_test, any_hit) = join_filter(&lut);
-    let filter = match (&filter_test, j.carry.is_empty()) {
-        (None, true) => "eliminated",
-        (None, false) => "lookup",
-        (Some(Test::Range { .. }), true) => "range",
-        (Some(Test::Range { .. }), false) => "range + lookup",
-        (Some(_), true) => "bitmap",
-        (Some(_), false) => "bitmap + lookup",
-    };
-    let lut = Lut::narrow(lut, tuples.len());
-    let filter_bytes = match &filter_test {
-        Some(Test::Bits(b)) => b.len() * 8,
-        _ => 0,
-    } + if j.carry.is_empty() {
-        0
-    } else {
-        lut.bytes().len()
-    };
-    Ok(Evaluated {
-        dim_rows: m,
-        dim_rows_passing,
-        evaluated,
-        built: Some(Built {
-            index: index.info(),
-            index_build_ms,
-            groups: tuples.len(),
-            filter,
-            filter_bytes,
-            filter_test,
-            any_hit,
-            lut,
-            tuples,
-        }),
-    })
-}
-
-/// Every join of `query` evaluated by [`evaluate_join`], in the query's order, on up to
-/// `threads` threads (this one included), the largest dimensions taken first.
-///
-/// A dimension side is planned on one thread, so a query joining customer and part
-/// planned both one after the other on the probe's threads idle; a thread that cannot
-/// be started leaves its share to the others.
-pub(super) fn evaluate_joins(
-    db: &Database,
-    query: &Query,
-    fact: &Table,
-    evaluate: bool,
-    threads: usize,
-) -> Vec<Result<Evaluated>> {
-    let joins = &query.joins;
-    let helpers = threads.clamp(1, joins.len().max(1)) - 1;
-    if helpers == 0 {
-        return joins
-            .iter()
-            .map(|j| evaluate_join(db, query, fact, j, evaluate))
-            .collect();
-    }
-    let mut order: Vec<usize> = (0..joins.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(db.table(&joins[i].dim).map_or(0, |t| t.rows())));
-    let next = AtomicUsize::new(0);
-    let work = || {
-        let mut done = Vec::new();
-        while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
-            done.push((i, evaluate_join(db, query, fact, &joins[i], evaluate)));
-        }
-        done
-    };
-    let mut done = std::thread::scope(|s| {
-        let started: Vec<_> = (0..helpers)
-            .filter_map(|_| std::thread::Builder::new().spawn_scoped(s, work).ok())
-            .collect();
-        let mut done = work();
-        for h in started {
-            match h.join() {
-                Ok(d) => done.extend(d),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        }
-        done
-    });
-    done.sort_by_key(|&(i, _)| i);
-    done.into_iter().map(|(_, r)| r).collect()
-}
-
 impl Planner<'_, '_> {
-    /// Adds join `j`, evaluated (by [`evaluate_join`]) as `e`: pushes its filter step
-    /// and group-code lookup (and group source) and reports what was built.
-    pub(super) fn join(&mut self, j: &Join, e: Evaluated) -> Result<JoinReport> {
+    /// Evaluates join `j`: pushes its filter step and group-code lookup (and group
+    /// source) and reports what was built.
+    pub(super) fn join(&mut self, db: &Database, j: &Join) -> Result<JoinReport> {
+        let query = self.query;
+        let dim = db.table(&j.dim).map_err(|e| qerr(query, e.to_string()))?;
+        let m = dim.rows();
+        // Once the result is known to be empty, the remaining joins are only validated.
+        let pass = dimension_pass(query, j, dim, !self.never)?;
+        let carried: Vec<&Column> = j
+            .carry
+            .iter()
+            .map(|c| dim_column(query, j, dim, c))
+            .collect::<Result<_>>()?;
+        check_carried_domain(query, j, &carried)?;
+        let dim_rows_passing = pass
+            .as_ref()
+            .map_or(0, |p| p.iter().filter(|&&x| x).count());
+        // The join filter, by value id of the fact foreign key.
         let fk = self.col(&j.on.0)?;
-        let Some(b) = e.built else {
+        let fk_col = self.fact.column(&j.on.0)?;
+        if fk_col.ty() != ColumnType::Int {
+            return Err(qerr(
+                query,
+                format!("foreign key {}.{} is not an int column", query.fact, j.on.0),
+            ));
+        }
+        let _ = dim_column(query, j, dim, &j.on.1)?;
+        let evaluated = pass.is_some();
+        let Some(pass) = pass.filter(|_| dim_rows_passing > 0) else {
             // No dimension row passes (or an earlier step passes nothing): the inner join
             // is empty, so is the result; no join index, lookup or step is built.
             self.never = true;
@@ -194,10 +62,10 @@ impl Planner<'_, '_> {
                     bytes: 0,
                 },
                 index_build_ms: None,
-                dim_rows: e.dim_rows,
-                dim_rows_passing: e.dim_rows_passing,
+                dim_rows: m,
+                dim_rows_passing,
                 groups: 0,
-                filter: if e.evaluated {
+                filter: if evaluated {
                     "empty"
                 } else {
                     "skipped (empty result)"
@@ -206,18 +74,44 @@ impl Planner<'_, '_> {
                 filter_bytes: 0,
             });
         };
-        self.never |= !b.any_hit;
+        let GroupCodes { code, tuples } = group_codes(&carried, &pass);
+        let (index, built) = db.join_index(&j.dim, &j.on.1, j.index)?;
+        let lut: Vec<u32> = fk_col
+            .dict
+            .ints()
+            .iter()
+            .map(|k| index.get(k).map_or(MISS, |r| code[r as usize]))
+            .collect();
+        let (filter_test, any_hit) = join_filter(&lut);
+        let filter = match (&filter_test, j.carry.is_empty()) {
+            (None, true) => "eliminated",
+            (None, false) => "lookup",
+            (Some(Test::Range { .. }), true) => "range",
+            (Some(Test::Range { .. }), false) => "range + lookup",
+            (Some(_), true) => "bitmap",
+            (Some(_), false) => "bitmap + lookup",
+        };
+        self.never |= !any_hit;
+        let lut = Lut::narrow(lut, tuples.len());
+        let filter_bytes = match &filter_test {
+            Some(Test::Bits(b)) => b.len() * 8,
+            _ => 0,
+        } + if j.carry.is_empty() {
+            0
+        } else {
+            lut.bytes().len()
+        };
         let report = JoinReport {
             dim: j.dim.clone(),
-            index: b.index,
-            index_build_ms: b.index_build_ms,
-            dim_rows: e.dim_rows,
-            dim_rows_passing: e.dim_rows_passing,
-            groups: b.groups,
-            filter: b.filter.to_string(),
-            filter_bytes: b.filter_bytes,
+            index: index.info(),
+            index_build_ms: built,
+            dim_rows: m,
+            dim_rows_passing,
+            groups: tuples.len(),
+            filter: filter.to_string(),
+            filter_bytes,
         };
-        self.push_join_steps(j, fk, b.filter_test, b.lut, b.tuples);
+        self.push_join_steps(j, fk, filter_test, lut, tuples);
         Ok(report)
     }
 

@@ -285,28 +285,6 @@ fn qerr(q: &Query, m: String) -> Error {
     Error::Query(format!("query {}: {m}", q.label()))
 }
 
-/// Column `name` of fact table `fact`, or the error naming the table's columns.
-fn fact_column<'db>(
-    q: &Query,
-    fact: &'db Table,
-    name: &str,
-) -> Result<&'db pmolap_store::table::Column> {
-    fact.column(name).map_err(|_| {
-        qerr(
-            q,
-            format!(
-                "fact table `{}` has no column `{name}` (have: {})",
-                q.fact,
-                fact.columns()
-                    .iter()
-                    .map(|c| c.name())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        )
-    })
-}
-
 /// A plan under construction: the fact columns bound so far, the probe steps and the
 /// group sources (each with the index of the step producing its codes).
 struct Planner<'q, 'db> {
@@ -319,15 +297,8 @@ struct Planner<'q, 'db> {
     sources: Vec<(GroupSource<'db>, u64)>,
 }
 
-/// Binds `query` to `db`, on this thread.
+/// Binds `query` to `db`.
 pub fn plan<'db>(db: &'db Database, query: &Query) -> Result<Plan<'db>> {
-    plan_on(db, query, 1)
-}
-
-/// Binds `query` to `db`, evaluating the joins' dimension sides on up to `threads`
-/// threads (the largest dimensions first); the plan and its errors are those of
-/// [`plan`].
-pub fn plan_on<'db>(db: &'db Database, query: &Query, threads: usize) -> Result<Plan<'db>> {
     let t0 = Instant::now();
     query.validate()?;
     let fact = db.table(&query.fact)?;
@@ -342,25 +313,9 @@ pub fn plan_on<'db>(db: &'db Database, query: &Query, threads: usize) -> Result<
     };
     p.fact_predicates()?;
     p.carried_fact_columns()?;
-    // With more than one thread and join, the joins' dimension sides are evaluated in
-    // parallel first; else each in turn below.
-    let mut evaluated: Vec<Option<_>> = if threads > 1 && query.joins.len() > 1 {
-        let all = join::evaluate_joins(db, query, fact, !p.never, threads);
-        all.into_iter().map(Some).collect()
-    } else {
-        Vec::new()
-    };
     let mut joins = Vec::new();
-    for (i, j) in query.joins.iter().enumerate() {
-        // Once the result is known to be empty, the remaining joins are only validated
-        // (a join evaluated in parallel meanwhile is validated again, so the reports
-        // and errors are those of joins planned one after the other).
-        let e = match evaluated.get_mut(i).and_then(Option::take) {
-            Some(Ok(e)) if !p.never || !e.evaluated => e,
-            Some(Err(e)) if !p.never => return Err(e),
-            _ => join::evaluate_join(db, query, fact, j, !p.never)?,
-        };
-        joins.push(p.join(j, e)?);
+    for j in &query.joins {
+        joins.push(p.join(db, j)?);
     }
     let group_domain = p.group_strides()?;
     let aggs = p.aggregates()?;
@@ -398,7 +353,22 @@ impl<'db> Planner<'_, 'db> {
 
     /// Fact column `name`, or the error naming the table's columns.
     fn fact_column(&self, name: &str) -> Result<&'db pmolap_store::table::Column> {
-        fact_column(self.query, self.fact, name)
+        let q = self.query;
+        self.fact.column(name).map_err(|_| {
+            qerr(
+                q,
+                format!(
+                    "fact table `{}` has no column `{name}` (have: {})",
+                    q.fact,
+                    self.fact
+                        .columns()
+                        .iter()
+                        .map(|c| c.name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+        })
     }
 
     /// Fact predicates: value-id sets of the fact columns. A predicate every value
