@@ -319,13 +319,15 @@ pub(super) fn accumulate(
         tally,
         masks,
         mask_is_selection,
+        sel_unwritten,
         ..
     } = s;
     let rows = Rows {
         cols,
         start,
         n,
-        sel: &sel[..k],
+        k,
+        sel: if *sel_unwritten { &[] } else { &sel[..k] },
         mask: mask_is_selection.then_some(&masks[..n.div_ceil(64)]),
     };
     let naggs = plan.aggs.len();
@@ -411,7 +413,7 @@ fn accumulate_one(
     tally: &mut Option<Tally>,
     states: &mut [i64],
 ) -> Option<usize> {
-    let k = rows.sel.len();
+    let k = rows.k;
     let mut over = None;
     let mut have: Option<(usize, Option<(Op, usize)>)> = None;
     for (ai, a) in plan.aggs.iter().enumerate() {
@@ -521,7 +523,7 @@ fn frame_sum(
             Some((op, cb, b0))
         }
     };
-    let k = rows.sel.len() as i128;
+    let k = rows.k as i128;
     let fused = b.map(|(op, cb, b0)| (op, cb, (a0 != 0, b0 != 0)));
     let (sa, sb, dot) = match fused_sums(rows, ca, fused, tally) {
         Some(sums) => sums,
@@ -561,10 +563,7 @@ fn id_sums(
     };
     // `ia` borrows `ids`: fetch the second column, then read both.
     ids.get(rows, cb, tally);
-    let (ia, ib) = (
-        ids.fetched(ca, rows.sel.len()),
-        ids.fetched(cb, rows.sel.len()),
-    );
+    let (ia, ib) = (ids.fetched(ca, rows.k), ids.fetched(cb, rows.k));
     if let Some(t) = tally.as_mut() {
         t.dict[cb] += AccessCounts::of_batch(ib);
     }

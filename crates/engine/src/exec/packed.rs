@@ -22,7 +22,7 @@ pub(super) fn packed_read<'a>(
     rows: Rows<'a, '_>,
     tally: &Option<Tally>,
 ) -> Option<Option<&'a [u64]>> {
-    let (k, n) = (rows.sel.len(), rows.n);
+    let (k, n) = (rows.k, rows.n);
     if tally.is_some() {
         return None;
     }
