@@ -13,7 +13,7 @@ use pmolap_tier::kernel::prefetch::prefetch_read;
 
 use super::aggregate::{accumulate, Acc};
 use super::groups::{drop_misses, group_codes, LutRef};
-use crate::plan::order::{unpacks_morsel, TestKind};
+use crate::plan::order::{reads_morsel, unpacks_morsel, TestKind};
 use crate::plan::Plan;
 
 /// A step's test, borrowed from the plan or from a node-local copy.
@@ -70,12 +70,12 @@ impl Tally {
         }
     }
 
-    /// A read of the `k` selected rows (`sel`, ascending offsets) of an `n`-row morsel of
+    /// A read of the selected rows (`sel`, ascending offsets) of an `n`-row morsel of
     /// column `col`, as [`fetch_ids`] and the later steps do it: an unpack of the morsel
-    /// (a scan) when dense, gets classed by stride when sparse.
+    /// (a scan) when `unpacked`, else gets classed by stride.
     #[inline]
-    pub(super) fn selected(&mut self, col: usize, sel: &[u32], n: usize) {
-        self.dv[col] += if unpacks_morsel(sel.len(), n) {
+    pub(super) fn selected(&mut self, col: usize, sel: &[u32], n: usize, unpacked: bool) {
+        self.dv[col] += if unpacked {
             AccessCounts::scans(n as u64)
         } else {
             AccessCounts::of_batch(sel)
@@ -144,9 +144,10 @@ impl ColumnIds {
             if self.buf.len() < n {
                 self.buf.resize(n, 0);
             }
-            fetch_ids(rows, col, &mut self.buf, ids);
+            let unpack = reads_morsel(k, n);
+            fetch_ids(rows, col, unpack, &mut self.buf, ids);
             if let Some(t) = tally.as_mut() {
-                t.selected(col, rows.sel, n);
+                t.selected(col, rows.sel, n, unpack);
             }
             self.fresh[col] = true;
         }
@@ -172,7 +173,7 @@ pub(super) struct Scratch {
     pub(super) mask_is_selection: bool,
     /// Whether `sel` was left unwritten this morsel: the selection is `masks` alone, every
     /// step tested whole morsels, there is no group step and no access tally, and the
-    /// rows are dense enough (all, or from one in eight) that the aggregates read their
+    /// rows are dense enough (all, or from one in sixteen) that the aggregates read their
     /// columns by the mask (`unpack_selected`, the sums and extremes from the packed
     /// words) and never by row offsets.
     pub(super) sel_unwritten: bool,
@@ -331,7 +332,13 @@ fn test_selected(
         sel: &sel[..k],
         mask: None,
     };
-    fetch_ids(rows, 0, buf, bytemuck::cast_slice_mut(&mut *tested));
+    fetch_ids(
+        rows,
+        0,
+        unpacks_morsel(k, n),
+        buf,
+        bytemuck::cast_slice_mut(&mut *tested),
+    );
     bits::test_mask(tested, 32, 0, k, pred, masks);
     let mut m = 0;
     for j in 0..k {
@@ -343,20 +350,21 @@ fn test_selected(
 }
 
 /// Fetches the ids of the selected rows of column `col` into `out` (which holds `n`):
-/// an unpack of the morsel when dense (of the selected rows only when the selection is
-/// a bitmask), random gets when sparse.
+/// an unpack of the morsel when `unpack` (the caller's density rule: [`reads_morsel`]
+/// for the aggregates, [`unpacks_morsel`] for a filter; of the selected rows only when
+/// the selection is a bitmask), else a get per row.
 #[inline(always)]
-fn fetch_ids(rows: Rows<'_, '_>, col: usize, buf: &mut [u32], out: &mut [u32]) {
+fn fetch_ids(rows: Rows<'_, '_>, col: usize, unpack: bool, buf: &mut [u32], out: &mut [u32]) {
     let (c, start, n, k, sel) = (rows.cols[col], rows.start, rows.n, rows.k, rows.sel);
     let local = start - c.base;
     if k == n {
         // Every row selected (no filter, or none failed): unpack straight into `out`.
         bitpack::unpack(c.words, c.width, local, &mut out[..n]);
-    } else if let (Some(mask), true) = (rows.mask, unpacks_morsel(k, n)) {
+    } else if let (Some(mask), true) = (rows.mask, unpack) {
         // Unpacked and compressed in registers: no morsel of ids to gather from.
         let got = bits::active().unpack_selected(c.words, c.width, local, n, mask, out);
         debug_assert_eq!(got, k);
-    } else if unpacks_morsel(k, n) {
+    } else if unpack {
         bitpack::unpack(c.words, c.width, local, &mut buf[..n]);
         bits::gather(&buf[..n], sel, out);
     } else {
@@ -511,7 +519,7 @@ fn select(
     *sel_unwritten = *mask_is_selection
         && group_steps.is_empty()
         && tally.is_none()
-        && (k == n || unpacks_morsel(k, n));
+        && (k == n || reads_morsel(k, n));
     if *sel_unwritten {
         // Writing the offsets (`mask_select`) cost 5-6 % of such queries' samples.
         return (k, false);
@@ -543,7 +551,7 @@ fn select(
             unreachable!("filter steps have predicates")
         };
         if let Some(t) = tally.as_mut() {
-            t.selected(st.col, &sel[..k], n);
+            t.selected(st.col, &sel[..k], n, unpacks_morsel(k, n));
         }
         k = step(
             cols[st.col],
