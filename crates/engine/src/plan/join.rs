@@ -76,12 +76,7 @@ impl Planner<'_, '_> {
         };
         let GroupCodes { code, tuples } = group_codes(&carried, &pass);
         let (index, built) = db.join_index(&j.dim, &j.on.1, j.index)?;
-        let lut: Vec<u32> = fk_col
-            .dict
-            .ints()
-            .iter()
-            .map(|k| index.get(k).map_or(MISS, |r| code[r as usize]))
-            .collect();
+        let lut = index.codes_of(fk_col.dict.ints(), &code, MISS);
         let (filter_test, any_hit) = join_filter(&lut);
         let filter = match (&filter_test, j.carry.is_empty()) {
             (None, true) => "eliminated",
