@@ -137,7 +137,10 @@ fn sf1_answers_equal_reference() {
     assert_eq!(q21["last"]["joins"][1]["dim"], "part");
     assert_eq!(q21["last"]["joins"][1]["index"]["kind"], "dense");
     let kernel = r["config"]["bits_kernel"].as_str().unwrap();
-    assert!(["avx512", "avx2", "portable"].contains(&kernel), "{kernel}");
+    assert!(
+        ["avx512+vbmi", "avx512", "avx2", "portable"].contains(&kernel),
+        "{kernel}"
+    );
     // The portable bit kernels give the same answers as the ones chosen for this CPU.
     ok(&pmolap()
         .args(["ssb", "run", "--quiet", "--threads", "2", "--reps", "1"])

@@ -45,7 +45,7 @@ pub struct RunConfig {
     pub replicate_dims: bool,
     pub morsel_rows: usize,
     pub join_index: String,
-    /// The bit kernels that unpacked and tested the packed ids (`avx512`, `avx2`,
+    /// The bit kernels that unpacked and tested the packed ids (`avx512+vbmi`, `avx512`, `avx2`,
     /// `portable`; absent in documents from before they existed).
     #[serde(default)]
     pub bits_kernel: String,

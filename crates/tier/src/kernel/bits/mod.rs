@@ -11,6 +11,9 @@
 //! unaligned head, the last groups of a vector, a tail shorter than a group) with the
 //! portable code, so any `(start, len)` of any vector is accepted.
 //!
+//! The AVX-512 variant unpacks by `vpermb` where the CPU has AVX-512 VBMI (and BW), and
+//! ids of at most 8 bits a byte each (reported as `avx512+vbmi`; `avx512.rs`).
+//!
 //! The variant is chosen once per process: the widest the CPU has ([`Isa::best`]),
 //! unless [`set_isa`] picks another (the CLI's `--bits-isa`, to compare them);
 //! [`active`] says which runs.
