@@ -309,6 +309,8 @@ enum StoreCommand {
 
 fn main() {
     let cli = Cli::parse();
+    // Buffers freed by one query are reused by the next instead of faulted in again.
+    pmolap_tier::alloc::keep_freed_memory();
     if let Err(e) = pmolap_tier::signal::install() {
         eprintln!("error: {e}");
         std::process::exit(1);

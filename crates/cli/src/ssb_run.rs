@@ -41,8 +41,9 @@ pub struct DataArgs {
     /// Rows per morsel (a multiple of 64).
     #[arg(long, default_value_t = 16 * 1024)]
     pub morsel: usize,
-    /// Join index for every join: auto (dense array when keys are dense, else hash), dense, hash,
-    /// dash (the Dash hash table in DRAM).
+    /// Join index for every join: auto (the fact's row-reference column when the database
+    /// has one, else a dense array when keys are dense, else hash), dense, hash, dash (the
+    /// Dash hash table in DRAM); all but auto join through the foreign key.
     #[arg(long, default_value = "auto")]
     pub join_index: pmolap_engine::query::IndexChoice,
     /// Allow more than 4 threads per logical CPU.

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use pmolap_store::table::OpenOptions;
-use pmolap_store::{DatabaseSnapshot, Placement, Table};
+use pmolap_store::{ColumnType, DatabaseSnapshot, Placement, RowRef, Table};
 
 use crate::error::{Error, Result};
 use crate::joinindex::JoinIndex;
@@ -23,6 +23,8 @@ pub struct Database {
     tables: BTreeMap<String, Table>,
     indexes: Mutex<HashMap<IndexKey, Arc<JoinIndex>>>,
     snapshot: DatabaseSnapshot,
+    /// The row-reference columns `DATABASE` lists, checked against the tables.
+    row_refs: Vec<RowRef>,
 }
 
 impl Database {
@@ -47,12 +49,27 @@ impl Database {
             snapshot.check_table(name, t.manifest())?;
             tables.insert(name.clone(), t);
         }
+        let row_refs = snapshot
+            .manifest()
+            .map_or(&[][..], |m| &m.row_refs)
+            .to_vec();
+        for r in &row_refs {
+            check_row_ref(dir, &tables, r)?;
+        }
         Ok(Database {
             dir: dir.to_path_buf(),
             tables,
             indexes: Mutex::new(HashMap::new()),
             snapshot,
+            row_refs,
         })
+    }
+
+    /// The row-reference column of `table.key` into `dim.dim_key`, if the database has one.
+    pub fn row_ref(&self, table: &str, key: &str, dim: &str, dim_key: &str) -> Option<&RowRef> {
+        self.row_refs
+            .iter()
+            .find(|r| r.table == table && r.key == key && r.dim == dim && r.dim_key == dim_key)
     }
 
     /// What the database's writer recorded about the data (`DATABASE`'s `meta`), if the
@@ -121,5 +138,110 @@ impl Database {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<IndexKey, Arc<JoinIndex>>> {
         // A panic while holding the lock leaves only a cache behind: keep using it.
         self.indexes.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// Fails naming the problem unless `r`'s tables and int columns exist and every reference
+/// is a row of the dimension or its row count (a dangling key).
+fn check_row_ref(dir: &Path, tables: &BTreeMap<String, Table>, r: &RowRef) -> Result<()> {
+    let bad = |why: String| {
+        Error::Query(format!(
+            "{}: row reference {}.{}: {why}",
+            dir.display(),
+            r.table,
+            r.column
+        ))
+    };
+    let table = |name: &str| {
+        tables
+            .get(name)
+            .ok_or_else(|| bad(format!("no table `{name}`")))
+    };
+    let (fact, dim) = (table(&r.table)?, table(&r.dim)?);
+    for (t, c) in [(fact, &r.key), (fact, &r.column), (dim, &r.dim_key)] {
+        match t.column(c) {
+            Ok(col) if col.ty() == ColumnType::Int => {}
+            _ => return Err(bad(format!("no int column `{c}`"))),
+        }
+    }
+    let refs = fact
+        .column(&r.column)
+        .map_err(|e| bad(e.to_string()))?
+        .dict
+        .ints();
+    let rows = dim.rows() as i64;
+    if refs.first().is_some_and(|v| v < 0) || refs.last().is_some_and(|v| v > rows) {
+        return Err(bad(format!(
+            "references {:?}..={:?} leave the {rows} rows of `{}`",
+            refs.first(),
+            refs.last(),
+            r.dim
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use pmolap_store::{DatabaseWriter, DbWriteOptions, Schema, TableBuilder, WriteOptions};
+
+    use super::*;
+
+    /// A database whose fact `f` references dimension `d` (2 rows) by `refs`.
+    fn db_with_refs(dir: &Path, refs: &[i64]) {
+        let mut w = DatabaseWriter::begin(dir, &DbWriteOptions::default()).unwrap();
+        let mut d = TableBuilder::new(Schema::new([("dk", ColumnType::Int)]).unwrap());
+        d.extend_ints(0, &[10, 20]).unwrap();
+        w.add_table("d", d, &WriteOptions::default()).unwrap();
+        let mut f = TableBuilder::new(Schema::new([("fk", ColumnType::Int)]).unwrap());
+        f.extend_ints(0, &vec![10; refs.len()]).unwrap();
+        f.add_int_column("fk@d", refs.to_vec()).unwrap();
+        w.add_table("f", f, &WriteOptions::default()).unwrap();
+        w.add_row_ref(RowRef {
+            table: "f".into(),
+            key: "fk".into(),
+            column: "fk@d".into(),
+            dim: "d".into(),
+            dim_key: "dk".into(),
+            order: vec![],
+        })
+        .unwrap();
+        w.commit().unwrap();
+    }
+
+    /// References within the dimension (or its row count, a dangling key) open; one past
+    /// it is refused naming the reference, and the writer refuses a missing column.
+    #[test]
+    fn row_refs_past_the_dimension_are_refused() {
+        let open = |d: &Path| Database::open(d, &Placement::home(), &OpenOptions::default());
+        let ok = tempfile::tempdir().unwrap();
+        db_with_refs(ok.path(), &[0, 1, 2]);
+        let db = open(ok.path()).unwrap();
+        assert!(db.row_ref("f", "fk", "d", "dk").is_some());
+        assert!(db.row_ref("f", "fk", "d", "other").is_none());
+        let bad = tempfile::tempdir().unwrap();
+        db_with_refs(bad.path(), &[0, 3]);
+        let e = open(bad.path()).unwrap_err().to_string();
+        assert!(
+            e.contains("row reference f.fk@d") && e.contains("2 rows"),
+            "{e}"
+        );
+        let missing = tempfile::tempdir().unwrap();
+        let mut w = DatabaseWriter::begin(missing.path(), &DbWriteOptions::default()).unwrap();
+        let mut f = TableBuilder::new(Schema::new([("fk", ColumnType::Int)]).unwrap());
+        f.extend_ints(0, &[1]).unwrap();
+        w.add_table("f", f, &WriteOptions::default()).unwrap();
+        let e = w
+            .add_row_ref(RowRef {
+                table: "f".into(),
+                key: "fk".into(),
+                column: "fk@d".into(),
+                dim: "f".into(),
+                dim_key: "fk".into(),
+                order: vec![],
+            })
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("f.fk@d is not an int column"), "{e}");
     }
 }

@@ -14,8 +14,12 @@ use pmolap_engine::query::{
 use pmolap_engine::{
     run_query, Database, Double, ExecOptions, Layout, OutValue, Query, StripedFact,
 };
+use pmolap_store::rowref::row_refs;
 use pmolap_store::table::OpenOptions;
-use pmolap_store::{ColumnType, Placement, Schema, TableBuilder, Value, WriteOptions};
+use pmolap_store::{
+    ColumnType, DatabaseWriter, DbWriteOptions, Placement, RowRef, Schema, TableBuilder, Value,
+    WriteOptions,
+};
 use pmolap_tier::{Pinning, RegionOptions, Topology};
 
 /// A tiny deterministic generator (xorshift).
@@ -59,7 +63,7 @@ impl Data {
     fn rows(&self) -> usize {
         self.cols[0].1.len()
     }
-    fn write(&self, dir: &Path, opts: &WriteOptions) {
+    fn builder(&self) -> TableBuilder {
         let schema = Schema::new(self.cols.iter().map(|(n, v)| {
             (
                 n.clone(),
@@ -82,7 +86,7 @@ impl Data {
                 .collect();
             b.push_row(&row).unwrap();
         }
-        b.finish(dir, opts).unwrap();
+        b
     }
 }
 
@@ -182,13 +186,41 @@ fn star(
             ],
         },
     );
-    for (name, d) in &db {
-        let opts = WriteOptions {
-            dictionary_only,
-            ..WriteOptions::default()
-        };
-        d.write(&dir.join(name), &opts);
+    // One database: the dimensions stored in the order of an attribute (so predicates on
+    // it select runs of rows), the fact with a row-reference column per foreign key
+    // (which `auto` joins through; dense, hash and dash use the key and an index).
+    let opts = WriteOptions {
+        dictionary_only,
+        ..WriteOptions::default()
+    };
+    let mut w = DatabaseWriter::begin(dir, &DbWriteOptions::default()).unwrap();
+    let refs = [
+        ("f_a", "a", "a_key", ["a_name", "a_grp", "a_key"].as_slice()),
+        ("f_b", "b", "b_key", ["b_city", "b_key"].as_slice()),
+    ];
+    let mut fact = db["fact"].builder();
+    for (fk, dim, key, order) in refs {
+        let mut b = db[dim].builder();
+        b.sort_rows_by(order).unwrap();
+        let keys = b.int_column(key).unwrap().to_vec();
+        w.add_table(dim, b, &opts).unwrap();
+        let column = RowRef::column_name(fk, dim);
+        let r = row_refs(fact.int_column(fk).unwrap(), &keys).unwrap();
+        fact.add_int_column(&column, r).unwrap();
     }
+    w.add_table("fact", fact, &opts).unwrap();
+    for (fk, dim, key, order) in refs {
+        w.add_row_ref(RowRef {
+            table: "fact".into(),
+            key: fk.into(),
+            column: RowRef::column_name(fk, dim),
+            dim: dim.into(),
+            dim_key: key.into(),
+            order: order.iter().map(|c| c.to_string()).collect(),
+        })
+        .unwrap();
+    }
+    w.commit().unwrap();
     db
 }
 
@@ -666,7 +698,7 @@ fn probe_counts_fact_accesses_when_counting() {
         assert!(dict_x.total() >= 2 * k, "{}: {dict_x:?} < 2 x {k}", q.id);
         assert!(dv_y.total() >= k && dv_x.total() >= k, "{}", q.id);
         if !run.steps.is_empty() && run.exec.morsels > 0 {
-            let scanned: u64 = ["f_a", "f_b", "f_x", "f_mode"]
+            let scanned: u64 = ["f_a", "f_b", "f_a@a", "f_b@b", "f_x", "f_mode"]
                 .iter()
                 .map(|c| col(c).dv.counts().scan)
                 .max()
@@ -684,37 +716,96 @@ fn probe_counts_fact_accesses_when_counting() {
     );
 }
 
+/// A star schema of `rows` fact rows in a temporary database, opened, with the plumbing
+/// to run SQL on it (default execution options).
+struct Fixture {
+    _dir: tempfile::TempDir,
+    data: BTreeMap<String, Data>,
+    db: Database,
+    layout: Layout,
+    striped: StripedFact,
+    opts: ExecOptions,
+}
+
+impl Fixture {
+    fn new(seed: u64, rows: usize) -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let data = star(&mut Rng(seed), dir.path(), rows, false);
+        let db = Database::open(dir.path(), &Placement::home(), &OpenOptions::default()).unwrap();
+        let opts = ExecOptions::default();
+        let layout = Layout::new(&Topology::detect().unwrap(), &opts, rows).unwrap();
+        let fact = db.table("fact").unwrap();
+        let striped = StripedFact::new(fact, &[], &layout, &RegionOptions::default()).unwrap();
+        Fixture {
+            _dir: dir,
+            data,
+            db,
+            layout,
+            striped,
+            opts,
+        }
+    }
+
+    fn sql(&self, sql: &str) -> Query {
+        let tables = |t: &str| {
+            self.data
+                .get(t)
+                .map(|d| d.cols.iter().map(|c| c.0.clone()).collect())
+        };
+        pmolap_engine::sql::parse_sql(sql, "q", &tables).unwrap()
+    }
+
+    fn run(&self, q: &Query) -> pmolap_engine::QueryRun {
+        let region = RegionOptions::default();
+        run_query(
+            &self.db,
+            q,
+            &self.layout,
+            &self.striped,
+            &self.opts,
+            &region,
+        )
+        .unwrap()
+    }
+}
+
 /// The bandwidth figure's numerator: only the fact columns the probe reads. A join on
 /// `f_b` that neither filters (every key hits) nor carries is eliminated and its key
 /// column not counted; a filtering join's key column and the aggregates' columns are.
 #[test]
 fn fact_bytes_count_the_columns_read() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut rng = Rng(0xb17e5);
     let rows = 5_000;
-    let data = star(&mut rng, dir.path(), rows, false);
-    let db = Database::open(dir.path(), &Placement::home(), &OpenOptions::default()).unwrap();
-    let topo = Topology::detect().unwrap();
-    let region = RegionOptions::default();
-    let opts = ExecOptions::default();
-    let layout = Layout::new(&topo, &opts, rows).unwrap();
-    let fact = db.table("fact").unwrap();
-    let striped = StripedFact::new(fact, &[], &layout, &region).unwrap();
+    let f = Fixture::new(0xb17e5, rows);
+    let fact = f.db.table("fact").unwrap();
     let bytes = |c: &str| fact.column(c).unwrap().dv.words().len() as u64 * 8;
-    let tables = |t: &str| {
-        data.get(t)
-            .map(|d| d.cols.iter().map(|c| c.0.clone()).collect())
-    };
-    let run = |sql: &str| {
-        let q = pmolap_engine::sql::parse_sql(sql, "q", &tables).unwrap();
-        run_query(&db, &q, &layout, &striped, &opts, &region).unwrap()
-    };
-    let eliminated = run("select sum(f_x) from fact, b where f_b = b_key");
+    let eliminated = f.run(&f.sql("select sum(f_x) from fact, b where f_b = b_key"));
     assert_eq!(eliminated.exec.rows_qualifying, rows as u64);
     assert_eq!(eliminated.fact_bytes, bytes("f_x"));
-    let filtered = run("select sum(f_x * f_y) from fact, a where f_a = a_key and a_key < 100");
+    // Under `auto` the join reads the row-reference column, not the key.
+    let filtered =
+        f.run(&f.sql("select sum(f_x * f_y) from fact, a where f_a = a_key and a_key < 100"));
+    assert_eq!(filtered.joins[0].index.kind, "row refs (f_a@a)");
     assert_eq!(
         filtered.fact_bytes,
-        bytes("f_a") + bytes("f_x") + bytes("f_y")
+        bytes("f_a@a") + bytes("f_x") + bytes("f_y")
     );
+}
+
+/// A predicate on the attribute a dimension's rows are ordered by selects one run of
+/// rows: the join through the row references tests a range, the one through the key a
+/// bitmap, with equal answers.
+#[test]
+fn ordered_dimension_joins_by_a_range_of_row_refs() {
+    let f = Fixture::new(0x05ee_d0bd, 7_000);
+    let mut q = f.sql(
+        "select a_grp, count(*), sum(f_x) from fact, a where f_a = a_key \
+         and a_name = 'CAT' group by a_grp order by a_grp",
+    );
+    let by_ref = f.run(&q);
+    q.joins[0].index = IndexChoice::Dense;
+    let by_key = f.run(&q);
+    assert_eq!(by_ref.joins[0].filter, "range + lookup");
+    assert_eq!(by_key.joins[0].filter, "bitmap + lookup");
+    assert!(!by_ref.rows.is_empty());
+    assert_eq!(by_ref.rows, by_key.rows);
 }

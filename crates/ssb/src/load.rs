@@ -5,9 +5,10 @@
 use std::path::Path;
 use std::time::Instant;
 
+use pmolap_store::rowref::row_refs;
 use pmolap_store::{
-    DatabaseSnapshot, DatabaseWriter, DbWriteOptions, OpenOptions, Placement, Table as StoreTable,
-    WriteOptions,
+    DatabaseSnapshot, DatabaseWriter, DbWriteOptions, OpenOptions, Placement, RowRef,
+    Table as StoreTable, TableBuilder, WriteOptions,
 };
 
 use crate::columns::{build_table, schema};
@@ -68,6 +69,8 @@ pub fn load_database(
         },
     )?;
     let mut done = Vec::new();
+    // The dimensions' keys in their stored (hierarchy) order, for the fact's row refs.
+    let mut dim_keys: Vec<(Table, Vec<i64>)> = Vec::new();
     for table in Table::ALL {
         pmolap_tier::signal::check()?;
         let expected = match tbl_dir {
@@ -76,11 +79,12 @@ pub fn load_database(
         };
         on_table(table, expected);
         let t0 = Instant::now();
-        let builder = match tbl_dir {
+        let mut builder = match tbl_dir {
             Some(d) => pmolap_store::load_tbl(&d.join(table.file_name()), &schema(table))?,
             None => build_table(table, sf, progress)?,
         };
         pmolap_tier::signal::check()?;
+        arrange(table, &mut builder, &mut dim_keys)?;
         let m = writer.add_table(&table.to_string(), builder, table_opts)?;
         done.push(LoadedTable {
             table,
@@ -89,8 +93,93 @@ pub fn load_database(
         });
     }
     pmolap_tier::signal::check()?;
+    for r in ROW_REFS {
+        writer.add_row_ref(r.row_ref())?;
+    }
     writer.commit()?;
     Ok(done)
+}
+
+/// A foreign key of `lineorder` that gets a row-reference column
+/// ([`pmolap_store::rowref`]), and the hierarchy its dimension's rows are stored in.
+#[derive(Debug, Clone, Copy)]
+pub struct RowRefSpec {
+    pub key: &'static str,
+    pub dim: Table,
+    pub dim_key: &'static str,
+    /// The dimension's row order: coarsest level first, the key last (a total order).
+    pub order: &'static [&'static str],
+}
+
+impl RowRefSpec {
+    fn row_ref(&self) -> RowRef {
+        RowRef {
+            table: Table::LineOrder.to_string(),
+            key: self.key.into(),
+            column: RowRef::column_name(self.key, self.dim.name()),
+            dim: self.dim.to_string(),
+            dim_key: self.dim_key.into(),
+            order: self.order.iter().map(|c| c.to_string()).collect(),
+        }
+    }
+}
+
+/// The row references a load writes. Customer and supplier rows are stored by region,
+/// nation, city; part rows by manufacturer, category, brand: a predicate on one level
+/// (`c_region = 'ASIA'`, `p_category = 'MFGR#12'`, `s_nation = 'PERU'`) selects one run of
+/// rows, so the fact side tests a range of references instead of a bitmap. The date
+/// dimension gets none: `lo_orderdate`'s ids already follow the calendar.
+pub const ROW_REFS: [RowRefSpec; 3] = [
+    RowRefSpec {
+        key: "lo_custkey",
+        dim: Table::Customer,
+        dim_key: "c_custkey",
+        order: &["c_region", "c_nation", "c_city", "c_custkey"],
+    },
+    RowRefSpec {
+        key: "lo_partkey",
+        dim: Table::Part,
+        dim_key: "p_partkey",
+        order: &["p_mfgr", "p_category", "p_brand1", "p_partkey"],
+    },
+    RowRefSpec {
+        key: "lo_suppkey",
+        dim: Table::Supplier,
+        dim_key: "s_suppkey",
+        order: &["s_region", "s_nation", "s_city", "s_suppkey"],
+    },
+];
+
+/// Puts a dimension's rows in its hierarchy order (keeping its keys for the fact), or
+/// adds the fact's row-reference columns. Dimensions come before the fact in
+/// [`Table::ALL`].
+fn arrange(
+    table: Table,
+    b: &mut TableBuilder,
+    dim_keys: &mut Vec<(Table, Vec<i64>)>,
+) -> Result<()> {
+    let no_column = |t: Table, c: &str| Error::Load(format!("table {t} has no int column {c}"));
+    if let Some(spec) = ROW_REFS.iter().find(|r| r.dim == table) {
+        b.sort_rows_by(spec.order)?;
+        let keys = b
+            .int_column(spec.dim_key)
+            .ok_or_else(|| no_column(table, spec.dim_key))?;
+        dim_keys.push((table, keys.to_vec()));
+    }
+    if table == Table::LineOrder {
+        for spec in &ROW_REFS {
+            let (_, keys) = dim_keys
+                .iter()
+                .find(|(t, _)| *t == spec.dim)
+                .ok_or_else(|| Error::Load(format!("{} is loaded after {table}", spec.dim)))?;
+            let fk = b
+                .int_column(spec.key)
+                .ok_or_else(|| no_column(table, spec.key))?;
+            let refs = row_refs(fk, keys)?;
+            b.add_int_column(&RowRef::column_name(spec.key, spec.dim.name()), refs)?;
+        }
+    }
+    Ok(())
 }
 
 /// Reopens every table of the database `dir` under `placement` with checksums verified;

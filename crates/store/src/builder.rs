@@ -224,6 +224,81 @@ impl TableBuilder {
         }
     }
 
+    /// The values of int column `name` so far (None if there is no such int column).
+    pub fn int_column(&self, name: &str) -> Option<&[i64]> {
+        match self.columns.get(self.schema.index_of(name)?)? {
+            ColumnData::Int(v) => Some(v),
+            ColumnData::Str(_) => None,
+        }
+    }
+
+    /// Appends int column `name` with one value per row pushed so far.
+    pub fn add_int_column(&mut self, name: &str, values: Vec<i64>) -> Result<()> {
+        if self.schema.index_of(name).is_some() || name.is_empty() {
+            return Err(Error::Schema(format!(
+                "cannot add column `{name}`: the name is empty or taken"
+            )));
+        }
+        if values.len() != self.rows() {
+            return Err(Error::Schema(format!(
+                "column `{name}` has {} values, the table {} rows",
+                values.len(),
+                self.rows()
+            )));
+        }
+        self.schema.columns.push(crate::schema::ColumnDef {
+            name: name.to_string(),
+            ty: ColumnType::Int,
+        });
+        self.columns.push(ColumnData::Int(values));
+        Ok(())
+    }
+
+    /// Reorders the rows pushed so far by the values of `cols` (ascending, the first
+    /// column first; strings byte-wise; ties keep their order), e.g. a dimension by its
+    /// hierarchy so that the rows of a region, a nation or a city are contiguous.
+    pub fn sort_rows_by(&mut self, cols: &[&str]) -> Result<()> {
+        let rows = self.checked_rows()?;
+        // Per sort column, a u32 rank per row (strings ranked by value once).
+        let keys: Vec<Vec<u64>> = cols
+            .iter()
+            .map(|&name| {
+                let i = self
+                    .schema
+                    .index_of(name)
+                    .ok_or_else(|| Error::Schema(format!("sort by unknown column `{name}`")))?;
+                Ok(match &self.columns[i] {
+                    ColumnData::Int(v) => v.iter().map(|&x| (x as u64) ^ (1 << 63)).collect(),
+                    ColumnData::Str(s) => {
+                        let mut order: Vec<u32> = (0..s.values.len() as u32).collect();
+                        order.sort_unstable_by(|&a, &b| {
+                            s.values[a as usize].cmp(&s.values[b as usize])
+                        });
+                        let mut rank = vec![0u64; order.len()];
+                        for (r, &id) in order.iter().enumerate() {
+                            rank[id as usize] = r as u64;
+                        }
+                        s.ids.iter().map(|&id| rank[id as usize]).collect()
+                    }
+                })
+            })
+            .collect::<Result<_>>()?;
+        let mut perm: Vec<u32> = (0..rows as u32).collect();
+        perm.sort_by(|&a, &b| {
+            keys.iter()
+                .map(|k| k[a as usize].cmp(&k[b as usize]))
+                .find(|o| o.is_ne())
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        for c in &mut self.columns {
+            match c {
+                ColumnData::Int(v) => *v = perm.iter().map(|&r| v[r as usize]).collect(),
+                ColumnData::Str(s) => s.ids = perm.iter().map(|&r| s.ids[r as usize]).collect(),
+            }
+        }
+        Ok(())
+    }
+
     /// Encodes every column and publishes the table in `dir` (created if missing) as a
     /// new generation; the previous one stays readable until the new manifest is in place
     /// and is deleted after. Returns the manifest written.

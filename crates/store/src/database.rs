@@ -26,6 +26,8 @@ use pmolap_tier::{FileLock, LockMode};
 use crate::builder::{TableBuilder, WriteOptions};
 use crate::error::{Error, Result};
 use crate::format::{parse_file_name, Manifest, FORMAT_VERSION, MANIFEST, MANIFEST_TMP};
+use crate::rowref::RowRef;
+use crate::schema::ColumnType;
 use crate::table::read_manifest;
 
 /// The database file (the commit point) and its staging name.
@@ -58,6 +60,9 @@ pub struct DatabaseManifest {
     /// What the writer says the data is (e.g. `{"workload": "ssb", "sf": 1.0}`).
     #[serde(default)]
     pub meta: BTreeMap<String, serde_json::Value>,
+    /// Row-reference columns (see [`crate::rowref`]); absent in databases written before.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub row_refs: Vec<RowRef>,
 }
 
 impl DatabaseManifest {
@@ -323,6 +328,9 @@ pub struct DatabaseWriter {
     generation: u64,
     staging: PathBuf,
     tables: Vec<DbTable>,
+    /// Each added table's columns and types (to check row references against).
+    columns: BTreeMap<String, Vec<(String, ColumnType)>>,
+    row_refs: Vec<RowRef>,
     meta: BTreeMap<String, serde_json::Value>,
     steps: Steps,
     committed: bool,
@@ -361,6 +369,8 @@ impl DatabaseWriter {
             generation,
             staging,
             tables: Vec::new(),
+            columns: BTreeMap::new(),
+            row_refs: Vec::new(),
             meta: opts.meta.clone(),
             steps: Steps::new(opts.crash_after_step),
             committed: false,
@@ -394,6 +404,10 @@ impl DatabaseWriter {
         }
         let dir = self.staging.join(name);
         let m = builder.finish_stepped(&dir, opts, &self.steps)?;
+        self.columns.insert(
+            name.to_string(),
+            m.columns.iter().map(|c| (c.name.clone(), c.ty)).collect(),
+        );
         self.tables.push(DbTable {
             name: name.to_string(),
             dir: format!("g{}/{name}", self.generation),
@@ -401,6 +415,30 @@ impl DatabaseWriter {
             rows: m.rows,
         });
         Ok(m)
+    }
+
+    /// Lists a row-reference column (published with the tables at commit). Both tables
+    /// must have been added, with the key, reference and dimension key as int columns.
+    pub fn add_row_ref(&mut self, r: RowRef) -> Result<()> {
+        for (table, col) in [
+            (&r.table, &r.key),
+            (&r.table, &r.column),
+            (&r.dim, &r.dim_key),
+        ] {
+            let ty = self
+                .columns
+                .get(table)
+                .and_then(|cols| cols.iter().find(|(n, _)| n == col))
+                .map(|(_, ty)| *ty);
+            if ty != Some(ColumnType::Int) {
+                return Err(Error::Schema(format!(
+                    "row reference {}.{}: {table}.{col} is not an int column of a table written so far",
+                    r.table, r.column
+                )));
+            }
+        }
+        self.row_refs.push(r);
+        Ok(())
     }
 
     /// The directory table `name` of the new generation is written to.
@@ -421,6 +459,7 @@ impl DatabaseWriter {
             generation: self.generation,
             tables: self.tables.clone(),
             meta: self.meta.clone(),
+            row_refs: self.row_refs.clone(),
         };
         fsync_dir(&self.staging)?;
         fsync_dir(&self.dir)?;
@@ -513,6 +552,14 @@ mod tests {
                 rows: 10,
             }],
             meta: BTreeMap::new(),
+            row_refs: vec![RowRef {
+                table: "t".into(),
+                key: "k".into(),
+                column: "k@d".into(),
+                dim: "d".into(),
+                dim_key: "dk".into(),
+                order: vec!["a".into()],
+            }],
         };
         let b = m.encode().unwrap();
         let p = Path::new("DATABASE");

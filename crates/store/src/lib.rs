@@ -28,6 +28,7 @@ pub mod error;
 pub mod format;
 pub mod inverted;
 pub mod placement;
+pub mod rowref;
 pub mod schema;
 pub mod structure;
 pub mod table;
@@ -44,6 +45,7 @@ pub use error::{Error, Result};
 pub use format::{ColumnEncoding, Manifest, StructureKind};
 pub use inverted::InvertedIndex;
 pub use placement::{Location, Placement};
+pub use rowref::RowRef;
 pub use schema::{ColumnDef, ColumnType, Schema, Value};
 pub use structure::StructureInfo;
 pub use table::{

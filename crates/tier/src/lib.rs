@@ -7,6 +7,7 @@
 //! NUMA system calls, SIMD and cache-line flush instructions live here, each `unsafe`
 //! block with a `// SAFETY:` line.
 
+pub mod alloc;
 pub mod cgroup;
 pub mod cpu;
 pub mod durable;
