@@ -74,6 +74,7 @@ pub fn run_query(
             test: match s.test {
                 plan::Test::Range { .. } => "range",
                 plan::Test::Bits(_) => "bitmap",
+                plan::Test::Ranges(_) => "ranges",
                 plan::Test::Lookup(_) => "lookup",
                 plan::Test::Code { .. } => "group code",
             }

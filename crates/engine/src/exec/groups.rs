@@ -92,7 +92,9 @@ pub(super) fn group_codes(
                 *g = base.wrapping_add(id.wrapping_mul(stride));
             }
         }
-        TestRef::Range { .. } | TestRef::Bits(_) => unreachable!("a filter is not a group step"),
+        TestRef::Range { .. } | TestRef::Bits(_) | TestRef::Ranges(_) => {
+            unreachable!("a filter is not a group step")
+        }
     }
     miss
 }
@@ -112,7 +114,7 @@ pub(super) fn drop_misses(
         TestRef::Lookup(LutRef::U16(l)) => lut_hit(l, id),
         TestRef::Lookup(LutRef::U32(l)) => lut_hit(l, id),
         TestRef::Code { len } => id < len,
-        TestRef::Range { .. } | TestRef::Bits(_) => true,
+        TestRef::Range { .. } | TestRef::Bits(_) | TestRef::Ranges(_) => true,
     };
     let mut m = 0;
     for (j, &id) in ids.iter().enumerate() {

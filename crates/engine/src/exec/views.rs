@@ -101,6 +101,7 @@ fn group_steps<'a>(plan: &'a Plan<'_>, replicas: &'a [Option<Region>]) -> Vec<St
                 (Test::Bits(b), Some(r)) => {
                     TestRef::Bits(&bytemuck::cast_slice(r.as_slice())[..b.len()])
                 }
+                (Test::Ranges(r), _) => TestRef::Ranges(r),
                 (Test::Code { len }, _) => TestRef::Code { len: *len },
                 (Test::Lookup(l), None) => TestRef::Lookup(LutRef::of(l, l.bytes())),
                 (Test::Lookup(l), Some(r)) => {

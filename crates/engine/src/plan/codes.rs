@@ -201,6 +201,7 @@ pub(crate) fn passes(test: &Test, id: u32) -> bool {
     match test {
         Test::Range { lo, span } => id.wrapping_sub(*lo) <= *span,
         Test::Bits(b) => b[id as usize >> 6] >> (id & 63) & 1 != 0,
+        Test::Ranges(r) => pmolap_tier::kernel::bits::in_ranges(r, id),
         Test::Lookup(l) => l.code(id) != MISS,
         Test::Code { len } => id < *len,
     }

@@ -107,6 +107,8 @@ impl Planner<'_, '_> {
             (None, false) => "lookup",
             (Some(Test::Range { .. }), true) => "range",
             (Some(Test::Range { .. }), false) => "range + lookup",
+            (Some(Test::Ranges(_)), true) => "ranges",
+            (Some(Test::Ranges(_)), false) => "ranges + lookup",
             (Some(_), true) => "bitmap",
             (Some(_), false) => "bitmap + lookup",
         };
@@ -358,9 +360,53 @@ fn join_filter(lut: &[u32]) -> (Option<Test>, bool) {
     let test = match first.zip(last) {
         _ if hits == lut.len() => None,
         Some((lo, hi)) if (hi - lo) as usize + 1 == hits => Some(Test::Range { lo, span: hi - lo }),
-        _ => Some(Test::Bits(bits)),
+        _ => Some(match runs(&bits) {
+            Some(r) => Test::Ranges(r),
+            None => Test::Bits(bits),
+        }),
     };
     (test, hits > 0)
+}
+
+/// A join filter of this many runs of passing keys at most is tested as ranges (one range
+/// test each, about 0.06 ns per row on the packed words) rather than by a bitmap (0.2 ns
+/// from registers, 0.45 gathered, AVX-512 on a Zen 4).
+pub(super) const MAX_RUNS: usize = 4;
+
+/// The runs of set bits of `bits` as `(first, last - first)`, when there are at most
+/// [`MAX_RUNS`]; `bits` ends with a zero word.
+fn runs(bits: &[u64]) -> Option<Vec<(u32, u32)>> {
+    let mut out = Vec::new();
+    let mut open = None;
+    for (i, &w) in bits.iter().enumerate() {
+        let prev_top = if i == 0 { 0 } else { bits[i - 1] >> 63 };
+        let next_low = bits.get(i + 1).map_or(0, |n| n & 1);
+        let mut starts = w & !(w << 1 | prev_top);
+        let mut ends = w & !(w >> 1 | next_low << 63);
+        // Within a word, a run's start comes before its end; a run open from an earlier
+        // word ends first.
+        loop {
+            let (s, e) = (starts.trailing_zeros(), ends.trailing_zeros());
+            if s == 64 && e == 64 {
+                break;
+            }
+            let at = |b: u32| (i * 64) as u32 + b;
+            if open.is_none() && s < 64 {
+                open = Some(at(s));
+                starts &= starts - 1;
+            } else if let (Some(first), true) = (open, e < 64) {
+                if out.len() == MAX_RUNS {
+                    return None;
+                }
+                out.push((first, at(e) - first));
+                open = None;
+                ends &= ends - 1;
+            } else {
+                unreachable!("a run ends before it starts");
+            }
+        }
+    }
+    Some(out)
 }
 
 #[cfg(test)]
@@ -368,16 +414,25 @@ mod tests {
     use super::{join_filter, Test, MISS};
 
     /// The filter of `lut` as the definition says: no test when every key passes, a
-    /// range when the passing keys are contiguous, else a bitmap of them.
+    /// range when the passing keys are contiguous, ranges when they are at most
+    /// `MAX_RUNS` runs, else a bitmap of them.
     fn reference(lut: &[u32]) -> (Option<Test>, bool) {
         let hits: Vec<u32> = (0..lut.len() as u32)
             .filter(|&c| lut[c as usize] != MISS)
             .collect();
+        let mut runs: Vec<(u32, u32)> = Vec::new();
+        for &c in &hits {
+            match runs.last_mut() {
+                Some((lo, span)) if *lo + *span + 1 == c => *span += 1,
+                _ => runs.push((c, 0)),
+            }
+        }
         let test = match (hits.first(), hits.last()) {
             _ if hits.len() == lut.len() => None,
             (Some(&lo), Some(&hi)) if (hi - lo) as usize + 1 == hits.len() => {
                 Some(Test::Range { lo, span: hi - lo })
             }
+            _ if runs.len() <= super::MAX_RUNS => Some(Test::Ranges(runs)),
             _ => {
                 let mut bits = vec![0u64; lut.len().div_ceil(64) + 1];
                 for &c in &hits {
@@ -423,6 +478,18 @@ mod tests {
                     join_filter(&hole),
                     reference(&hole),
                     "len {len} hole {a}..{b}"
+                );
+            }
+            // Every third of n blocks passing: ceil(n / 3) runs, across word edges.
+            for blocks in [3usize, 7, 10, 13, 16] {
+                let size = (len / blocks).max(1);
+                let striped: Vec<u32> = (0..len)
+                    .map(|i| if (i / size) % 3 == 0 { 1 } else { MISS })
+                    .collect();
+                assert_eq!(
+                    join_filter(&striped),
+                    reference(&striped),
+                    "len {len} blocks of {size}"
                 );
             }
         }

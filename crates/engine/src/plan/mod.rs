@@ -149,6 +149,9 @@ pub enum Test {
     Range { lo: u32, span: u32 },
     /// Bit `id` set.
     Bits(Vec<u64>),
+    /// `id - lo <= span` for any `(lo, span)`: a join's passing dimension rows as a few
+    /// runs of row references (at most [`MAX_RUNS`]).
+    Ranges(Vec<(u32, u32)>),
     /// `lut[id]`: the group code, or a miss.
     Lookup(Lut),
     /// The id is the group code (a group-by on a fact column: its ids number its

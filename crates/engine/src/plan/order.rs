@@ -11,6 +11,8 @@ use super::{Step, Test};
 pub(crate) enum TestKind {
     /// `id - lo <= span`, on the packed words.
     Range,
+    /// Any of this many ranges: one range test each on the packed words, the masks ORed.
+    Ranges(u32),
     /// A bitmap small enough to be held in registers (`BitKernels::bitmap_in_registers`).
     RegisterBitmap,
     /// A bitmap gathered from memory, a `vpgatherdd` per 16 ids, small enough for L1.
@@ -40,6 +42,7 @@ impl TestKind {
         match test {
             Test::Range { .. } => Some(TestKind::Range),
             Test::Bits(b) => Some(TestKind::of_bitmap(b.len())),
+            Test::Ranges(r) => Some(TestKind::Ranges(r.len() as u32)),
             Test::Lookup(_) | Test::Code { .. } => None,
         }
     }
@@ -55,6 +58,8 @@ impl TestKind {
     pub(crate) fn whole_morsel(self, k: usize, n: usize) -> bool {
         match self {
             TestKind::Range | TestKind::RegisterBitmap => k * 16 >= n,
+            // `r` range tests against the sparse path's scalar test: from `r` in sixteen.
+            TestKind::Ranges(r) => k * 16 >= n * r as usize,
             TestKind::GatheredBitmap | TestKind::LargeBitmap => k * 2 >= n,
         }
     }
@@ -66,6 +71,7 @@ impl TestKind {
     fn dense_cost(self) -> f64 {
         match self {
             TestKind::Range => 1.0,
+            TestKind::Ranges(r) => r as f64 + 0.25,
             TestKind::RegisterBitmap => 2.0,
             TestKind::GatheredBitmap => 5.0,
             TestKind::LargeBitmap => 6.0,

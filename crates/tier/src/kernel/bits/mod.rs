@@ -64,6 +64,9 @@ pub enum Pred<'a> {
     Range { lo: u32, span: u32 },
     /// Bit `id % 64` of word `id / 64` set (ids past the bitmap fail).
     Bitmap(&'a [u64]),
+    /// `id - lo <= span` for any `(lo, span)` of the list (none: no id passes): a few
+    /// runs of ids, tested as one range test per run on the packed words, the masks ORed.
+    Ranges(&'a [(u32, u32)]),
 }
 
 impl Pred<'_> {
@@ -72,8 +75,18 @@ impl Pred<'_> {
         match *self {
             Pred::Range { lo, span } => id.wrapping_sub(lo) <= span,
             Pred::Bitmap(b) => portable::bit(b, bitmap_limit(b), id),
+            Pred::Ranges(r) => in_ranges(r, id),
         }
     }
+}
+
+/// Whether `id` lies in any of the `(lo, span)` runs (every run compared, no branch on
+/// the outcome: a filter keeping some of its rows mispredicts an early exit).
+#[inline(always)]
+pub fn in_ranges(runs: &[(u32, u32)], id: u32) -> bool {
+    runs.iter().fold(false, |any, &(lo, span)| {
+        any | (id.wrapping_sub(lo) <= span)
+    })
 }
 
 /// Ids a bitmap covers, as the kernels take it (a bitmap of 2^32 bits or more covers
@@ -341,6 +354,12 @@ fn portable_select(
                     k += usize::from(portable::bit(b, limit, id));
                 }
             }
+            Pred::Ranges(r) => {
+                for (j, &id) in ids.iter().enumerate() {
+                    sel[k] = (i + j) as u32;
+                    k += usize::from(in_ranges(r, id));
+                }
+            }
         }
         i += len;
     }
@@ -510,6 +529,9 @@ impl BitKernels {
     ) {
         check(words, width, start, n);
         let masks = &mut masks[..n.div_ceil(GROUP)];
+        if let Pred::Ranges(runs) = pred {
+            return self.ranges_mask(words, width, start, n, runs, masks);
+        }
         let pass = |i: usize| u64::from(pred.passes(get(words, width, start + i)));
         if !start.is_multiple_of(GROUP) {
             masks.fill(0);
@@ -542,6 +564,7 @@ impl BitKernels {
                     Pred::Bitmap(b) => {
                         (self.bitmap)(src, width, fast, b.as_ptr(), bitmap_limit(b), out)
                     }
+                    Pred::Ranges(_) => unreachable!("ranges are tested one by one above"),
                 }
             }
         }
@@ -550,6 +573,7 @@ impl BitKernels {
         match pred {
             Pred::Range { lo, span } => portable::range(rest, width, lo, span, out),
             Pred::Bitmap(b) => portable::bitmap(rest, width, b, bitmap_limit(b), out),
+            Pred::Ranges(_) => unreachable!("ranges are tested one by one above"),
         }
         if groups * GROUP < n {
             let mut m = 0;
@@ -557,6 +581,45 @@ impl BitKernels {
                 m |= pass(i) << (i % GROUP);
             }
             masks[groups] = m;
+        }
+    }
+
+    /// [`Self::test_mask`] of [`Pred::Ranges`]: the first run's range test into `masks`,
+    /// each further run's into a block on the stack, ORed in.
+    fn ranges_mask(
+        &self,
+        words: &[u64],
+        width: u32,
+        start: usize,
+        n: usize,
+        runs: &[(u32, u32)],
+        masks: &mut [u64],
+    ) {
+        let Some((&(lo, span), rest)) = runs.split_first() else {
+            masks.fill(0);
+            return;
+        };
+        self.test_mask(words, width, start, n, Pred::Range { lo, span }, masks);
+        let mut block = [0u64; BLOCK];
+        for &(lo, span) in rest {
+            let mut i = 0;
+            while i < n {
+                let len = (n - i).min(BLOCK * GROUP);
+                let block = &mut block[..len.div_ceil(GROUP)];
+                self.test_mask(
+                    words,
+                    width,
+                    start + i,
+                    len,
+                    Pred::Range { lo, span },
+                    block,
+                );
+                // `i` is a multiple of the block's ids, so its masks start at word i / 64.
+                for (m, b) in masks[i / GROUP..].iter_mut().zip(block.iter()) {
+                    *m |= b;
+                }
+                i += len;
+            }
         }
     }
 
