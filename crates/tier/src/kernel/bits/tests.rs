@@ -84,7 +84,7 @@ fn unpack_matches_portable_every_width() {
 }
 
 #[test]
-fn range_masks_and_selections_match_portable_every_width() {
+fn range_and_ranges_masks_and_selections_match_portable_every_width() {
     let variants = simd_variants();
     for width in 1..=32u32 {
         let max = if width == 32 {
@@ -105,26 +105,32 @@ fn range_masks_and_selections_match_portable_every_width() {
             let len = ((start + n) * width as usize).div_ceil(64) + 16;
             let words = noise(len, u64::from(width) * 17 + start as u64);
             let ids = reference_ids(&words, width, start, n);
-            for &(lo, span) in &preds {
+            // Each variant's selection and masks against the ids tested one by one.
+            let check = |pred: Pred<'_>, what: &str| {
                 let want: Vec<u32> = (0..n as u32)
-                    .filter(|&i| ids[i as usize].wrapping_sub(lo) <= span)
+                    .filter(|&i| pred.passes(ids[i as usize]))
                     .collect();
                 let mut want_masks = vec![0u64; n.div_ceil(64)];
                 for &i in &want {
                     want_masks[i as usize / 64] |= 1 << (i % 64);
                 }
                 for k in std::iter::once(&PORTABLE).chain(variants.iter().copied()) {
-                    let what = format!(
-                        "{} width {width} start {start} n {n} lo {lo} span {span}",
-                        k.name()
-                    );
+                    let what = format!("{} width {width} start {start} n {n} {what}", k.name());
                     let mut sel = vec![u32::MAX; n];
-                    let c = k.select_range(&words, width, start, lo, span, &mut sel);
+                    let c = k.select(&words, width, start, pred, &mut sel);
                     assert_eq!(&sel[..c], &want[..], "select {what}");
                     let mut masks = vec![u64::MAX; n.div_ceil(64)];
-                    k.range_mask(&words, width, start, n, lo, span, &mut masks);
+                    k.test_mask(&words, width, start, n, pred, &mut masks);
                     assert_eq!(masks, want_masks, "masks {what}");
                 }
+            };
+            for &(lo, span) in &preds {
+                check(Pred::Range { lo, span }, &format!("lo {lo} span {span}"));
+            }
+            // A few runs (the join filters through row references): none, two, three
+            // (one wrapping), all seven, overlapping ones among them.
+            for runs in [&preds[..0], &preds[..2], &preds[4..], &preds[..]] {
+                check(Pred::Ranges(runs), &format!("runs {runs:?}"));
             }
         }
     }
@@ -175,57 +181,6 @@ fn bitmap_masks_and_selections_match_portable_every_width() {
                     assert_eq!(&sel[..c], &want[..], "select {what}");
                     let mut masks = vec![u64::MAX; n.div_ceil(64)];
                     k.test_mask(&words, width, start, n, Pred::Bitmap(bm), &mut masks);
-                    assert_eq!(masks, want_masks, "masks {what}");
-                }
-            }
-        }
-    }
-}
-
-/// A few runs of ids (the join filters through row references): masks and selections
-/// equal to the ids tested one by one, on every variant and width.
-#[test]
-fn ranges_masks_and_selections_match_the_ids_every_width() {
-    let variants = simd_variants();
-    for width in 1..=32u32 {
-        let max = if width == 32 {
-            u32::MAX
-        } else {
-            (1u32 << width) - 1
-        };
-        let runs: [&[(u32, u32)]; 5] = [
-            &[],
-            &[(0, 0), (max, 0)],
-            &[
-                (max / 5, max / 7),
-                (max / 2, max / 9),
-                (max - max / 8, max / 8),
-            ],
-            &[(max / 3, max / 4), (max / 4, max / 4)], // overlapping
-            &[(1, 0), (3, 0), (5, 0), (7, 0), (max / 2 + 1, max)], // the last wraps
-        ];
-        for &(start, n) in &SHAPES {
-            let len = ((start + n) * width as usize).div_ceil(64) + 16;
-            let words = noise(len, u64::from(width) * 41 + start as u64);
-            let ids = reference_ids(&words, width, start, n);
-            for r in runs {
-                let want: Vec<u32> = (0..n as u32)
-                    .filter(|&i| {
-                        r.iter()
-                            .any(|&(lo, span)| ids[i as usize].wrapping_sub(lo) <= span)
-                    })
-                    .collect();
-                let mut want_masks = vec![0u64; n.div_ceil(64)];
-                for &i in &want {
-                    want_masks[i as usize / 64] |= 1 << (i % 64);
-                }
-                for k in std::iter::once(&PORTABLE).chain(variants.iter().copied()) {
-                    let what = format!("{} width {width} start {start} n {n} runs {r:?}", k.name());
-                    let mut sel = vec![u32::MAX; n];
-                    let c = k.select(&words, width, start, Pred::Ranges(r), &mut sel);
-                    assert_eq!(&sel[..c], &want[..], "select {what}");
-                    let mut masks = vec![u64::MAX; n.div_ceil(64)];
-                    k.test_mask(&words, width, start, n, Pred::Ranges(r), &mut masks);
                     assert_eq!(masks, want_masks, "masks {what}");
                 }
             }
