@@ -39,7 +39,7 @@ pub struct DataArgs {
     #[arg(long)]
     pub no_replicate_dims: bool,
     /// Rows per morsel (a multiple of 64).
-    #[arg(long, default_value_t = 16 * 1024)]
+    #[arg(long, default_value_t = pmolap_engine::exec::DEFAULT_MORSEL_ROWS)]
     pub morsel: usize,
     /// Join index for every join: auto (the fact's row-reference column when the database
     /// has one, else a dense array when keys are dense, else hash), dense, hash, dash (the

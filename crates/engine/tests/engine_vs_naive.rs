@@ -543,6 +543,16 @@ fn variants() -> Vec<(&'static str, ExecOptions)> {
             },
         ),
         (
+            // 79 morsels over two workers: claims of two consecutive morsels (claim_span),
+            // the last claim cut short by the end of the table.
+            "2 threads, 64-row morsels claimed two at a time",
+            ExecOptions {
+                threads: 2,
+                morsel_rows: 64,
+                ..base.clone()
+            },
+        ),
+        (
             "hash aggregation",
             ExecOptions {
                 threads: 2,
@@ -587,6 +597,8 @@ fn random_queries_on(dictionary_only: bool) {
         f_x.encoding() == pmolap_store::ColumnEncoding::Frame,
         !dictionary_only
     );
+    // One of the variants takes its morsels two a claim.
+    assert_eq!(pmolap_engine::exec::claim_span(5_003, 64, 2), 2);
     let topo = Topology::detect().unwrap();
     let region = RegionOptions::default();
     let queries: Vec<Query> = (0..120)

@@ -102,6 +102,17 @@ impl Acc {
             overflow: None,
         }
     }
+
+    /// Whether every row folds into one group (no GROUP BY), so that [`accumulate`]
+    /// reads no group ids.
+    pub(super) fn single_group(&self) -> bool {
+        single_group(&self.hash, &self.counts)
+    }
+}
+
+/// [`Acc::single_group`] over its fields (borrowed apart in [`accumulate`]).
+fn single_group(hash: &Option<HashGroups>, counts: &[u64]) -> bool {
+    hash.is_none() && counts.len() == 1
 }
 
 /// Folds `vals` (one per selected row) into the states of the rows' slots, aggregate
@@ -342,7 +353,7 @@ pub(super) fn accumulate(
         overflow,
     } = acc;
     // One group (no GROUP BY): every aggregate folds into registers, not through memory.
-    if hash.is_none() && counts.len() == 1 {
+    if single_group(hash, counts) {
         counts[0] += k as u64;
         vals.resize(k, 0);
         let over = accumulate_one(plan, rows, ids, vals, tally, states);

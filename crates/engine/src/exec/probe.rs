@@ -431,7 +431,9 @@ pub(super) fn run_morsel(
     if k == 0 {
         return 0;
     }
-    if !has_gid {
+    // Without a group step every row is in group 0; a query without GROUP BY reads no
+    // group id at all (zeroing them cost 8–11 % of a fact-only scan's samples).
+    if !has_gid && !acc.single_group() {
         s.gid[..k].fill(0);
     }
     accumulate(plan, cols, start, n, k, s, acc);
