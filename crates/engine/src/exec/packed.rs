@@ -28,7 +28,7 @@ pub(super) fn packed_read<'a>(
     }
     match rows.mask {
         _ if k == n => Some(None),
-        Some(m) if crate::plan::order::reads_morsel(k, n) => Some(Some(m)),
+        Some(m) if crate::plan::order::reads_by_mask(k, n) => Some(Some(m)),
         _ => None,
     }
 }

@@ -13,7 +13,7 @@ use pmolap_tier::kernel::prefetch::prefetch_read;
 
 use super::aggregate::{accumulate, Acc};
 use super::groups::{drop_misses, group_codes, LutRef};
-use crate::plan::order::{reads_morsel, unpacks_morsel, TestKind};
+use crate::plan::order::{reads_by_mask, reads_morsel, unpacks_morsel, TestKind};
 use crate::plan::Plan;
 
 /// A step's test, borrowed from the plan or from a node-local copy.
@@ -146,7 +146,11 @@ impl ColumnIds {
             if self.buf.len() < n {
                 self.buf.resize(n, 0);
             }
-            let unpack = reads_morsel(k, n);
+            let unpack = if rows.mask.is_some() {
+                reads_by_mask(k, n)
+            } else {
+                reads_morsel(k, n)
+            };
             fetch_ids(rows, col, unpack, &mut self.buf, ids);
             if let Some(t) = tally.as_mut() {
                 t.selected(col, rows.sel, n, unpack);
@@ -175,9 +179,9 @@ pub(super) struct Scratch {
     pub(super) mask_is_selection: bool,
     /// Whether `sel` was left unwritten this morsel: the selection is `masks` alone, every
     /// step tested whole morsels, there is no group step and no access tally, and the
-    /// rows are dense enough (all, or from one in sixteen) that the aggregates read their
-    /// columns by the mask (`unpack_selected`, the sums and extremes from the packed
-    /// words) and never by row offsets.
+    /// rows are dense enough (all, or from one in thirty-two: `reads_by_mask`) that the
+    /// aggregates read their columns by the mask (`unpack_selected`, the sums and
+    /// extremes from the packed words) and never by row offsets.
     pub(super) sel_unwritten: bool,
     /// One bit per row of the morsel: a step's test, to AND into `masks`.
     pub(super) step_masks: Vec<u64>,
@@ -535,7 +539,7 @@ fn select(
     *sel_unwritten = *mask_is_selection
         && group_steps.is_empty()
         && tally.is_none()
-        && (k == n || reads_morsel(k, n));
+        && (k == n || reads_by_mask(k, n));
     if *sel_unwritten {
         // Writing the offsets (`mask_select`) cost 5-6 % of such queries' samples.
         return (k, false);

@@ -112,6 +112,14 @@ pub(crate) fn reads_morsel(k: usize, n: usize) -> bool {
     k * 16 >= n
 }
 
+/// [`reads_morsel`] where the selection is still the morsel's bitmask (every filter
+/// tested whole morsels), so that reading by the mask needs no selection vector at all:
+/// from one row in thirty-two.
+#[inline(always)]
+pub(crate) fn reads_by_mask(k: usize, n: usize) -> bool {
+    k * 32 >= n
+}
+
 /// A get's cost per selected row, in unpacks: 0.8 ns — set from alternated runs of R49
 /// and R44 at SF 10 (ascending gets a few rows apart are cheap; a microbenchmark of gets
 /// over a streamed column had 1.5-2.5 ns at one row in four to sixteen, which ordered
