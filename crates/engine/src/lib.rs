@@ -5,7 +5,7 @@
 //! - [`query`]: the query model (YAML/JSON) and the 13 SSB queries as data.
 //! - [`db`]: a directory of tables, opened under a placement; join indexes cached.
 //! - [`joinindex`]: dense-array or hash join indexes over dimension keys.
-//! - [`plan`]: predicates → value-id sets, dimensions → join filters by fact value id.
+//! - [`plan`](mod@plan): predicates → value-id sets, dimensions → join filters by fact value id.
 //! - [`exec`]: morsel-driven parallel probe and aggregation, with the Table 1 switches.
 
 #![forbid(unsafe_code)]

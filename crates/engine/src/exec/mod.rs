@@ -3,7 +3,9 @@
 //! threads, pinning, striping fact partitions over NUMA nodes, replicating the join
 //! filters per node.
 //!
-//! A morsel is [`ExecOptions::morsel_rows`] consecutive fact rows. Its first step tests
+//! A morsel is [`ExecOptions::morsel_rows`] consecutive fact rows (65,536 unless told
+//! otherwise), and a worker claims up to four consecutive morsels at a time
+//! ([`claim_span`]), so that each reads every column in long runs. Its first step tests
 //! every id of one column (on the packed words, or after unpacking them for a lookup),
 //! producing the selection — a bitmask of the morsel while the steps test whole morsels,
 //! then a selection vector (row offsets) — and, for a lookup, the rows' partial group

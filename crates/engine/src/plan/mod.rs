@@ -150,7 +150,7 @@ pub enum Test {
     /// Bit `id` set.
     Bits(Vec<u64>),
     /// `id - lo <= span` for any `(lo, span)`: a join's passing dimension rows as a few
-    /// runs of row references (at most [`MAX_RUNS`]).
+    /// runs of row references (at most four: `join::MAX_RUNS`).
     Ranges(Vec<(u32, u32)>),
     /// `lut[id]`: the group code, or a miss.
     Lookup(Lut),
