@@ -62,9 +62,9 @@ pub const OVERSUBSCRIBE_FACTOR: usize = 4;
 /// The largest morsel: per-thread scratch buffers are sized by it.
 pub const MAX_MORSEL_ROWS: usize = 1 << 24;
 /// Rows per morsel unless told otherwise (docs/engine.md, "Long runs per thread"): each
-/// step reads a column's share of a morsel as one run, and a run of 16,384 rows (2–6 KiB
+/// step reads a column's share of a morsel as one run, and a run of 16,384 rows (2–12 KiB
 /// of a narrow column) paid its start more often than its length (SF 10, two threads:
-/// 65,536 rows 1.21× over 16,384 on 44 sample queries, none slower).
+/// 65,536 rows 1.21× over 16,384 on 44 sample queries, the slowest 1.01×).
 pub const DEFAULT_MORSEL_ROWS: usize = 64 * 1024;
 /// A worker claims up to this many consecutive morsels at a time ([`claim_span`]).
 pub const MAX_CLAIM_MORSELS: usize = 4;
