@@ -4,7 +4,7 @@
 //! inputs and one-line messages, Ctrl-C keeping finished results — each asserting the exit
 //! code, a one-line message, that no data was lost and that nothing was left behind.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -75,6 +75,15 @@ fn clean_db(dir: &Path) {
     assert_eq!(e.len(), 3, "{e:?}");
     assert_eq!(&e[..2], ["DATABASE", "LOCK"], "{e:?}");
     assert!(e[2].starts_with('g'), "{e:?}");
+}
+
+/// The generation directory a load into the clean database `dir` stages (`gN` after
+/// the published `g(N-1)`).
+fn next_generation(dir: &Path) -> PathBuf {
+    clean_db(dir);
+    let e = entries(dir);
+    let n: u64 = e[2][1..].parse().expect("a generation number");
+    dir.join(format!("g{}", n + 1))
 }
 
 fn wait_until(child: &mut Child, what: impl Fn() -> bool, limit: Duration) {
@@ -204,18 +213,43 @@ fn a_load_that_fails_half_way_leaves_the_old_database_whole() {
     assert_eq!(answers(&db, "all"), before);
     clean_db(&db);
 
-    // kill -9 in the middle of a load.
-    let mut child = pmolap()
-        .args(["ssb", "load", "--quiet", "--sf", "0.1", "--out"])
-        .arg(&db)
-        .spawn()
-        .unwrap();
-    let staging = db.join("g2");
-    wait_until(&mut child, || staging.exists(), Duration::from_secs(30));
-    std::thread::sleep(Duration::from_millis(300));
-    signal(&child, "-KILL");
-    child.wait().unwrap();
-    assert_eq!(answers(&db, "all"), before, "old database after kill -9");
+    // kill -9 in the middle of a load, some time after its staging generation appears:
+    // the database is whole either way — the old one when the kill lands before the new
+    // generation is published, the new one when after (the load verifies what it
+    // published before it exits, so a fast machine may be killed there). Until a kill
+    // lands before the publish, the old database is written again and the kill comes
+    // sooner.
+    let reference = d.path().join("reference");
+    load("0.1", &reference);
+    let new_answers = answers(&reference, "all");
+    let mut killed_mid_load = false;
+    for delay_ms in [300, 100, 30, 10, 0] {
+        let mut child = pmolap()
+            .args(["ssb", "load", "--quiet", "--sf", "0.1", "--out"])
+            .arg(&db)
+            .spawn()
+            .unwrap();
+        let staging = next_generation(&db);
+        wait_until(&mut child, || staging.exists(), Duration::from_secs(30));
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        signal(&child, "-KILL");
+        child.wait().unwrap();
+        let now = answers(&db, "all");
+        if now == new_answers {
+            // Published before the kill: put the old database back and try sooner.
+            load("0.01", &db);
+            clean_db(&db);
+            assert_eq!(answers(&db, "all"), before);
+            continue;
+        }
+        assert_eq!(
+            now, before,
+            "old database after kill -9 {delay_ms} ms into the load"
+        );
+        killed_mid_load = true;
+        break;
+    }
+    assert!(killed_mid_load, "every load published before its kill -9");
     // The next writer removes what the killed one left, and publishes.
     load("0.01", &db);
     clean_db(&db);
