@@ -73,6 +73,7 @@ pub fn run_query(
             column: p.cols[s.col].name.clone(),
             test: match s.test {
                 plan::Test::Range { .. } => "range",
+                plan::Test::Bits(_) if s.hull.is_some() => "ranges, then bitmap",
                 plan::Test::Bits(_) => "bitmap",
                 plan::Test::Ranges(_) => "ranges",
                 plan::Test::Lookup(_) => "lookup",

@@ -1,13 +1,13 @@
 //! Guards what a run reports about its reads of the random star schema: the store's
 //! access counters, the fact bytes a query reads, and joins through row references
-//! tested as a range.
+//! tested as a range, or as ranges and then a bitmap.
 
 mod star;
 
 use std::collections::BTreeMap;
 
 use pmolap_engine::query::IndexChoice;
-use pmolap_engine::{run_query, Database, ExecOptions, Layout, Query, StripedFact};
+use pmolap_engine::{run_query, Database, ExecOptions, Layout, OutValue, Query, StripedFact};
 use pmolap_store::table::OpenOptions;
 use pmolap_store::Placement;
 use pmolap_tier::{RegionOptions, Topology};
@@ -91,10 +91,14 @@ struct Fixture {
 
 impl Fixture {
     fn new(seed: u64, rows: usize) -> Fixture {
+        Fixture::sized(seed, rows, 300, ExecOptions::default())
+    }
+
+    /// With `dim_a` rows in dimension `a` and the options `opts`.
+    fn sized(seed: u64, rows: usize, dim_a: i64, opts: ExecOptions) -> Fixture {
         let dir = tempfile::tempdir().unwrap();
-        let data = star(&mut Rng(seed), dir.path(), rows, false);
+        let data = star_sized(&mut Rng(seed), dir.path(), rows, false, dim_a);
         let db = Database::open(dir.path(), &Placement::home(), &OpenOptions::default()).unwrap();
-        let opts = ExecOptions::default();
         let layout = Layout::new(&Topology::detect().unwrap(), &opts, rows).unwrap();
         let fact = db.table("fact").unwrap();
         let striped = StripedFact::new(fact, &[], &layout, &RegionOptions::default()).unwrap();
@@ -170,4 +174,100 @@ fn ordered_dimension_joins_by_a_range_of_row_refs() {
     assert_eq!(by_key.joins[0].filter, "bitmap + lookup");
     assert!(!by_ref.rows.is_empty());
     assert_eq!(by_ref.rows, by_key.rows);
+}
+
+/// A bitmap join whose passing rows lie in a narrow stretch of the dimension (one name
+/// and a few groups of it, rows stored in that order, with holes: more than four runs) is
+/// tested through its hull, the ranges first and the bitmap on the rows inside them, with
+/// the answers of the join through the key (a bitmap over all rows) and of a count by
+/// hand.
+#[test]
+fn a_bitmap_join_runs_through_its_hull() {
+    let rows = 60_000;
+    let opts = ExecOptions {
+        threads: 2,
+        morsel_rows: 1024,
+        oversubscribe: true,
+        ..ExecOptions::default()
+    };
+    let f = Fixture::sized(0x4a11, rows, 20_000, opts);
+    let a = &f.data["a"];
+    let int = |v: &V| match v {
+        V::I(i) => *i,
+        V::S(_) => unreachable!(),
+    };
+    let in_block = |r: usize| {
+        matches!(&a.col("a_name")[r], V::S(s) if s == "BEE")
+            && (1992..=1995).contains(&int(&a.col("a_grp")[r]))
+    };
+    // Holes: every 50th key of the block.
+    let holes: Vec<i64> = (0..a.rows())
+        .filter(|&r| in_block(r))
+        .map(|r| int(&a.col("a_key")[r]))
+        .step_by(50)
+        .collect();
+    assert!(
+        holes.len() > 4,
+        "too few rows in the block: {}",
+        holes.len()
+    );
+    let list: Vec<String> = holes.iter().map(|k| k.to_string()).collect();
+    let sql = format!(
+        "select a_grp, count(*), sum(f_x) from fact, a where f_a = a_key \
+         and a_name = 'BEE' and a_grp between 1992 and 1995 and a_key not in ({}) \
+         group by a_grp order by a_grp",
+        list.join(", ")
+    );
+    let mut q = f.sql(&sql);
+    let hulled = f.run(&q);
+    q.joins[0].index = IndexChoice::Dense;
+    let by_key = f.run(&q);
+    let join = |r: &pmolap_engine::QueryRun| {
+        r.steps
+            .iter()
+            .find(|s| s.what == "join a")
+            .map(|s| s.test.clone())
+    };
+    assert_eq!(join(&hulled).as_deref(), Some("ranges, then bitmap"));
+    assert_eq!(join(&by_key).as_deref(), Some("bitmap"));
+    // By hand: the passing keys, then the fact rows that reference them.
+    let passing: BTreeMap<i64, i64> = (0..a.rows())
+        .filter(|&r| in_block(r) && !holes.contains(&int(&a.col("a_key")[r])))
+        .map(|r| (int(&a.col("a_key")[r]), int(&a.col("a_grp")[r])))
+        .collect();
+    let mut want: BTreeMap<i64, (i64, i64)> = BTreeMap::new();
+    let fact = &f.data["fact"];
+    for r in 0..fact.rows() {
+        if let Some(&grp) = passing.get(&int(&fact.col("f_a")[r])) {
+            let e = want.entry(grp).or_default();
+            e.0 += 1;
+            e.1 += int(&fact.col("f_x")[r]);
+        }
+    }
+    let want: Vec<Vec<OutValue>> = want
+        .into_iter()
+        .map(|(g, (n, s))| vec![OutValue::Int(g), OutValue::Int(n), OutValue::Int(s)])
+        .collect();
+    assert_eq!(want.len(), 4, "rows of every group: {want:?}");
+    assert_eq!(hulled.rows, want);
+    assert_eq!(by_key.rows, want);
+    // Without the group-by, the bitmap is the only test of the holes (no lookup of the
+    // group codes drops their rows).
+    let total = |i: usize| {
+        want.iter().map(|r| r[i].clone()).fold(0, |t, v| match v {
+            OutValue::Int(x) => t + x,
+            _ => unreachable!(),
+        })
+    };
+    let mut q = f.sql(
+        &sql.replace("a_grp, count(*)", "count(*)")
+            .replace("group by a_grp order by a_grp", ""),
+    );
+    let hulled = f.run(&q);
+    q.joins[0].index = IndexChoice::Dense;
+    let by_key = f.run(&q);
+    assert_eq!(join(&hulled).as_deref(), Some("ranges, then bitmap"));
+    let want = vec![vec![OutValue::Int(total(1)), OutValue::Int(total(2))]];
+    assert_eq!(hulled.rows, want);
+    assert_eq!(by_key.rows, want);
 }

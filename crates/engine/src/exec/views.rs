@@ -86,33 +86,40 @@ fn group_cols<'a>(plan: &'a Plan<'_>, striped: &'a StripedFact, gi: usize) -> Ve
         .collect()
 }
 
-/// The plan's steps reading the group's replicas where there are some.
+/// The plan's steps reading the group's replicas where there are some; a step with a
+/// [`Hull`](crate::plan::Hull) is two, its hull's ranges and then its bitmap (which
+/// the probe then tests only on the rows inside them).
 fn group_steps<'a>(plan: &'a Plan<'_>, replicas: &'a [Option<Region>]) -> Vec<StepRef<'a>> {
-    plan.steps
-        .iter()
-        .zip(replicas)
-        .map(|(st, rep)| {
-            let test = match (&st.test, rep) {
-                (Test::Range { lo, span }, _) => TestRef::Range {
-                    lo: *lo,
-                    span: *span,
-                },
-                (Test::Bits(b), None) => TestRef::Bits(b),
-                (Test::Bits(b), Some(r)) => {
-                    TestRef::Bits(&bytemuck::cast_slice(r.as_slice())[..b.len()])
-                }
-                (Test::Ranges(r), _) => TestRef::Ranges(r),
-                (Test::Code { len }, _) => TestRef::Code { len: *len },
-                (Test::Lookup(l), None) => TestRef::Lookup(LutRef::of(l, l.bytes())),
-                (Test::Lookup(l), Some(r)) => {
-                    TestRef::Lookup(LutRef::of(l, &r.as_slice()[..l.bytes().len()]))
-                }
-            };
-            StepRef {
-                col: st.col,
-                test,
-                stride: st.stride,
+    let mut out = Vec::with_capacity(plan.steps.len() + 1);
+    for (st, rep) in plan.steps.iter().zip(replicas) {
+        let test = match (&st.test, rep) {
+            (Test::Range { lo, span }, _) => TestRef::Range {
+                lo: *lo,
+                span: *span,
+            },
+            (Test::Bits(b), None) => TestRef::Bits(b),
+            (Test::Bits(b), Some(r)) => {
+                TestRef::Bits(&bytemuck::cast_slice(r.as_slice())[..b.len()])
             }
-        })
-        .collect()
+            (Test::Ranges(r), _) => TestRef::Ranges(r),
+            (Test::Code { len }, _) => TestRef::Code { len: *len },
+            (Test::Lookup(l), None) => TestRef::Lookup(LutRef::of(l, l.bytes())),
+            (Test::Lookup(l), Some(r)) => {
+                TestRef::Lookup(LutRef::of(l, &r.as_slice()[..l.bytes().len()]))
+            }
+        };
+        if let Some(h) = &st.hull {
+            out.push(StepRef {
+                col: st.col,
+                test: TestRef::Ranges(&h.runs),
+                stride: 0,
+            });
+        }
+        out.push(StepRef {
+            col: st.col,
+            test,
+            stride: st.stride,
+        });
+    }
+    out
 }

@@ -9,7 +9,10 @@ use pmolap_store::table::Column;
 use pmolap_store::{ColumnType, Table};
 
 use super::codes::{all_ids, CodeSet};
-use super::{qerr, GroupSource, GroupValues, JoinReport, Lut, OutValue, Planner, Step, Test, MISS};
+use super::order::TestKind;
+use super::{
+    qerr, GroupSource, GroupValues, Hull, JoinReport, Lut, OutValue, Planner, Step, Test, MISS,
+};
 use crate::db::Database;
 use crate::error::Result;
 use crate::joinindex::JoinIndexInfo;
@@ -146,6 +149,15 @@ impl Planner<'_, '_> {
         tuples: Vec<Vec<OutValue>>,
     ) {
         if let Some(test) = filter_test {
+            let hull = match &test {
+                Test::Bits(b) if TestKind::of_bitmap(b.len()) != TestKind::RegisterBitmap => {
+                    hull(b).map(|runs| Hull {
+                        runs,
+                        selectivity: 0.0,
+                    })
+                }
+                _ => None,
+            };
             self.steps.push(Step {
                 what: format!("join {}", j.dim),
                 col: fk,
@@ -153,6 +165,7 @@ impl Planner<'_, '_> {
                 stride: 0,
                 selectivity: 0.0,
                 group_only: false,
+                hull,
             });
         }
         if !j.carry.is_empty() {
@@ -163,6 +176,7 @@ impl Planner<'_, '_> {
                 stride: 0,
                 selectivity: 0.0,
                 group_only: true,
+                hull: None,
             });
             self.sources.push((
                 GroupSource {
@@ -373,6 +387,54 @@ fn join_filter(lut: &[u32]) -> (Option<Test>, bool) {
 /// from registers, 0.45 gathered, AVX-512 on a Zen 4).
 pub(super) const MAX_RUNS: usize = 4;
 
+/// At most [`MAX_RUNS`] runs of ids, as `(first, last - first)`, that hold every set bit
+/// of `bits`: from its first set bit to its last, split at the `MAX_RUNS - 1` widest gaps
+/// of more than 64 ids (the earlier of equal ones). A word pass, not a bit pass:
+/// a customer bitmap of 300,000 bits and 100,000 runs costs microseconds, where listing
+/// the runs cost 0.7 ms of planning. None when no bit is set or the bits are at most
+/// `MAX_RUNS` runs already (then they are the test).
+pub(super) fn hull(bits: &[u64]) -> Option<Vec<(u32, u32)>> {
+    if runs(bits).is_some() {
+        return None;
+    }
+    let bit = |i: usize, b: u32| (i * 64) as u32 + b;
+    let mut gaps: Vec<(u32, u32)> = Vec::with_capacity(MAX_RUNS);
+    let (mut first, mut last): (Option<u32>, u32) = (None, 0);
+    for (i, &w) in bits.iter().enumerate() {
+        if w == 0 {
+            continue;
+        }
+        let lo = bit(i, w.trailing_zeros());
+        if first.is_some() && lo > last + 65 {
+            // A gap of more than 64 ids (so none lies inside a word): `last + 1 ..= lo - 1`.
+            // Keep the widest.
+            let gap = (lo - last - 1, last);
+            let at = gaps.partition_point(|g| g.0 >= gap.0);
+            if at < MAX_RUNS - 1 {
+                gaps.insert(at, gap);
+                gaps.truncate(MAX_RUNS - 1);
+            }
+        }
+        first.get_or_insert(lo);
+        last = bit(i, 63 - w.leading_zeros());
+    }
+    let first = first?;
+    // Cut after each kept gap's last set bit, in id order.
+    let mut ends: Vec<(u32, u32)> = gaps
+        .iter()
+        .map(|&(len, end)| (end, end + len + 1))
+        .collect();
+    ends.sort_unstable();
+    let mut out = Vec::with_capacity(MAX_RUNS);
+    let mut start = first;
+    for (end, next) in ends {
+        out.push((start, end - start));
+        start = next;
+    }
+    out.push((start, last - start));
+    Some(out)
+}
+
 /// The runs of set bits of `bits` as `(first, last - first)`, when there are at most
 /// [`MAX_RUNS`]; `bits` ends with a zero word.
 fn runs(bits: &[u64]) -> Option<Vec<(u32, u32)>> {
@@ -468,6 +530,73 @@ mod tests {
             Some(vec![5, 8, MISS])
         );
         assert_eq!(codes_by_row(IntValues::Sorted(&[-1]), &code, MISS), None);
+    }
+
+    /// The hull as its definition says, from the list of runs: split at the widest gaps
+    /// of more than 64 ids, the earlier of equal ones.
+    fn hull_reference(bits: &[u64]) -> Option<Vec<(u32, u32)>> {
+        let set: Vec<u32> = (0..bits.len() as u32 * 64)
+            .filter(|&b| bits[b as usize >> 6] >> (b & 63) & 1 != 0)
+            .collect();
+        let mut runs: Vec<(u32, u32)> = Vec::new();
+        for &b in &set {
+            match runs.last_mut() {
+                Some((_, last)) if *last + 1 == b => *last = b,
+                _ => runs.push((b, b)),
+            }
+        }
+        if runs.len() <= super::MAX_RUNS {
+            return None;
+        }
+        let mut gaps: Vec<(u32, usize)> = runs
+            .windows(2)
+            .enumerate()
+            .map(|(i, w)| (w[1].0 - w[0].1 - 1, i))
+            .filter(|g| g.0 > 64)
+            .collect();
+        gaps.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let mut cuts: Vec<usize> = gaps.iter().take(super::MAX_RUNS - 1).map(|g| g.1).collect();
+        cuts.sort_unstable();
+        let mut out = Vec::new();
+        let mut start = 0;
+        for c in cuts.into_iter().chain([runs.len() - 1]) {
+            out.push((runs[start].0, runs[c].1 - runs[start].0));
+            start = c + 1;
+        }
+        Some(out)
+    }
+
+    #[test]
+    fn hull_holds_every_bit_and_splits_at_the_widest_gaps() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for words in [1usize, 2, 3, 8, 40] {
+            for round in 0..200 {
+                // Clusters of bits with gaps of every size, some across word edges.
+                let mut bits = vec![0u64; words + 1];
+                let n = words * 64;
+                let clusters = 1 + next() as usize % 9;
+                for _ in 0..clusters {
+                    let at = next() as usize % n;
+                    let len = 1 + next() as usize % [1, 8, 80][round % 3];
+                    for b in at..(at + len).min(n) {
+                        if next() % 4 != 0 {
+                            bits[b >> 6] |= 1 << (b & 63);
+                        }
+                    }
+                }
+                let got = super::hull(&bits);
+                assert_eq!(got, hull_reference(&bits), "bits {bits:x?}");
+                for r in got.iter().flatten() {
+                    assert!(r.0 as usize + (r.1 as usize) < n);
+                }
+            }
+        }
     }
 
     #[test]

@@ -129,26 +129,71 @@ const GET: f64 = 8.0;
 /// Keeping a selected row by its bit in a whole-morsel test's mask, in unpacks.
 const KEEP: f64 = 0.5;
 
-/// The expected work per fact row of the filters run in `order` (kinds and
-/// selectivities), the first on every row, each later one by the probe's rule at the
-/// density the earlier ones leave (independent predicates assumed).
-fn expected_cost(order: &[(TestKind, f64)]) -> f64 {
+/// A filter as the order model sees it: its test, the fraction of rows it keeps and,
+/// for a bitmap join with a [`Hull`](super::Hull), the hull's runs and the fraction of
+/// rows inside them (at least the bitmap's: every row it passes is inside).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Unit {
+    pub(crate) kind: TestKind,
+    pub(crate) selectivity: f64,
+    pub(crate) hull: Option<(u32, f64)>,
+}
+
+impl From<(TestKind, f64)> for Unit {
+    fn from((kind, selectivity): (TestKind, f64)) -> Unit {
+        Unit {
+            kind,
+            selectivity,
+            hull: None,
+        }
+    }
+}
+
+/// What a filter of `kind` costs per fact row, the first one (on every row) or a later
+/// one by the probe's rule at `density`.
+fn step_cost(kind: TestKind, first: bool, density: f64) -> f64 {
     const N: usize = 1 << 16;
+    let k = (density * N as f64).round() as usize;
+    if first {
+        kind.dense_cost()
+    } else if kind.whole_morsel(k, N) {
+        // And the selected rows kept by their bits.
+        kind.dense_cost() + density * KEEP
+    } else if unpacks_morsel(k, N) {
+        1.0 + density * kind.sparse_test_cost()
+    } else {
+        density * (GET + kind.sparse_test_cost())
+    }
+}
+
+/// What `u` costs per fact row at `density` (first or not), and whether testing its hull
+/// first is the cheaper way: the hull's ranges at `density`, then the bitmap on the rows
+/// inside them. Either way the same rows pass.
+fn unit_cost(u: &Unit, first: bool, density: f64) -> (f64, bool) {
+    let alone = step_cost(u.kind, first, density);
+    match u.hull {
+        Some((runs, inside)) => {
+            let hulled = step_cost(TestKind::Ranges(runs), first, density)
+                + step_cost(u.kind, false, density * inside);
+            if hulled < alone {
+                (hulled, true)
+            } else {
+                (alone, false)
+            }
+        }
+        None => (alone, false),
+    }
+}
+
+/// The expected work per fact row of the filters run in `order`, the first on every row,
+/// each later one by the probe's rule at the density the earlier ones leave (independent
+/// predicates assumed), each bitmap join through its hull where that is cheaper.
+fn expected_cost(order: &[Unit]) -> f64 {
     let mut density = 1.0f64;
     let mut cost = 0.0;
-    for (i, &(kind, selectivity)) in order.iter().enumerate() {
-        let k = (density * N as f64).round() as usize;
-        cost += if i == 0 {
-            kind.dense_cost()
-        } else if kind.whole_morsel(k, N) {
-            // And the selected rows kept by their bits.
-            kind.dense_cost() + density * KEEP
-        } else if unpacks_morsel(k, N) {
-            1.0 + density * kind.sparse_test_cost()
-        } else {
-            density * (GET + kind.sparse_test_cost())
-        };
-        density *= selectivity;
+    for (i, u) in order.iter().enumerate() {
+        cost += unit_cost(u, i == 0, density).0;
+        density *= u.selectivity;
     }
     cost
 }
@@ -158,7 +203,8 @@ fn expected_cost(order: &[(TestKind, f64)]) -> f64 {
 const EXHAUSTIVE_MAX: usize = 7;
 
 /// Orders `steps`: the filters in the order of least [`expected_cost`] (ties keep the
-/// more selective first), then the group steps in their order.
+/// more selective first), then the group steps in their order. A bitmap join keeps its
+/// hull only where testing the hull first is the cheaper way at its place in that order.
 pub(super) fn order(steps: &mut Vec<Step>) {
     let (mut filters, mut groups) = (Vec::new(), Vec::new());
     for s in std::mem::take(steps) {
@@ -168,52 +214,72 @@ pub(super) fn order(steps: &mut Vec<Step>) {
         }
     }
     filters.sort_by(|x, y| x.0.selectivity.total_cmp(&y.0.selectivity));
-    let kinds: Vec<(TestKind, f64)> = filters.iter().map(|(s, k)| (*k, s.selectivity)).collect();
-    let best = if kinds.len() <= EXHAUSTIVE_MAX {
-        cheapest_order(&kinds)
+    let units: Vec<Unit> = filters
+        .iter()
+        .map(|(s, kind)| Unit {
+            kind: *kind,
+            selectivity: s.selectivity,
+            hull: s
+                .hull
+                .as_ref()
+                .map(|h| (h.runs.len() as u32, h.selectivity)),
+        })
+        .collect();
+    let best = if units.len() <= EXHAUSTIVE_MAX {
+        cheapest_order(&units)
     } else {
-        let rank = |&(k, s): &(TestKind, f64)| k.dense_cost() / (1.0 - s).max(1e-9);
-        let mut idx: Vec<usize> = (0..kinds.len()).collect();
-        idx.sort_by(|&a, &b| rank(&kinds[a]).total_cmp(&rank(&kinds[b])));
+        let rank = |u: &Unit| u.kind.dense_cost() / (1.0 - u.selectivity).max(1e-9);
+        let mut idx: Vec<usize> = (0..units.len()).collect();
+        idx.sort_by(|&a, &b| rank(&units[a]).total_cmp(&rank(&units[b])));
         idx
     };
     let mut slots: Vec<Option<Step>> = filters.into_iter().map(|(s, _)| Some(s)).collect();
-    steps.extend(best.into_iter().filter_map(|i| slots[i].take()));
+    let mut density = 1.0f64;
+    for (pos, i) in best.into_iter().enumerate() {
+        let Some(mut s) = slots[i].take() else {
+            continue;
+        };
+        if !unit_cost(&units[i], pos == 0, density).1 {
+            s.hull = None;
+        }
+        density *= units[i].selectivity;
+        steps.push(s);
+    }
     steps.extend(groups);
 }
 
-/// The permutation of `kinds` with the least [`expected_cost`] (the first found among
+/// The permutation of `units` with the least [`expected_cost`] (the first found among
 /// equals, in lexicographic order of indexes).
-fn cheapest_order(kinds: &[(TestKind, f64)]) -> Vec<usize> {
+fn cheapest_order(units: &[Unit]) -> Vec<usize> {
     fn walk(
-        kinds: &[(TestKind, f64)],
+        units: &[Unit],
         prefix: &mut Vec<usize>,
         used: &mut Vec<bool>,
         best: &mut (f64, Vec<usize>),
     ) {
-        if prefix.len() == kinds.len() {
-            let order: Vec<(TestKind, f64)> = prefix.iter().map(|&i| kinds[i]).collect();
+        if prefix.len() == units.len() {
+            let order: Vec<Unit> = prefix.iter().map(|&i| units[i]).collect();
             let c = expected_cost(&order);
             if c < best.0 - 1e-12 {
                 *best = (c, prefix.clone());
             }
             return;
         }
-        for i in 0..kinds.len() {
+        for i in 0..units.len() {
             if !used[i] {
                 used[i] = true;
                 prefix.push(i);
-                walk(kinds, prefix, used, best);
+                walk(units, prefix, used, best);
                 prefix.pop();
                 used[i] = false;
             }
         }
     }
-    let mut best = (f64::INFINITY, (0..kinds.len()).collect());
+    let mut best = (f64::INFINITY, (0..units.len()).collect());
     walk(
-        kinds,
-        &mut Vec::with_capacity(kinds.len()),
-        &mut vec![false; kinds.len()],
+        units,
+        &mut Vec::with_capacity(units.len()),
+        &mut vec![false; units.len()],
         &mut best,
     );
     best.1
@@ -221,8 +287,20 @@ fn cheapest_order(kinds: &[(TestKind, f64)]) -> Vec<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::{cheapest_order, expected_cost, TestKind};
+    use super::{TestKind, Unit};
     use TestKind::{GatheredBitmap as S, LargeBitmap as G, Range as R, RegisterBitmap as B};
+
+    fn units(kinds: &[(TestKind, f64)]) -> Vec<Unit> {
+        kinds.iter().map(|&k| Unit::from(k)).collect()
+    }
+
+    fn cheapest_order(kinds: &[(TestKind, f64)]) -> Vec<usize> {
+        super::cheapest_order(&units(kinds))
+    }
+
+    fn expected_cost(kinds: &[(TestKind, f64)]) -> f64 {
+        super::expected_cost(&units(kinds))
+    }
 
     #[test]
     fn the_cheapest_order_follows_the_probes_rules() {
@@ -253,5 +331,53 @@ mod tests {
         // density they see: a gathered bitmap at 60 % tests the whole morsel.
         assert_eq!(expected_cost(&[(R, 0.6), (S, 0.5)]), 1.0 + 5.0 + 0.6 * 0.5);
         assert!(expected_cost(&[(R, 0.01), (S, 0.5)]) < 1.0 + 1.0);
+    }
+
+    /// A bitmap join through its hull: the hull's ranges on every row, then the bitmap
+    /// on the rows inside, where that is cheaper than the bitmap alone.
+    #[test]
+    fn a_narrow_hull_is_tested_before_its_bitmap() {
+        use super::{order, unit_cost, Step, Test};
+        use crate::plan::Hull;
+        // R32: two cities of customers (0.8 % of the fact rows), a market segment among
+        // them (0.4 %): two range tests and the bitmap on few rows, not a gather per row.
+        let r32 = Unit {
+            kind: G,
+            selectivity: 0.004,
+            hull: Some((2, 0.008)),
+        };
+        let (cost, hulled) = unit_cost(&r32, true, 1.0);
+        assert!(hulled);
+        assert!(cost < G.dense_cost() / 2.0, "{cost}");
+        // A hull holding most rows (a container among all parts) is not worth its ranges.
+        let wide = Unit {
+            hull: Some((4, 0.9)),
+            ..r32
+        };
+        assert_eq!(unit_cost(&wide, true, 1.0), (G.dense_cost(), false));
+        // Late in the order, at a few rows: a wide hull's gets and tests cost more than
+        // they spare the bitmap; a narrow one still spares it the dearer tests.
+        assert!(!unit_cost(&wide, false, 0.01).1);
+        assert!(unit_cost(&r32, false, 0.01).1);
+        // `order` keeps the hull of the step where it is cheaper and drops the other's.
+        let step = |what: &str, selectivity, hull: Option<(usize, f64)>| Step {
+            what: what.into(),
+            col: 0,
+            test: Test::Bits(vec![0; 4096]),
+            stride: 0,
+            selectivity,
+            group_only: false,
+            hull: hull.map(|(r, h)| Hull {
+                runs: vec![(0, 1); r],
+                selectivity: h,
+            }),
+        };
+        let mut steps = vec![
+            step("wide", 0.5, Some((4, 0.9))),
+            step("narrow", 0.004, Some((2, 0.008))),
+        ];
+        order(&mut steps);
+        let got: Vec<(&str, bool)> = steps.iter().map(|s| (&*s.what, s.hull.is_some())).collect();
+        assert_eq!(got, [("narrow", true), ("wide", false)]);
     }
 }

@@ -93,9 +93,20 @@ pub fn star(
     fact_rows: usize,
     dictionary_only: bool,
 ) -> BTreeMap<String, Data> {
+    star_sized(rng, dir, fact_rows, dictionary_only, 300)
+}
+
+/// [`star`] with `n_a` rows in dimension `a` (300 there: its join bitmaps fit in
+/// registers; thousands make them gathered from memory).
+pub fn star_sized(
+    rng: &mut Rng,
+    dir: &Path,
+    fact_rows: usize,
+    dictionary_only: bool,
+    n_a: i64,
+) -> BTreeMap<String, Data> {
     let mut db = BTreeMap::new();
-    // dim a: dense keys 1..=300, a string and an int attribute.
-    let n_a = 300;
+    // dim a: dense keys 1..=n_a, a string and an int attribute.
     db.insert(
         "a".to_string(),
         Data {
