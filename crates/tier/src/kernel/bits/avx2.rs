@@ -108,28 +108,63 @@ pub(super) unsafe fn unpack(src: *const u64, width: u32, groups: usize, out: *mu
 }
 
 /// # Safety
-/// As [`unpack`], with `out` writable for `groups` masks.
+/// As [`unpack`], with `out` writable for `groups` masks and `runs` readable for `nruns`
+/// pairs, `nruns` in `1..=FUSED_RUNS`.
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn range(
     src: *const u64,
     width: u32,
     groups: usize,
-    lo: u32,
-    span: u32,
+    runs: *const (u32, u32),
+    nruns: usize,
+    out: *mut u64,
+) {
+    debug_assert!((1..=super::FUSED_RUNS).contains(&nruns));
+    // SAFETY: the caller's contract, passed on with the count as a constant.
+    unsafe {
+        match nruns {
+            1 => ranges_n::<1>(src, width, groups, runs, out),
+            2 => ranges_n::<2>(src, width, groups, runs, out),
+            3 => ranges_n::<3>(src, width, groups, runs, out),
+            _ => ranges_n::<4>(src, width, groups, runs, out),
+        }
+    }
+}
+
+/// [`range`] of `N` ranges: each 8 ids unpacked once and compared with all `N`.
+///
+/// # Safety
+/// As [`range`], `nruns == N`.
+#[target_feature(enable = "avx2")]
+unsafe fn ranges_n<const N: usize>(
+    src: *const u64,
+    width: u32,
+    groups: usize,
+    runs: *const (u32, u32),
     out: *mut u64,
 ) {
     let p = plan(width);
-    let vlo = _mm256_set1_epi32(lo as i32);
-    let vspan = _mm256_set1_epi32(span as i32);
+    // SAFETY: the caller's contract: `runs` holds N pairs.
+    let (vlo, vspan): ([__m256i; N], [__m256i; N]) = unsafe {
+        (
+            std::array::from_fn(|r| _mm256_set1_epi32((*runs.add(r)).0 as i32)),
+            std::array::from_fn(|r| _mm256_set1_epi32((*runs.add(r)).1 as i32)),
+        )
+    };
     for g in 0..groups {
         let mut m = 0u64;
         // SAFETY: as in `unpack`; `out` has room for mask `g`.
         unsafe {
             let s = src.add(g * width as usize).cast::<u32>();
             for h in 0..8 {
-                let t = _mm256_sub_epi32(eight(&p, s, h), vlo);
-                // Unsigned t <= span  <=>  max(t, span) == span.
-                let pass = _mm256_cmpeq_epi32(_mm256_max_epu32(t, vspan), vspan);
+                let v = eight(&p, s, h);
+                let mut pass = _mm256_setzero_si256();
+                for r in 0..N {
+                    let t = _mm256_sub_epi32(v, vlo[r]);
+                    // Unsigned t <= span  <=>  max(t, span) == span.
+                    let hit = _mm256_cmpeq_epi32(_mm256_max_epu32(t, vspan[r]), vspan[r]);
+                    pass = _mm256_or_si256(pass, hit);
+                }
                 let b = _mm256_movemask_ps(_mm256_castsi256_ps(pass)) as u8;
                 m |= u64::from(b) << (8 * h);
             }

@@ -46,7 +46,12 @@ pub const GROUP: usize = 64;
 const BLOCK: usize = 64;
 
 type UnpackFn = unsafe fn(*const u64, u32, usize, *mut u32);
-type RangeFn = unsafe fn(*const u64, u32, usize, u32, u32, *mut u64);
+/// Ranges as `(lo, span)` pairs: a pointer and a count in `1..=FUSED_RUNS`.
+type RangeFn = unsafe fn(*const u64, u32, usize, *const (u32, u32), usize, *mut u64);
+
+/// Up to this many ranges are tested in one pass over the packed words (each id unpacked
+/// once, compared with every range); more in passes of this many, the masks ORed.
+pub const FUSED_RUNS: usize = 4;
 type SelectFn = unsafe fn(*const u64, usize, u32, *mut u32) -> usize;
 type BitmapFn = unsafe fn(*const u64, u32, usize, *const u64, u32, *mut u64);
 type UnpackSelectedFn = unsafe fn(*const u64, u32, usize, *const u64, *mut u32) -> usize;
@@ -65,7 +70,7 @@ pub enum Pred<'a> {
     /// Bit `id % 64` of word `id / 64` set (ids past the bitmap fail).
     Bitmap(&'a [u64]),
     /// `id - lo <= span` for any `(lo, span)` of the list (none: no id passes): a few
-    /// runs of ids, tested as one range test per run on the packed words, the masks ORed.
+    /// runs of ids, each id unpacked once and compared with up to [`FUSED_RUNS`] of them.
     Ranges(&'a [(u32, u32)]),
 }
 
@@ -529,9 +534,18 @@ impl BitKernels {
     ) {
         check(words, width, start, n);
         let masks = &mut masks[..n.div_ceil(GROUP)];
-        if let Pred::Ranges(runs) = pred {
-            return self.ranges_mask(words, width, start, n, runs, masks);
-        }
+        let one;
+        let runs: &[(u32, u32)] = match pred {
+            Pred::Ranges(runs) if runs.is_empty() || runs.len() > FUSED_RUNS => {
+                return self.ranges_mask(words, width, start, n, runs, masks);
+            }
+            Pred::Ranges(runs) => runs,
+            Pred::Range { lo, span } => {
+                one = [(lo, span)];
+                &one
+            }
+            Pred::Bitmap(_) => &[],
+        };
         let pass = |i: usize| u64::from(pred.passes(get(words, width, start + i)));
         if !start.is_multiple_of(GROUP) {
             masks.fill(0);
@@ -557,23 +571,24 @@ impl BitKernels {
             // SAFETY: groups g0..g0+fast and SLACK words after them lie in `words`
             // (fast_groups), `masks` holds at least `groups >= fast` words, `width` is
             // in 1..=32 (check), a bitmap is non-empty and covers `bitmap_limit` bits,
-            // and `BitKernels::new` / `Isa::best` checked the ISA against this CPU.
+            // ranges number 1..=FUSED_RUNS, and `BitKernels::new` / `Isa::best` checked
+            // the ISA against this CPU.
             unsafe {
                 match pred {
-                    Pred::Range { lo, span } => (self.range)(src, width, fast, lo, span, out),
+                    Pred::Range { .. } | Pred::Ranges(_) => {
+                        (self.range)(src, width, fast, runs.as_ptr(), runs.len(), out)
+                    }
                     Pred::Bitmap(b) => {
                         (self.bitmap)(src, width, fast, b.as_ptr(), bitmap_limit(b), out)
                     }
-                    Pred::Ranges(_) => unreachable!("ranges are tested one by one above"),
                 }
             }
         }
         let rest = &words[(g0 + fast) * w..];
         let out = &mut masks[fast..groups];
         match pred {
-            Pred::Range { lo, span } => portable::range(rest, width, lo, span, out),
+            Pred::Range { .. } | Pred::Ranges(_) => portable::range(rest, width, runs, out),
             Pred::Bitmap(b) => portable::bitmap(rest, width, b, bitmap_limit(b), out),
-            Pred::Ranges(_) => unreachable!("ranges are tested one by one above"),
         }
         if groups * GROUP < n {
             let mut m = 0;
@@ -584,8 +599,9 @@ impl BitKernels {
         }
     }
 
-    /// [`Self::test_mask`] of [`Pred::Ranges`]: the first run's range test into `masks`,
-    /// each further run's into a block on the stack, ORed in.
+    /// [`Self::test_mask`] of more than [`FUSED_RUNS`] ranges, or none: the first
+    /// `FUSED_RUNS` into `masks`, each further pass of as many into a block on the
+    /// stack, ORed in.
     fn ranges_mask(
         &self,
         words: &[u64],
@@ -595,25 +611,19 @@ impl BitKernels {
         runs: &[(u32, u32)],
         masks: &mut [u64],
     ) {
-        let Some((&(lo, span), rest)) = runs.split_first() else {
+        let mut passes = runs.chunks(FUSED_RUNS);
+        let Some(first) = passes.next() else {
             masks.fill(0);
             return;
         };
-        self.test_mask(words, width, start, n, Pred::Range { lo, span }, masks);
+        self.test_mask(words, width, start, n, Pred::Ranges(first), masks);
         let mut block = [0u64; BLOCK];
-        for &(lo, span) in rest {
+        for chunk in passes {
             let mut i = 0;
             while i < n {
                 let len = (n - i).min(BLOCK * GROUP);
                 let block = &mut block[..len.div_ceil(GROUP)];
-                self.test_mask(
-                    words,
-                    width,
-                    start + i,
-                    len,
-                    Pred::Range { lo, span },
-                    block,
-                );
+                self.test_mask(words, width, start + i, len, Pred::Ranges(chunk), block);
                 // `i` is a multiple of the block's ids, so its masks start at word i / 64.
                 for (m, b) in masks[i / GROUP..].iter_mut().zip(block.iter()) {
                     *m |= b;

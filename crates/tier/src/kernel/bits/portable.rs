@@ -29,13 +29,13 @@ fn unpack_w<const W: usize>(src: &[u64], out: &mut [u32]) {
     }
 }
 
-fn range_w<const W: usize>(src: &[u64], lo: u32, span: u32, out: &mut [u64]) {
+fn range_w<const W: usize>(src: &[u64], runs: &[(u32, u32)], out: &mut [u64]) {
     let mut ids = [0u32; GROUP];
     for (g, m) in out.iter_mut().enumerate() {
         unpack_group::<W>(&src[g * W..], &mut ids);
         let mut bits = 0u64;
         for (i, &id) in ids.iter().enumerate() {
-            bits |= u64::from(id.wrapping_sub(lo) <= span) << i;
+            bits |= u64::from(super::in_ranges(runs, id)) << i;
         }
         *m = bits;
     }
@@ -107,8 +107,9 @@ pub(super) unsafe fn unpack_selected_raw(
 }
 
 /// Bit `i` of `out[g]`: whether id `i` of group `g` passes `id - lo <= span` (wrapping).
-pub(super) fn range(src: &[u64], width: u32, lo: u32, span: u32, out: &mut [u64]) {
-    by_width!(width, range_w, src, lo, span, out)
+/// Masks of the ids in any of `runs` (`(lo, span)`: `id - lo <= span`, wrapping).
+pub(super) fn range(src: &[u64], width: u32, runs: &[(u32, u32)], out: &mut [u64]) {
+    by_width!(width, range_w, src, runs, out)
 }
 
 /// Writes `base + 64 g + i` for every set bit `i` of `masks[g]`, in order; returns the
@@ -140,24 +141,26 @@ pub(super) unsafe fn unpack_raw(src: *const u64, width: u32, groups: usize, out:
 }
 
 /// # Safety
-/// `src` is readable for `groups * width` words, `out` writable for `groups` masks,
-/// `width` in 1..=32.
+/// `src` is readable for `groups * width` words, `runs` for `nruns` pairs, `out`
+/// writable for `groups` masks, `width` in 1..=32.
 pub(super) unsafe fn range_raw(
     src: *const u64,
     width: u32,
     groups: usize,
-    lo: u32,
-    span: u32,
+    runs: *const (u32, u32),
+    nruns: usize,
     out: *mut u64,
 ) {
-    // SAFETY: the caller's contract: both ranges are live and do not overlap.
-    let (s, o) = unsafe {
+    // SAFETY: the caller's contract: the three ranges are live and `out` overlaps
+    // neither.
+    let (s, r, o) = unsafe {
         (
             std::slice::from_raw_parts(src, groups * width as usize),
+            std::slice::from_raw_parts(runs, nruns),
             std::slice::from_raw_parts_mut(out, groups),
         )
     };
-    range(s, width, lo, span, o);
+    range(s, width, r, o);
 }
 
 /// # Safety

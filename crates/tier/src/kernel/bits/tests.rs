@@ -128,8 +128,27 @@ fn range_and_ranges_masks_and_selections_match_portable_every_width() {
                 check(Pred::Range { lo, span }, &format!("lo {lo} span {span}"));
             }
             // A few runs (the join filters through row references): none, two, three
-            // (one wrapping), all seven, overlapping ones among them.
-            for runs in [&preds[..0], &preds[..2], &preds[4..], &preds[..]] {
+            // (one wrapping), all seven (a fused pass and a further one), overlapping
+            // ones among them; and one to five runs apart from each other (each fused
+            // kernel, and five in two passes), where dropping any changes the masks.
+            let apart = [
+                (max / 7, max / 9),
+                (0, 0),
+                (max / 2, max / 11),
+                (max - max / 5, max / 13),
+                (max, 0),
+            ];
+            for runs in [
+                &preds[..0],
+                &preds[..2],
+                &preds[4..],
+                &preds[..],
+                &apart[..1],
+                &apart[..2],
+                &apart[..3],
+                &apart[..4],
+                &apart[..],
+            ] {
                 check(Pred::Ranges(runs), &format!("runs {runs:?}"));
             }
         }

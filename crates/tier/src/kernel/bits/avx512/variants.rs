@@ -41,7 +41,8 @@ variants! {
         when (width <= VBMI_MAX_WIDTH)
         (src: *const u64, width: u32, groups: usize, masks: *const u64, out: *mut u32) -> usize;
     range, range_dwords_vbmi, range_q [Perm] [Vbmi] when (width <= VBMI_MAX_WIDTH)
-        (src: *const u64, width: u32, groups: usize, lo: u32, span: u32, out: *mut u64);
+        (src: *const u64, width: u32, groups: usize, runs: *const (u32, u32), nruns: usize,
+         out: *mut u64);
     bitmap, bitmap_dwords_vbmi, bitmap_q [Perm] [Vbmi] when (width <= VBMI_MAX_WIDTH)
         (src: *const u64, width: u32, groups: usize, bitmap: *const u64, limit: u32, out: *mut u64);
     sum_packed, sum_packed_dwords_vbmi, sum_packed_q [Perm] [Vbmi] when (width <= VBMI_MAX_WIDTH)
@@ -66,19 +67,22 @@ pub(in crate::kernel::bits) unsafe fn range_vbmi(
     src: *const u64,
     width: u32,
     groups: usize,
-    lo: u32,
-    span: u32,
+    runs: *const (u32, u32),
+    nruns: usize,
     out: *mut u64,
 ) {
-    // SAFETY: the caller's contract; bytes only for ids of up to 8 bits and a range
-    // that does not wrap in a byte (then `id - lo <= span` is the same in 8 and 32
-    // bits for every id below 256).
+    // SAFETY: the caller's contract (`runs` holds `nruns >= 1` pairs); bytes only for
+    // one range over ids of up to 8 bits that does not wrap in a byte (then
+    // `id - lo <= span` is the same in 8 and 32 bits for every id below 256).
     unsafe {
+        let (lo, span) = *runs;
         match (u8::try_from(lo), u8::try_from(span)) {
-            (Ok(l), Ok(sp)) if width <= bytes::MAX_WIDTH && l.checked_add(sp).is_some() => {
+            (Ok(l), Ok(sp))
+                if nruns == 1 && width <= bytes::MAX_WIDTH && l.checked_add(sp).is_some() =>
+            {
                 bytes::range(src, width, groups, l, sp, out)
             }
-            _ => range_dwords_vbmi(src, width, groups, lo, span, out),
+            _ => range_dwords_vbmi(src, width, groups, runs, nruns, out),
         }
     }
 }
