@@ -9,6 +9,7 @@
 use std::arch::x86_64::*;
 
 use super::{Pair, GROUP};
+use crate::kernel::prefetch::prefetch_ahead;
 
 /// Words the kernels may read past the last group's: the window of the last slice
 /// starts at dword `15w/8` of its group and is 8 dwords long.
@@ -99,6 +100,7 @@ pub(super) unsafe fn unpack(src: *const u64, width: u32, groups: usize, out: *mu
         // SLACK_WORDS of the group's end, and its 64 ids fit `out`.
         unsafe {
             let s = src.add(g * width as usize).cast::<u32>();
+            prefetch_ahead(s.cast(), width as usize * 8);
             let o = out.add(g * GROUP);
             for h in 0..8 {
                 _mm256_storeu_si256(o.add(h * 8).cast(), eight(&p, s, h));
@@ -156,6 +158,7 @@ unsafe fn ranges_n<const N: usize>(
         // SAFETY: as in `unpack`; `out` has room for mask `g`.
         unsafe {
             let s = src.add(g * width as usize).cast::<u32>();
+            prefetch_ahead(s.cast(), width as usize * 8);
             for h in 0..8 {
                 let v = eight(&p, s, h);
                 let mut pass = _mm256_setzero_si256();
@@ -205,6 +208,10 @@ pub(super) unsafe fn unpack_selected(
     let p = plan(width);
     let mut k = 0usize;
     for g in 0..groups {
+        prefetch_ahead(
+            src.wrapping_add(g * width as usize).cast(),
+            width as usize * 8,
+        );
         // SAFETY: `g < groups`.
         let m = unsafe { *masks.add(g) };
         if m == 0 {
@@ -318,6 +325,7 @@ unsafe fn test_bits(
         // SAFETY: as in `unpack`; `out` has room for mask `g`.
         unsafe {
             let s = src.add(g * width as usize).cast::<u32>();
+            prefetch_ahead(s.cast(), width as usize * 8);
             for h in 0..8 {
                 let v = eight(&p, s, h);
                 let inb = _mm256_cmpeq_epi32(_mm256_min_epu32(v, vmax), v);
@@ -415,6 +423,7 @@ pub(super) unsafe fn sum_packed(
         // SAFETY: as in `unpack`; the caller's contract for `masks`.
         unsafe {
             let s = src.add(g * width as usize).cast::<u32>();
+            prefetch_ahead(s.cast(), width as usize * 8);
             for h in 0..8 {
                 let v = _mm256_and_si256(eight(&p, s, h), lanes(masks, g, h));
                 // Two ids per 64-bit lane, below 2^33 per 8 ids: exact for fewer than
@@ -452,6 +461,8 @@ pub(super) unsafe fn dot_packed(
         unsafe {
             let sa = a.add(g * wa as usize).cast::<u32>();
             let sb = b.add(g * wb as usize).cast::<u32>();
+            prefetch_ahead(sa.cast(), wa as usize * 8);
+            prefetch_ahead(sb.cast(), wb as usize * 8);
             for h in 0..8 {
                 let x = _mm256_and_si256(eight(&pa, sa, h), lanes(masks, g, h));
                 let y = eight(&pb, sb, h);
@@ -492,6 +503,7 @@ pub(super) unsafe fn min_max_packed(
         // SAFETY: as in `unpack`; the caller's contract for `masks`.
         unsafe {
             let s = src.add(g * width as usize).cast::<u32>();
+            prefetch_ahead(s.cast(), width as usize * 8);
             for h in 0..8 {
                 let m = lanes(masks, g, h);
                 let v = eight(&p, s, h);
@@ -570,6 +582,8 @@ unsafe fn pair_extremes<const OP: u8>(
         unsafe {
             let sa = a.add(g * wa as usize).cast::<u32>();
             let sb = b.add(g * wb as usize).cast::<u32>();
+            prefetch_ahead(sa.cast(), wa as usize * 8);
+            prefetch_ahead(sb.cast(), wb as usize * 8);
             for h in 0..8 {
                 let m = lanes(masks, g, h);
                 let (x, y) = (eight(&pa, sa, h), eight(&pb, sb, h));

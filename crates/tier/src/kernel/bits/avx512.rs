@@ -16,6 +16,7 @@
 use std::arch::x86_64::*;
 
 use super::{Pair, GROUP};
+use crate::kernel::prefetch::prefetch_ahead;
 
 mod bytes;
 mod variants;
@@ -184,6 +185,7 @@ unsafe fn unpack_q<Q: Quarters>(src: *const u64, width: u32, groups: usize, out:
         // SLACK_WORDS of the group's end, and its 64 ids fit `out`.
         unsafe {
             let s = src.add(g * width as usize).cast::<u32>();
+            prefetch_ahead(s.cast(), width as usize * 8);
             let o = out.add(g * GROUP);
             for c in 0..4 {
                 _mm512_storeu_si512(o.add(c * 16).cast(), p.quarter(s, c));
@@ -206,6 +208,10 @@ unsafe fn unpack_selected_q<Q: Quarters>(
     let p = unsafe { Q::new(width) };
     let mut k = 0usize;
     for g in 0..groups {
+        prefetch_ahead(
+            src.wrapping_add(g * width as usize).cast(),
+            width as usize * 8,
+        );
         // SAFETY: `g < groups`.
         let m = unsafe { *masks.add(g) };
         if m == 0 {
@@ -277,6 +283,7 @@ unsafe fn ranges_n<Q: Quarters, const N: usize>(
         // SAFETY: as in `unpack`; `out` has room for mask `g`.
         unsafe {
             let s = src.add(g * width as usize).cast::<u32>();
+            prefetch_ahead(s.cast(), width as usize * 8);
             for c in 0..4 {
                 let v = p.quarter(s, c);
                 let mut k: __mmask16 = 0;
@@ -433,6 +440,7 @@ unsafe fn test_bits<Q: Quarters>(
         // SAFETY: as in `unpack`; `out` has room for mask `g`.
         unsafe {
             let s = src.add(g * width as usize).cast::<u32>();
+            prefetch_ahead(s.cast(), width as usize * 8);
             for c in 0..4 {
                 let v = p.quarter(s, c);
                 let inb = _mm512_cmplt_epu32_mask(v, vlim);
@@ -480,6 +488,7 @@ unsafe fn sum_packed_q<Q: Quarters>(
         // SAFETY: as in `unpack`; the caller's contract for `masks`.
         unsafe {
             let s = src.add(g * width as usize).cast::<u32>();
+            prefetch_ahead(s.cast(), width as usize * 8);
             for c in 0..4 {
                 let v = _mm512_maskz_mov_epi32(lanes(masks, g, c), p.quarter(s, c));
                 // Two ids per 64-bit lane, below 2^33 a quarter: exact for fewer than
@@ -523,6 +532,8 @@ unsafe fn dot_packed_q<A: Quarters, B: Quarters>(
         unsafe {
             let sa = a.add(g * wa as usize).cast::<u32>();
             let sb = b.add(g * wb as usize).cast::<u32>();
+            prefetch_ahead(sa.cast(), wa as usize * 8);
+            prefetch_ahead(sb.cast(), wb as usize * 8);
             for c in 0..4 {
                 let x = _mm512_maskz_mov_epi32(lanes(masks, g, c), pa.quarter(sa, c));
                 let y = pb.quarter(sb, c);
@@ -565,6 +576,7 @@ unsafe fn min_max_packed_q<Q: Quarters>(
         // SAFETY: as in `unpack`; the caller's contract for `masks`.
         unsafe {
             let s = src.add(g * width as usize).cast::<u32>();
+            prefetch_ahead(s.cast(), width as usize * 8);
             for c in 0..4 {
                 let m = lanes(masks, g, c);
                 let v = p.quarter(s, c);
@@ -639,6 +651,8 @@ unsafe fn pair_extremes<A: Quarters, B: Quarters, const OP: u8>(
         unsafe {
             let sa = a.add(g * wa as usize).cast::<u32>();
             let sb = b.add(g * wb as usize).cast::<u32>();
+            prefetch_ahead(sa.cast(), wa as usize * 8);
+            prefetch_ahead(sb.cast(), wb as usize * 8);
             for c in 0..4 {
                 let m = lanes(masks, g, c);
                 let (x, y) = (pa.quarter(sa, c), pb.quarter(sb, c));

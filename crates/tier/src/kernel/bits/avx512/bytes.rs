@@ -55,9 +55,11 @@ impl Bytes {
     /// `src` is readable for `(g + 1) * width + 8` words; the caller's features.
     #[inline(always)]
     unsafe fn group(&self, src: *const u64, g: usize) -> __m512i {
+        let at = src.wrapping_add(g * self.width);
+        crate::kernel::prefetch::prefetch_ahead(at.cast(), self.width * 8);
         // SAFETY: the group's `8w` bytes and at most 64 - 8w after them.
         unsafe {
-            let v = _mm512_loadu_si512(src.add(g * self.width).cast());
+            let v = _mm512_loadu_si512(at.cast());
             let q = _mm512_permutexvar_epi8(self.perm, v);
             _mm512_and_si512(_mm512_multishift_epi64_epi8(self.shifts, q), self.mask)
         }
