@@ -8,12 +8,15 @@ pub const HIDE_ENV: &str = "PMOLAP_HIDE_CPU_FEATURES";
 /// The instruction-set features pmolap cares about.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CpuFeatures {
+    /// AVX-512 Foundation, with POPCNT (which every CPU with AVX-512 or AVX2 has, and
+    /// the bit kernels count masks with): reported only when both are there.
     pub avx512f: bool,
     /// AVX-512 VBMI and BW (`vpermb`, a byte permute across the register; byte compares),
     /// used by the bit kernels to unpack ids of up to 25 bits (absent from documents
     /// before it was kept).
     #[serde(default)]
     pub avx512vbmi: bool,
+    /// AVX2, with POPCNT (as for `avx512f`).
     pub avx2: bool,
     pub clwb: bool,
     pub clflushopt: bool,
@@ -50,10 +53,12 @@ impl CpuFeatures {
         #[cfg(target_arch = "x86_64")]
         {
             CpuFeatures {
-                avx512f: std::arch::is_x86_feature_detected!("avx512f"),
+                avx512f: std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("popcnt"),
                 avx512vbmi: std::arch::is_x86_feature_detected!("avx512vbmi")
                     && std::arch::is_x86_feature_detected!("avx512bw"),
-                avx2: std::arch::is_x86_feature_detected!("avx2"),
+                avx2: std::arch::is_x86_feature_detected!("avx2")
+                    && std::arch::is_x86_feature_detected!("popcnt"),
                 clwb: cpuinfo_has("clwb"),
                 clflushopt: cpuinfo_has("clflushopt"),
                 clflush: true,
@@ -71,9 +76,9 @@ impl CpuFeatures {
         let flags = flags.split_once(':').map_or(flags, |(_, f)| f);
         let has = |name: &str| flags.split_whitespace().any(|f| f == name);
         CpuFeatures {
-            avx512f: has("avx512f"),
+            avx512f: has("avx512f") && has("popcnt"),
             avx512vbmi: has("avx512vbmi") && has("avx512bw"),
-            avx2: has("avx2"),
+            avx2: has("avx2") && has("popcnt"),
             clwb: has("clwb"),
             clflushopt: has("clflushopt"),
             clflush: has("clflush"),
@@ -120,8 +125,11 @@ mod tests {
 
     #[test]
     fn parses_flags_line() {
-        let f = CpuFeatures::from_cpuinfo_flags("flags\t\t: fpu sse2 clflush avx2 clwb");
+        let f = CpuFeatures::from_cpuinfo_flags("flags\t\t: fpu sse2 popcnt clflush avx2 clwb");
         assert!(f.avx2 && f.clwb && f.clflush);
+        // The kernels count masks with POPCNT: AVX2 or AVX-512 without it is not offered.
+        let g = CpuFeatures::from_cpuinfo_flags("flags\t\t: fpu sse2 avx2 avx512f");
+        assert!(!g.avx2 && !g.avx512f);
         assert!(!f.avx512f && !f.clflushopt && !f.movdir64b);
         assert_eq!(f.names(), vec!["avx2", "clwb", "clflush"]);
     }

@@ -496,7 +496,7 @@ fn leading_masks(
                 *m &= t;
             }
         }
-        k = masks[..words].iter().map(|m| m.count_ones() as usize).sum();
+        k = bits::active().count_ones(&masks[..words]);
         done += 1;
         if k == 0 {
             break;

@@ -24,14 +24,14 @@ struct Plan {
     mask: __m256i,
 }
 
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt")]
 #[inline]
 fn load(a: &[u32; 8]) -> __m256i {
     // SAFETY: an unaligned load of 32 bytes from a live [u32; 8].
     unsafe { _mm256_loadu_si256(a.as_ptr().cast()) }
 }
 
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt")]
 fn plan(width: u32) -> Plan {
     let w = width as usize;
     let mut idx = [[0u32; 8]; 16];
@@ -63,7 +63,7 @@ fn plan(width: u32) -> Plan {
 ///
 /// # Safety
 /// `g` is readable for `at[c] + 8` dwords.
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt")]
 #[inline]
 unsafe fn slice(p: &Plan, g: *const u32, c: usize) -> __m256i {
     // SAFETY: the caller's contract covers the 32-byte load.
@@ -75,7 +75,7 @@ unsafe fn slice(p: &Plan, g: *const u32, c: usize) -> __m256i {
 ///
 /// # Safety
 /// As [`slice`] for both slices.
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt")]
 #[inline]
 unsafe fn eight(p: &Plan, g: *const u32, h: usize) -> __m256i {
     // SAFETY: the caller's contract.
@@ -92,7 +92,7 @@ unsafe fn eight(p: &Plan, g: *const u32, h: usize) -> __m256i {
 /// # Safety
 /// `src` is readable for `groups * width + SLACK_WORDS` words, `out` writable for
 /// `groups * 64` ids, `width` in 1..=32; the CPU has avx2.
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt")]
 pub(super) unsafe fn unpack(src: *const u64, width: u32, groups: usize, out: *mut u32) {
     let p = plan(width);
     for g in 0..groups {
@@ -112,7 +112,7 @@ pub(super) unsafe fn unpack(src: *const u64, width: u32, groups: usize, out: *mu
 /// # Safety
 /// As [`unpack`], with `out` writable for `groups` masks and `runs` readable for `nruns`
 /// pairs, `nruns` in `1..=FUSED_RUNS`.
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt")]
 pub(super) unsafe fn range(
     src: *const u64,
     width: u32,
@@ -137,7 +137,7 @@ pub(super) unsafe fn range(
 ///
 /// # Safety
 /// As [`range`], `nruns == N`.
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt")]
 unsafe fn ranges_n<const N: usize>(
     src: *const u64,
     width: u32,
@@ -197,7 +197,7 @@ const POSITIONS: [u64; 256] = {
 
 /// # Safety
 /// As [`unpack`], with `masks` readable for `groups` words; returns the ids written.
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt")]
 pub(super) unsafe fn unpack_selected(
     src: *const u64,
     width: u32,
@@ -235,7 +235,7 @@ pub(super) unsafe fn unpack_selected(
 /// # Safety
 /// `masks` is readable for `groups` words, `sel` writable for `groups * 64` entries;
 /// the CPU has avx2.
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt")]
 pub(super) unsafe fn select(masks: *const u64, groups: usize, base: u32, sel: *mut u32) -> usize {
     let mut k = 0usize;
     for g in 0..groups {
@@ -264,7 +264,7 @@ pub(super) const TABLE_BITS: u32 = 8 * 256;
 /// # Safety
 /// As [`unpack`], with `out` writable for `groups` masks and `bitmap` readable for
 /// `limit.div_ceil(32)` dwords (`limit >= 1`: ids from `limit` up fail).
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt")]
 pub(super) unsafe fn bitmap(
     src: *const u64,
     width: u32,
@@ -306,7 +306,7 @@ pub(super) unsafe fn bitmap(
 /// # Safety
 /// As [`unpack`], with `out` writable for `groups` masks; `dword` is safe to call with
 /// the ids of the packed groups.
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt")]
 #[inline]
 unsafe fn test_bits(
     src: *const u64,
@@ -341,7 +341,7 @@ unsafe fn test_bits(
 }
 
 /// Dword `idx` (its low `3 + log2 R` bits) of the `8 R` dwords in `t`, per lane.
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt")]
 #[inline]
 fn pick<const R: usize>(t: &[__m256i; R], idx: __m256i) -> __m256i {
     let perm = |k: usize| _mm256_permutevar8x32_epi32(t[k], idx);
@@ -372,7 +372,7 @@ fn pick<const R: usize>(t: &[__m256i; R], idx: __m256i) -> __m256i {
 ///
 /// # Safety
 /// As [`unpack`], with `out` writable for `groups` masks.
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt")]
 unsafe fn bitmap_in<const R: usize>(
     src: *const u64,
     width: u32,
@@ -394,7 +394,7 @@ unsafe fn bitmap_in<const R: usize>(
 ///
 /// # Safety
 /// A non-null `masks` is readable for `g + 1` words.
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt")]
 #[inline]
 unsafe fn lanes(masks: *const u64, g: usize, h: usize) -> __m256i {
     if masks.is_null() {
@@ -409,7 +409,7 @@ unsafe fn lanes(masks: *const u64, g: usize, h: usize) -> __m256i {
 
 /// # Safety
 /// As [`unpack`] without `out`; a non-null `masks` is readable for `groups` words.
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt")]
 pub(super) unsafe fn sum_packed(
     src: *const u64,
     width: u32,
@@ -444,7 +444,7 @@ pub(super) unsafe fn sum_packed(
 /// # Safety
 /// `a` and `b` as `src` in [`unpack`] for widths `wa` and `wb`; a non-null `masks` is
 /// readable for `groups` words.
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt")]
 pub(super) unsafe fn dot_packed(
     a: *const u64,
     wa: u32,
@@ -489,7 +489,7 @@ pub(super) unsafe fn dot_packed(
 ///
 /// # Safety
 /// As [`unpack`] without `out`; a non-null `masks` is readable for `groups` words.
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt")]
 pub(super) unsafe fn min_max_packed(
     src: *const u64,
     width: u32,
@@ -531,7 +531,7 @@ pub(super) unsafe fn min_max_packed(
 /// # Safety
 /// `a` and `b` as `src` in [`unpack`] for widths `wa` and `wb`; a non-null `masks` is
 /// readable for `groups` words.
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt")]
 pub(super) unsafe fn min_max_pair_packed(
     a: *const u64,
     wa: u32,
@@ -556,7 +556,7 @@ pub(super) unsafe fn min_max_pair_packed(
 /// # Safety
 /// As [`min_max_pair_packed`].
 #[allow(clippy::too_many_arguments)]
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt")]
 unsafe fn pair_extremes<const OP: u8>(
     a: *const u64,
     wa: u32,

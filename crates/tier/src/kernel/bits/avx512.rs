@@ -59,7 +59,7 @@ struct Perm {
     at: [(usize, usize); 4],
 }
 
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,popcnt")]
 #[inline]
 fn load(a: &[u32; 16]) -> __m512i {
     // SAFETY: an unaligned load of 64 bytes from a live [u32; 16].
@@ -92,7 +92,7 @@ impl Quarters for Perm {
     }
 }
 
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,popcnt")]
 fn plan(width: u32) -> Perm {
     let w = width as usize;
     let mut lo = [[0u32; 16]; 2];
@@ -300,7 +300,7 @@ unsafe fn ranges_n<Q: Quarters, const N: usize>(
 /// # Safety
 /// `masks` is readable for `groups` words, `sel` writable for `groups * 64` entries;
 /// the CPU has avx512f.
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,popcnt")]
 pub(super) unsafe fn select(masks: *const u64, groups: usize, base: u32, sel: *mut u32) -> usize {
     let iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     let mut k = 0usize;
@@ -390,7 +390,7 @@ unsafe fn bitmap_in<Q: Quarters, const R: usize>(
 }
 
 /// Dword `idx` (its low `4 + log2 R` bits) of the `16 R` dwords in `t`, per lane.
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,popcnt")]
 #[inline]
 fn pick<const R: usize>(t: &[__m512i; R], idx: __m512i) -> __m512i {
     match R {
@@ -457,7 +457,7 @@ unsafe fn test_bits<Q: Quarters>(
 ///
 /// # Safety
 /// A non-null `masks` is readable for `g + 1` words.
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,popcnt")]
 #[inline]
 unsafe fn lanes(masks: *const u64, g: usize, c: usize) -> __mmask16 {
     if masks.is_null() {

@@ -225,6 +225,14 @@ fn table(isa: Isa) -> &'static BitKernels {
     }
 }
 
+/// # Safety
+/// The CPU has POPCNT.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt")]
+unsafe fn count_ones_popcnt(words: &[u64]) -> usize {
+    words.iter().map(|w| w.count_ones() as usize).sum()
+}
+
 /// [`BitKernels::unpack`] of the [`active`] variant.
 #[inline]
 pub fn unpack(words: &[u64], width: u32, start: usize, out: &mut [u32]) {
@@ -381,6 +389,21 @@ impl BitKernels {
 
     pub fn isa(&self) -> Isa {
         self.isa
+    }
+
+    /// The set bits of `words` (a selection's masks): by `popcnt` in the SIMD variants
+    /// (whose ISA implies it, `CpuFeatures`); code compiled for baseline x86-64 counts
+    /// with a dozen shifts and masks per word instead (a morsel's 1,024 masks after each
+    /// whole-morsel step).
+    pub fn count_ones(&self, words: &[u64]) -> usize {
+        #[cfg(target_arch = "x86_64")]
+        if self.isa != Isa::Portable {
+            // SAFETY: a SIMD variant is only made for a CPU whose AVX2 or AVX-512 was
+            // detected with POPCNT (`CpuFeatures::detect`, checked by `BitKernels::new`
+            // and `Isa::best`).
+            return unsafe { count_ones_popcnt(words) };
+        }
+        words.iter().map(|w| w.count_ones() as usize).sum()
     }
 
     /// The variant's name in reports: its ISA's, or `avx512+vbmi` for the AVX-512

@@ -379,3 +379,15 @@ fn fused_sums_dots_and_extremes_match_the_rows_every_width() {
         }
     }
 }
+
+#[test]
+fn mask_counts_match_portable() {
+    for len in [0usize, 1, 7, 64, 1024, 1031] {
+        let words = noise(len, len as u64 + 3);
+        let want: usize = words.iter().map(|w| w.count_ones() as usize).sum();
+        assert_eq!(PORTABLE.count_ones(&words), want, "portable, {len} words");
+        for k in simd_variants() {
+            assert_eq!(k.count_ones(&words), want, "{}, {len} words", k.name());
+        }
+    }
+}

@@ -116,12 +116,12 @@ macro_rules! multiversion {
         #[inline]
         pub fn $name(&self, $($arg: $ty),*) $(-> $ret)? {
             #[cfg(target_arch = "x86_64")]
-            #[target_feature(enable = "avx512f")]
+            #[target_feature(enable = "avx512f,popcnt")]
             fn avx512($($arg: $ty),*) $(-> $ret)? {
                 body::$name($($arg),*)
             }
             #[cfg(target_arch = "x86_64")]
-            #[target_feature(enable = "avx2")]
+            #[target_feature(enable = "avx2,popcnt")]
             fn avx2($($arg: $ty),*) $(-> $ret)? {
                 body::$name($($arg),*)
             }
@@ -142,13 +142,13 @@ macro_rules! multiversion {
         #[inline]
         unsafe fn $name(&self, $($arg: $ty),*) $(-> $ret)? {
             #[cfg(target_arch = "x86_64")]
-            #[target_feature(enable = "avx512f")]
+            #[target_feature(enable = "avx512f,popcnt")]
             unsafe fn avx512($($arg: $ty),*) $(-> $ret)? {
                 // SAFETY: the caller's contract.
                 unsafe { body::$name($($arg),*) }
             }
             #[cfg(target_arch = "x86_64")]
-            #[target_feature(enable = "avx2")]
+            #[target_feature(enable = "avx2,popcnt")]
             unsafe fn avx2($($arg: $ty),*) $(-> $ret)? {
                 // SAFETY: the caller's contract.
                 unsafe { body::$name($($arg),*) }

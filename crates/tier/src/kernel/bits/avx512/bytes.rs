@@ -85,7 +85,7 @@ unsafe fn selected(masks: *const u64, g: usize) -> u64 {
 /// # Safety
 /// `src` is readable for `groups * width + 8` words, `out` writable for `groups` masks,
 /// `width` in `1..=MAX_WIDTH`; the CPU has avx512f, avx512bw and avx512vbmi.
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
 pub(in crate::kernel::bits) unsafe fn range(
     src: *const u64,
     width: u32,
@@ -111,7 +111,7 @@ pub(in crate::kernel::bits) unsafe fn range(
 ///
 /// # Safety
 /// As [`range`].
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
 pub(in crate::kernel::bits) unsafe fn bitmap(
     src: *const u64,
     width: u32,
@@ -150,7 +150,7 @@ pub(in crate::kernel::bits) unsafe fn bitmap(
 ///
 /// # Safety
 /// As [`range`] without `out`; a non-null `masks` is readable for `groups` words.
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
 pub(in crate::kernel::bits) unsafe fn sum_packed(
     src: *const u64,
     width: u32,
@@ -177,7 +177,7 @@ pub(in crate::kernel::bits) unsafe fn sum_packed(
 ///
 /// # Safety
 /// As [`sum_packed`].
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
 pub(in crate::kernel::bits) unsafe fn min_max_packed(
     src: *const u64,
     width: u32,

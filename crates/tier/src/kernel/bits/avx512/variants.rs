@@ -12,7 +12,7 @@ macro_rules! variants {
         ($($arg:ident: $ty:ty),*) $(-> $ret:ty)?;)*) => {$(
         /// # Safety
         #[doc = concat!("As [`", stringify!($generic), "`]; the CPU has avx512f.")]
-        #[target_feature(enable = "avx512f")]
+        #[target_feature(enable = "avx512f,popcnt")]
         pub(in crate::kernel::bits) unsafe fn $name($($arg: $ty),*) $(-> $ret)? {
             // SAFETY: the caller's contract.
             unsafe { $generic::<$($perm),*>($($arg),*) }
@@ -20,7 +20,7 @@ macro_rules! variants {
 
         /// # Safety
         #[doc = concat!("As [`", stringify!($generic), "`]; the CPU has avx512f, avx512bw and avx512vbmi.")]
-        #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+        #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
         pub(in crate::kernel::bits) unsafe fn $vbmi($($arg: $ty),*) $(-> $ret)? {
             // SAFETY: the caller's contract; `Vbmi` only up to its widest ids.
             unsafe {
@@ -62,7 +62,7 @@ variants! {
 
 /// # Safety
 /// As [`range_q`]; the CPU has avx512f, avx512bw and avx512vbmi.
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
 pub(in crate::kernel::bits) unsafe fn range_vbmi(
     src: *const u64,
     width: u32,
@@ -89,7 +89,7 @@ pub(in crate::kernel::bits) unsafe fn range_vbmi(
 
 /// # Safety
 /// As [`bitmap_q`]; the CPU has avx512f, avx512bw and avx512vbmi.
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
 pub(in crate::kernel::bits) unsafe fn bitmap_vbmi(
     src: *const u64,
     width: u32,
@@ -120,7 +120,7 @@ pub(in crate::kernel::bits) unsafe fn bitmap_vbmi(
 
 /// # Safety
 /// As [`sum_packed_q`]; the CPU has avx512f, avx512bw and avx512vbmi.
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
 pub(in crate::kernel::bits) unsafe fn sum_packed_vbmi(
     src: *const u64,
     width: u32,
@@ -139,7 +139,7 @@ pub(in crate::kernel::bits) unsafe fn sum_packed_vbmi(
 
 /// # Safety
 /// As [`min_max_packed_q`]; the CPU has avx512f, avx512bw and avx512vbmi.
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
 pub(in crate::kernel::bits) unsafe fn min_max_packed_vbmi(
     src: *const u64,
     width: u32,
