@@ -432,7 +432,7 @@ fn accumulate_one(
         let st = &mut states[ai];
         if let ((ca, None), AggFn::Min | AggFn::Max) = (arg, a.func) {
             let min = a.func == AggFn::Min;
-            let id = if let Some(mask) = packed_read(rows, tally) {
+            let id = if let Some(mask) = packed_read(rows, &[ca], tally) {
                 let extremes = bits::active().min_max_packed(packed(rows, ca), rows.n, mask);
                 extremes.map(|(lo, hi)| if min { lo } else { hi })
             } else {

@@ -7,19 +7,21 @@ use pmolap_store::dictionary::IntValues;
 use pmolap_tier::kernel::bits::{self, Packed, Pair};
 
 use super::aggregate::can_overflow;
-use super::probe::{Rows, Tally};
+use super::probe::{ColRef, Rows, Tally};
+use crate::plan::order::folds_by_mask;
 use crate::plan::Plan;
 use crate::query::Op;
 
-/// Whether the selected rows' aggregates are computed straight from the packed words
-/// (`BitKernels::sum_packed`, `dot_packed`, `min_max_packed`: unpacked in registers, no
-/// ids stored): when every row of the morsel is selected (`Some(None)`) or the selection
-/// is a bitmask dense enough to read the morsel by (`Some(mask)`); not otherwise, nor
-/// while the store counts accesses (the tally classes the ids' reads, which this path
-/// has none of).
+/// Whether the selected rows' aggregates over the columns `cs` are computed straight
+/// from the packed words (`BitKernels::sum_packed`, `dot_packed`, `min_max_packed`:
+/// unpacked in registers, no ids stored): when every row of the morsel is selected
+/// (`Some(None)`) or the selection is a bitmask dense enough to read the columns by
+/// (`Some(mask)`: [`folds_by_mask`] at the widest of them); not otherwise, nor while the
+/// store counts accesses (the tally classes the ids' reads, which this path has none of).
 #[inline]
 pub(super) fn packed_read<'a>(
     rows: Rows<'a, '_>,
+    cs: &[usize],
     tally: &Option<Tally>,
 ) -> Option<Option<&'a [u64]>> {
     let (k, n) = (rows.k, rows.n);
@@ -28,9 +30,31 @@ pub(super) fn packed_read<'a>(
     }
     match rows.mask {
         _ if k == n => Some(None),
-        Some(m) if crate::plan::order::reads_by_mask(k, n) => Some(Some(m)),
+        Some(m) if folds_by_mask(k, n, widest(rows.cols, cs)) => Some(Some(m)),
         _ => None,
     }
+}
+
+/// The widest of the columns `cs` (0 for none).
+#[inline]
+pub(super) fn widest(cols: &[ColRef<'_>], cs: &[usize]) -> u32 {
+    cs.iter().map(|&c| cols[c].width).max().unwrap_or(0)
+}
+
+/// The widest column an aggregate of `plan` reads (0 for none, as `COUNT(*)`): where every
+/// filter tested whole morsels, the selection stays a bitmask only if these columns can
+/// all be read by it (`probe::select`).
+#[inline]
+pub(super) fn widest_aggregated(plan: &Plan<'_>, cols: &[ColRef<'_>]) -> u32 {
+    plan.aggs
+        .iter()
+        .filter_map(|a| a.arg)
+        .map(|(ca, b)| {
+            let w = cols[ca].width;
+            b.map_or(w, |(_, cb)| w.max(cols[cb].width))
+        })
+        .max()
+        .unwrap_or(0)
 }
 
 /// Column `c`'s packed ids from the morsel's first row.
@@ -57,7 +81,7 @@ pub(super) fn pair_extremes(
     (ca, op, cb): (usize, Op, usize),
     tally: &Option<Tally>,
 ) -> Option<Option<(i64, i64)>> {
-    let mask = packed_read(rows, tally)?;
+    let mask = packed_read(rows, &[ca, cb], tally)?;
     let (va, vb) = (plan.cols[ca].ints, plan.cols[cb].ints);
     let (IntValues::Frame { min: a0, .. }, IntValues::Frame { min: b0, .. }) = (va, vb) else {
         return None;
@@ -98,7 +122,11 @@ pub(super) fn fused_sums(
     b: Option<(Op, usize, (bool, bool))>,
     tally: &Option<Tally>,
 ) -> Option<(i128, i128, i128)> {
-    let mask = packed_read(rows, tally)?;
+    let read = match b {
+        Some((_, cb, _)) => [ca, cb],
+        None => [ca, ca],
+    };
+    let mask = packed_read(rows, &read, tally)?;
     let (kern, n) = (bits::active(), rows.n);
     let packed = |c: usize| packed(rows, c);
     let sum = |c: usize| i128::from(kern.sum_packed(packed(c), n, mask));

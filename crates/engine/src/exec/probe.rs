@@ -13,7 +13,8 @@ use pmolap_tier::kernel::prefetch::{prefetch_ahead, prefetch_read};
 
 use super::aggregate::{accumulate, Acc};
 use super::groups::{drop_misses, group_codes, LutRef};
-use crate::plan::order::{reads_by_mask, reads_morsel, unpacks_morsel, TestKind};
+use super::packed::widest_aggregated;
+use crate::plan::order::{folds_by_mask, reads_by_mask, reads_morsel, unpacks_morsel, TestKind};
 use crate::plan::Plan;
 
 /// A step's test, borrowed from the plan or from a node-local copy.
@@ -147,7 +148,8 @@ impl ColumnIds {
                 self.buf.resize(n, 0);
             }
             let unpack = if rows.mask.is_some() {
-                reads_by_mask(k, n)
+                // No selection vector (`Scratch::sel_unwritten`): by the mask at any density.
+                rows.sel.is_empty() || reads_by_mask(k, n)
             } else {
                 reads_morsel(k, n)
             };
@@ -179,9 +181,9 @@ pub(super) struct Scratch {
     pub(super) mask_is_selection: bool,
     /// Whether `sel` was left unwritten this morsel: the selection is `masks` alone, every
     /// step tested whole morsels, there is no group step and no access tally, and the
-    /// rows are dense enough (all, or from one in thirty-two: `reads_by_mask`) that the
-    /// aggregates read their columns by the mask (`unpack_selected`, the sums and
-    /// extremes from the packed words) and never by row offsets.
+    /// rows are dense enough for the widest column the aggregates read (all, or
+    /// `folds_by_mask`) that they read their columns by the mask (`unpack_selected`, the
+    /// sums and extremes from the packed words) and never by row offsets.
     pub(super) sel_unwritten: bool,
     /// One bit per row of the morsel: a step's test, to AND into `masks`.
     pub(super) step_masks: Vec<u64>,
@@ -248,19 +250,20 @@ fn next_step(k: usize, fetch: impl Fn(u32) -> u32, pred: bits::Pred<'_>, sel: &m
     m
 }
 
-/// Whether a step's test runs over the whole morsel on the packed words (into a bitmask)
-/// rather than over the `k` selected rows of `n` (the rule: [`TestKind::whole_morsel`]).
+/// Whether a step's test of a column `width` bits wide runs over the whole morsel on the
+/// packed words (into a bitmask) rather than over the `k` selected rows of `n` (the rule:
+/// [`TestKind::whole_morsel`]).
 #[inline(always)]
-fn tests_whole_morsel(test: TestRef<'_>, k: usize, n: usize) -> bool {
+fn tests_whole_morsel(test: TestRef<'_>, k: usize, n: usize, width: u32) -> bool {
     // The portable kernels build the mask one id at a time: slower than unpacking and
     // testing only the selected rows (measured 1.13x on SF 1), so they take that path.
     if bits::active().isa() == pmolap_tier::kernel::Isa::Portable {
         return false;
     }
     match test {
-        TestRef::Range { .. } => TestKind::Range.whole_morsel(k, n),
-        TestRef::Bits(b) => TestKind::of_bitmap(b.len()).whole_morsel(k, n),
-        TestRef::Ranges(r) => TestKind::Ranges(r.len() as u32).whole_morsel(k, n),
+        TestRef::Range { .. } => TestKind::Range.whole_morsel(k, n, width),
+        TestRef::Bits(b) => TestKind::of_bitmap(b.len()).whole_morsel(k, n, width),
+        TestRef::Ranges(r) => TestKind::Ranges(r.len() as u32).whole_morsel(k, n, width),
         TestRef::Lookup(_) | TestRef::Code { .. } => false,
     }
 }
@@ -282,7 +285,7 @@ fn step(
     sel: &mut [u32],
 ) -> usize {
     let local = start - c.base;
-    if tests_whole_morsel(test, k, n) {
+    if tests_whole_morsel(test, k, n, c.width) {
         // Dense: test the whole morsel on the packed words, then keep the selected
         // rows whose bit is set.
         bits::test_mask(c.words, c.width, local, n, pred, masks);
@@ -446,7 +449,7 @@ pub(super) fn run_morsel(
 ) -> u64 {
     // Ids fetched for this morsel are shared by the group steps and the aggregates.
     s.ids.reset(cols.len());
-    let (k, has_gid) = select(cols, steps, start, n, s);
+    let (k, has_gid) = select(cols, steps, start, n, widest_aggregated(plan, cols), s);
     if k == 0 {
         return 0;
     }
@@ -478,10 +481,10 @@ fn leading_masks(
     let (mut done, mut k) = (0, n);
     for st in steps {
         let Some(pred) = st.test.pred() else { break };
-        if !tests_whole_morsel(st.test, k, n) {
+        let c = cols[st.col];
+        if !tests_whole_morsel(st.test, k, n, c.width) {
             break;
         }
-        let c = cols[st.col];
         if let Some(t) = tally.as_mut() {
             t.dv[st.col] += AccessCounts::scans(n as u64);
         }
@@ -521,6 +524,7 @@ fn select(
     steps: &[StepRef<'_>],
     start: usize,
     n: usize,
+    agg_width: u32,
     s: &mut Scratch,
 ) -> (usize, bool) {
     let Scratch {
@@ -554,7 +558,7 @@ fn select(
     *sel_unwritten = *mask_is_selection
         && group_steps.is_empty()
         && tally.is_none()
-        && (k == n || reads_by_mask(k, n));
+        && (k == n || folds_by_mask(k, n, agg_width));
     if *sel_unwritten {
         // Writing the offsets (`mask_select`) cost 5-6 % of such queries' samples.
         return (k, false);

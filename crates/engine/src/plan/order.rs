@@ -55,12 +55,39 @@ impl TestKind {
     /// each at about 0.6 ns: the whole morsel is tested while a sixteenth (ranges, bitmaps
     /// in registers) or half of it is still selected (docs/engine.md, "Dense later steps";
     /// an eighth and a thirty-second measured worse).
-    pub(crate) fn whole_morsel(self, k: usize, n: usize) -> bool {
+    ///
+    /// Below that, ranges still test the whole morsel of a column `width` bits wide
+    /// while [`dense_by_width`] holds: the narrower the column, the fewer selected rows
+    /// make its words worth reading.
+    pub(crate) fn whole_morsel(self, k: usize, n: usize, width: u32) -> bool {
         match self {
             // A few ranges are tested in one pass (each id unpacked once), at about the
             // cost of one range, so from the same density (R10's supplier join, four runs
             // at 22 % of the rows, had taken 1.36x longer by a scalar test per row).
-            TestKind::Range | TestKind::RegisterBitmap | TestKind::Ranges(_) => k * 16 >= n,
+            TestKind::Range | TestKind::Ranges(_) => {
+                k * 16 >= n || dense_by_width(k, n, width, WHOLE_TEST_BITS)
+            }
+            // A bitmap looked up across registers costs more than its column's read: no
+            // width rule (R14's date join at 5 % of the rows, 12 bits: 0.81x, the samples
+            // on the lookups); one of ids of a byte, a lookup in one register, about two
+            // ranges (R36's `IN` over 3-bit priorities at 2 % of the rows: 1.3x).
+            TestKind::RegisterBitmap => {
+                k * 16 >= n
+                    || bits::active().bitmap_by_bytes(width)
+                        && dense_by_width(k, n, width, WHOLE_TEST_BITS / 2)
+            }
+            TestKind::GatheredBitmap | TestKind::LargeBitmap => k * 2 >= n,
+        }
+    }
+
+    /// Whether [`Self::whole_morsel`] takes the whole morsel for its older rule alone (a
+    /// sixteenth or half of the rows selected), where the order model prices the test at
+    /// [`Self::dense_cost`]; below that, the width rule picks the whole morsel only
+    /// where it is the cheaper way, and the model prices the selected rows' way (an upper
+    /// bound, which keeps its orders as they were).
+    fn whole_morsel_by_density(self, k: usize, n: usize) -> bool {
+        match self {
+            TestKind::Range | TestKind::Ranges(_) | TestKind::RegisterBitmap => k * 16 >= n,
             TestKind::GatheredBitmap | TestKind::LargeBitmap => k * 2 >= n,
         }
     }
@@ -121,6 +148,41 @@ pub(crate) fn reads_by_mask(k: usize, n: usize) -> bool {
     k * 32 >= n
 }
 
+/// Whether the aggregates that fold the packed words straight (sums, dot products,
+/// extremes: no ids stored) read columns at most `width` bits wide by the selection's
+/// bitmask rather than by gets: [`reads_by_mask`], or below it while [`dense_by_width`]
+/// holds. (Storing the ids by the mask, as the group steps do, did not pay below one row
+/// in thirty-two: R11, whose supplier group step then read 1.6 % of the rows so, 0.87x.)
+#[inline(always)]
+pub(crate) fn folds_by_mask(k: usize, n: usize, width: u32) -> bool {
+    reads_by_mask(k, n) || dense_by_width(k, n, width, BY_MASK_BITS)
+}
+
+/// Whether reading every id of an `n`-row morsel of a column `width` bits wide costs
+/// less than `k` gets and what follows them: `k * bits >= n * width`. A whole-morsel
+/// pass reads the column at close to memory bandwidth (at 6 bits, a range test over
+/// `lo_quantity` ran at 62 GiB/s on two threads), so its cost grows with the width; a
+/// get, its selection-vector entry and its test cost about the same at any width.
+///
+/// `bits` was set from alternated runs at SF 10, two threads (Zen 5): counts and sums
+/// over `lo_quantity = 1` and one or two more fact filters, leaving 0.18-2 % of the
+/// rows, with a last filter or a sum over columns of 4, 12, 17 and 24 bits.
+#[inline(always)]
+fn dense_by_width(k: usize, n: usize, width: u32, bits: usize) -> bool {
+    k * bits >= n * width as usize
+}
+
+/// [`dense_by_width`]'s `bits` for a range test of the whole morsel: it paid from 0.1 %
+/// of the rows at 4 bits (1.08x at 0.18 %), from 0.3-0.4 % at 12 bits (1.18x slower at
+/// 0.18 %) and from about 0.6 % at 24 bits (1.06x at 0.9 %, 1.35x slower at 0.36 %):
+/// about one row in 4096 per bit of width.
+const WHOLE_TEST_BITS: usize = 4096;
+
+/// [`dense_by_width`]'s `bits` for reading the aggregates' columns by the mask: it paid
+/// at 0.36 % of the rows at 4 bits (1.6x), at 0.9 % at 17 bits (1.2x; 0.96x at 0.36 %)
+/// and broke even at 0.9 % at 24 bits (0.77x at 0.36 %): one row in 2048 per bit.
+const BY_MASK_BITS: usize = 2048;
+
 /// A get's cost per selected row, in unpacks: 0.8 ns — set from alternated runs of R49
 /// and R44 at SF 10 (ascending gets a few rows apart are cheap; a microbenchmark of gets
 /// over a streamed column had 1.5-2.5 ns at one row in four to sixteen, which ordered
@@ -157,7 +219,7 @@ fn step_cost(kind: TestKind, first: bool, density: f64) -> f64 {
     let k = (density * N as f64).round() as usize;
     if first {
         kind.dense_cost()
-    } else if kind.whole_morsel(k, N) {
+    } else if kind.whole_morsel_by_density(k, N) {
         // And the selected rows kept by their bits.
         kind.dense_cost() + density * KEEP
     } else if unpacks_morsel(k, N) {
@@ -301,6 +363,46 @@ mod tests {
 
     fn expected_cost(kinds: &[(TestKind, f64)]) -> f64 {
         super::expected_cost(&units(kinds))
+    }
+
+    /// Below a sixteenth of the rows, a range tests the whole morsel of a narrow column
+    /// and not of a wide one, and the packed aggregates read by the mask likewise; the
+    /// bitmaps keep their density rules (a byte-wide one only where the kernels look it
+    /// up by bytes).
+    #[test]
+    fn narrow_columns_are_read_whole_at_lower_densities() {
+        use super::{folds_by_mask, reads_by_mask};
+        const N: usize = 1 << 16;
+        let k = |share: f64| (share * N as f64) as usize;
+        // 4 bits: from about 0.1 %; 12 bits: 0.3 %; 24 bits: 0.6 %.
+        assert!(R.whole_morsel(k(0.0015), N, 4));
+        assert!(!R.whole_morsel(k(0.0015), N, 12));
+        assert!(R.whole_morsel(k(0.004), N, 12));
+        assert!(!R.whole_morsel(k(0.0036), N, 24));
+        assert!(R.whole_morsel(k(0.009), N, 24));
+        assert!(TestKind::Ranges(3).whole_morsel(k(0.009), N, 24));
+        // At 32 bits, from one row in 128.
+        assert!(R.whole_morsel(N / 128, N, 32));
+        assert!(!R.whole_morsel(N / 128 - 1, N, 32));
+        // Bitmaps: gathered ones only from half the rows; one in registers over 12-bit
+        // ids only from a sixteenth.
+        assert!(!S.whole_morsel(N / 2 - 1, N, 1));
+        assert!(!G.whole_morsel(N / 2 - 1, N, 1));
+        assert!(!B.whole_morsel(k(0.05), N, 12));
+        assert_eq!(
+            B.whole_morsel(k(0.05), N, 3),
+            pmolap_tier::kernel::bits::active().bitmap_by_bytes(3)
+        );
+        // Folding the aggregates by the mask: from a thirty-second at any width, below it
+        // by the width (ids stored by the mask keep the density rule).
+        assert!(folds_by_mask(N / 32, N, 32) && reads_by_mask(N / 32, N));
+        assert!(!reads_by_mask(N / 32 - 1, N));
+        assert!(folds_by_mask(k(0.004), N, 4));
+        assert!(!folds_by_mask(k(0.004), N, 17));
+        assert!(folds_by_mask(k(0.009), N, 17));
+        assert!(!folds_by_mask(k(0.009), N, 24));
+        // No column read (`COUNT(*)`): any density.
+        assert!(folds_by_mask(1, N, 0));
     }
 
     #[test]

@@ -328,6 +328,9 @@ pub(super) unsafe fn select(masks: *const u64, groups: usize, base: u32, sel: *m
 /// Bitmaps of up to this many bits are tested from registers (eight zmm), not gathered.
 pub(super) const TABLE_BITS: u32 = 8 * 512;
 
+/// The `vpermb` kernels test a bitmap over ids of up to this many bits by a byte lookup.
+pub(super) const BYTE_WIDTH: u32 = bytes::MAX_WIDTH;
+
 /// # Safety
 /// As [`unpack`], with `out` writable for `groups` masks and `bitmap` readable for
 /// `limit.div_ceil(32)` dwords (`limit >= 1`: ids from `limit` up fail).

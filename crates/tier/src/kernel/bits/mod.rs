@@ -116,6 +116,8 @@ pub struct BitKernels {
     range: RangeFn,
     bitmap: BitmapFn,
     select: SelectFn,
+    /// Ids up to this wide are tested against a bitmap by a byte lookup (0: none).
+    byte_bitmap_width: u32,
 }
 
 static PORTABLE: BitKernels = BitKernels {
@@ -131,6 +133,7 @@ static PORTABLE: BitKernels = BitKernels {
     range: portable::range_raw,
     bitmap: portable::bitmap_raw,
     select: portable::select_raw,
+    byte_bitmap_width: 0,
 };
 
 #[cfg(target_arch = "x86_64")]
@@ -147,6 +150,7 @@ static AVX2: BitKernels = BitKernels {
     range: avx2::range,
     bitmap: avx2::bitmap,
     select: avx2::select,
+    byte_bitmap_width: 0,
 };
 
 #[cfg(target_arch = "x86_64")]
@@ -163,6 +167,7 @@ static AVX512: BitKernels = BitKernels {
     range: avx512::range,
     bitmap: avx512::bitmap,
     select: avx512::select,
+    byte_bitmap_width: 0,
 };
 
 #[cfg(target_arch = "x86_64")]
@@ -180,6 +185,7 @@ static AVX512_VBMI: BitKernels = BitKernels {
     range: avx512::range_vbmi,
     bitmap: avx512::bitmap_vbmi,
     select: avx512::select,
+    byte_bitmap_width: avx512::BYTE_WIDTH,
 };
 
 fn host() -> &'static CpuFeatures {
@@ -424,6 +430,13 @@ impl BitKernels {
             _ => 0,
         };
         words.saturating_mul(64) <= bits as usize
+    }
+
+    /// Whether [`Pred::Bitmap`] over ids `width` bits wide is tested by a byte lookup
+    /// (the `vpermb` kernels, ids of at most 8 bits: a 256-bit table in one register, at
+    /// about a range test's cost) rather than across several registers or by gathers.
+    pub fn bitmap_by_bytes(&self, width: u32) -> bool {
+        width <= self.byte_bitmap_width
     }
 
     /// Words a SIMD kernel may read past the groups it is given (0 for portable).
