@@ -565,7 +565,7 @@ fn select(
     }
     // `done`: the filter steps run so far.
     let mut k = if done > 0 {
-        bits::active().mask_select(&masks[..words], n, &mut sel[..n])
+        bits::active().mask_select_of(&masks[..words], n, k, &mut sel[..n])
     } else if let Some((st, pred)) = filter_steps
         .first()
         .and_then(|st| Some((st, st.test.pred()?)))

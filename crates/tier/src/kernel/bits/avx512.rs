@@ -302,21 +302,51 @@ unsafe fn ranges_n<Q: Quarters, const N: usize>(
 /// the CPU has avx512f.
 #[target_feature(enable = "avx512f,popcnt")]
 pub(super) unsafe fn select(masks: *const u64, groups: usize, base: u32, sel: *mut u32) -> usize {
-    let iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    // SAFETY: the caller's contract.
+    unsafe { select_g::<true>(masks, groups, base, sel) }
+}
+
+/// [`select`] without skipping empty words (for masks of a bit a word and more, where
+/// the skip's branch mispredicts).
+///
+/// # Safety
+/// As [`select`].
+#[target_feature(enable = "avx512f,popcnt")]
+pub(super) unsafe fn select_every(
+    masks: *const u64,
+    groups: usize,
+    base: u32,
+    sel: *mut u32,
+) -> usize {
+    // SAFETY: the caller's contract.
+    unsafe { select_g::<false>(masks, groups, base, sel) }
+}
+
+/// # Safety
+/// As [`select`].
+#[inline(always)]
+unsafe fn select_g<const SKIP: bool>(
+    masks: *const u64,
+    groups: usize,
+    base: u32,
+    sel: *mut u32,
+) -> usize {
+    // SAFETY: the callers have avx512f (their target features).
+    let iota = unsafe { _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) };
     let mut k = 0usize;
     for g in 0..groups {
         // SAFETY: `g < groups`.
         let m = unsafe { *masks.add(g) };
-        if m == 0 {
+        if SKIP && m == 0 {
             continue;
         }
         for c in 0..4 {
             let q = (m >> (16 * c)) as u16;
             let first = base.wrapping_add((g * GROUP + c * 16) as u32);
-            let idx = _mm512_add_epi32(iota, _mm512_set1_epi32(first as i32));
-            // SAFETY: `k <= g * 64 + c * 16` (at most one entry per id before this
-            // quarter), so the 16 lanes stored end within `groups * 64` entries.
+            // SAFETY: avx512f (as above); `k <= g * 64 + c * 16` (at most one entry per
+            // id before this quarter), so the 16 lanes stored end within `groups * 64`.
             unsafe {
+                let idx = _mm512_add_epi32(iota, _mm512_set1_epi32(first as i32));
                 _mm512_storeu_si512(sel.add(k).cast(), _mm512_maskz_compress_epi32(q, idx));
             }
             k += q.count_ones() as usize;

@@ -244,14 +244,18 @@ fn mask_select_matches_the_set_bits() {
                 .filter(|&i| masks[i as usize / 64] >> (i % 64) & 1 == 1)
                 .collect();
             for k in &kernels {
-                let mut sel = vec![u32::MAX; n];
-                let got = k.mask_select(&masks, n, &mut sel);
-                assert_eq!(
-                    &sel[..got],
-                    &want[..],
-                    "{} n {n} density {density}",
-                    k.name()
-                );
+                // Skipping the empty words (no count given), and compressing every one
+                // (the count of a dense mask).
+                for count in [0, n] {
+                    let mut sel = vec![u32::MAX; n];
+                    let got = k.mask_select_of(&masks, n, count, &mut sel);
+                    assert_eq!(
+                        &sel[..got],
+                        &want[..],
+                        "{} n {n} density {density} count {count}",
+                        k.name()
+                    );
+                }
             }
         }
     }
