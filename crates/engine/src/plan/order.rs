@@ -60,24 +60,21 @@ impl TestKind {
     /// while [`dense_by_width`] holds: the narrower the column, the fewer selected rows
     /// make its words worth reading.
     pub(crate) fn whole_morsel(self, k: usize, n: usize, width: u32) -> bool {
-        match self {
-            // A few ranges are tested in one pass (each id unpacked once), at about the
-            // cost of one range, so from the same density (R10's supplier join, four runs
-            // at 22 % of the rows, had taken 1.36x longer by a scalar test per row).
-            TestKind::Range | TestKind::Ranges(_) => {
-                k * 16 >= n || dense_by_width(k, n, width, WHOLE_TEST_BITS)
-            }
-            // A bitmap looked up across registers costs more than its column's read: no
-            // width rule (R14's date join at 5 % of the rows, 12 bits: 0.81x, the samples
-            // on the lookups); one of ids of a byte, a lookup in one register, about two
-            // ranges (R36's `IN` over 3-bit priorities at 2 % of the rows: 1.3x).
-            TestKind::RegisterBitmap => {
-                k * 16 >= n
-                    || bits::active().bitmap_by_bytes(width)
+        self.whole_morsel_by_density(k, n)
+            || match self {
+                TestKind::Range | TestKind::Ranges(_) => {
+                    dense_by_width(k, n, width, WHOLE_TEST_BITS)
+                }
+                // A bitmap looked up across registers costs more than its column's read:
+                // no width rule (R14's date join at 5 % of the rows, 12 bits: 0.81x, the
+                // samples on the lookups); one of ids of a byte, a lookup in one register,
+                // about two ranges (R36's `IN` over 3-bit priorities at 2 %: 1.3x).
+                TestKind::RegisterBitmap => {
+                    bits::active().bitmap_by_bytes(width)
                         && dense_by_width(k, n, width, WHOLE_TEST_BITS / 2)
+                }
+                TestKind::GatheredBitmap | TestKind::LargeBitmap => false,
             }
-            TestKind::GatheredBitmap | TestKind::LargeBitmap => k * 2 >= n,
-        }
     }
 
     /// Whether [`Self::whole_morsel`] takes the whole morsel for its older rule alone (a
@@ -87,6 +84,9 @@ impl TestKind {
     /// bound, which keeps its orders as they were).
     fn whole_morsel_by_density(self, k: usize, n: usize) -> bool {
         match self {
+            // A few ranges are tested in one pass (each id unpacked once), at about the
+            // cost of one range, so from the same density (R10's supplier join, four runs
+            // at 22 % of the rows, had taken 1.36x longer by a scalar test per row).
             TestKind::Range | TestKind::Ranges(_) | TestKind::RegisterBitmap => k * 16 >= n,
             TestKind::GatheredBitmap | TestKind::LargeBitmap => k * 2 >= n,
         }
