@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The project's test command (README): formatting, lints, all tests, and a smoke run
-# of the README's main commands, CI-sized.
+# The project's test command (README): installs what the tests need (scripts/setup.sh),
+# then formatting, lints, all tests, and a smoke run of the README's main commands, CI-sized.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bash scripts/setup.sh
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo test --workspace --locked
