@@ -71,7 +71,7 @@ impl DataArgs {
     /// The data options; also makes `--bits-isa` the bit kernels of this process.
     pub(crate) fn options(&self) -> DataOptions {
         // The parser checked the ISA against this CPU, so this cannot fail.
-        let _ = pmolap_tier::kernel::bits::set_isa(self.bits_isa);
+        let _ = pmolap_kernels::bits::set_isa(self.bits_isa);
         DataOptions {
             data: self.data.clone(),
             sf: self.sf,

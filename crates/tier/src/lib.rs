@@ -2,10 +2,11 @@
 //!
 //! A [`TierSpec`] names a tier (`dram`, `dram:node=N`, `file:PATH`, `devdax:PATH`); a
 //! [`Region`] is a page-aligned mapping on one. [`Topology`] says what the machine has,
-//! [`kernel`] holds the SIMD read/write kernels, [`persist`] the flush instructions, and
-//! [`pin`] places threads. This is the only crate of pmolap with `unsafe` code: mmap,
-//! NUMA system calls, SIMD and cache-line flush instructions live here, each `unsafe`
-//! block with a `// SAFETY:` line.
+//! [`cpu`] which instructions the CPU offers, [`kernel`] holds the SIMD read/write
+//! kernels membench measures with, [`persist`] the flush instructions, and [`pin`]
+//! places threads. mmap, NUMA system calls, SIMD and cache-line flush instructions live
+//! here, each `unsafe` block with a `// SAFETY:` line (the kernels on packed value ids
+//! are `pmolap-kernels`, one layer up).
 
 pub mod alloc;
 pub mod cgroup;

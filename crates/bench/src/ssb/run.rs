@@ -183,7 +183,7 @@ pub fn run(
             replicate_dims: p.layout.replicated,
             morsel_rows: data.exec.morsel_rows,
             join_index,
-            bits_kernel: pmolap_tier::kernel::bits::active().name().to_string(),
+            bits_kernel: pmolap_kernels::bits::active().name().to_string(),
         },
         machine: Machine::from_topology(&topo),
         notes: p.layout.notes.clone(),

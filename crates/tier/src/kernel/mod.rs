@@ -95,7 +95,9 @@ impl Isa {
         Ok(isa)
     }
 
-    pub(crate) fn check(self, f: &CpuFeatures) -> Result<()> {
+    /// Ok if a CPU with features `f` can run this ISA, else
+    /// [`Error::MissingCpuFeature`] naming the feature it lacks.
+    pub fn check(self, f: &CpuFeatures) -> Result<()> {
         match self.required_feature() {
             Some(feature) if !self.supported(f) => Err(Error::MissingCpuFeature(feature)),
             _ => Ok(()),
@@ -178,11 +180,9 @@ mod drivers;
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
-pub mod bits;
 pub mod bytes;
 mod dispatch;
 mod portable;
-pub mod prefetch;
 
 pub use self::dispatch::Kernel;
 
