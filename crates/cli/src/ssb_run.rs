@@ -103,7 +103,7 @@ pub(crate) fn check_output(path: Option<&PathBuf>) -> Result<()> {
         if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
-        pmolap_tier::durable::check_writable(p)?;
+        pmolap_os::durable::check_writable(p)?;
     }
     Ok(())
 }
@@ -233,7 +233,7 @@ pub fn run(a: &RunArgs, queries: Vec<Query>) -> Result<()> {
 
 /// The queries of a YAML/JSON file.
 pub fn load_query_file(path: &Path, data: &DataArgs) -> Result<Vec<Query>> {
-    let text = pmolap_tier::input::read_bounded(path, pmolap_tier::input::MAX_INPUT_BYTES)?;
+    let text = pmolap_os::input::read_bounded(path, pmolap_os::input::MAX_INPUT_BYTES)?;
     if path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("sql"))

@@ -6,9 +6,9 @@
 //! loop over the values decoded from them, in AVX-512, AVX2 and portable variants, the
 //! widest this CPU has chosen once per process ([`pmolap_tier::CpuFeatures`],
 //! [`pmolap_tier::kernel::Isa`]); [`prefetch`] the software prefetch they and the
-//! engine's hash probes use. With `pmolap-tier` (mmap, NUMA, flush instructions), the
-//! crate of pmolap with `unsafe` code: SIMD intrinsics, each `unsafe` block with a
-//! `// SAFETY:` line.
+//! engine's hash probes use. Like `pmolap-tier` (mmap, NUMA, flush instructions) and
+//! `pmolap-os` (signal handlers), a crate with `unsafe` code: SIMD intrinsics, each
+//! `unsafe` block with a `// SAFETY:` line.
 
 pub mod bitpack;
 pub mod bits;

@@ -25,8 +25,8 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::cpu::CpuFeatures;
-use crate::error::{Error, Result};
 use crate::persist::{self, PersistMode, CACHE_LINE};
+use pmolap_os::{Error, Result};
 
 /// The data every write kernel stores: word `i` of each 64 B line is `PATTERN[i]`.
 pub const PATTERN: [u64; 8] = [
