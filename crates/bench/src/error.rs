@@ -8,7 +8,7 @@ use std::path::PathBuf;
 pub enum Error {
     /// An error from the tier layer (mapping, NUMA, pinning, kernels).
     #[error(transparent)]
-    Tier(#[from] pmolap_tier::Error),
+    Tier(#[from] pmolap_os::Error),
 
     /// A config file that could not be read or parsed; `line` is 1-based when known.
     #[error("{}{}: {msg}", file.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
@@ -68,8 +68,8 @@ impl Error {
     /// An I/O error on `path`; a full filesystem, a quota or the file-size limit
     /// (`ulimit -f`: EFBIG) becomes the tier layer's out-of-room error, which says so.
     pub fn io(path: &std::path::Path, source: std::io::Error) -> Error {
-        if pmolap_tier::signal::is_out_of_room(&source) {
-            return Error::Tier(pmolap_tier::Error::NoRoom {
+        if pmolap_os::signal::is_out_of_room(&source) {
+            return Error::Tier(pmolap_os::Error::NoRoom {
                 path: path.to_path_buf(),
                 source,
             });

@@ -98,9 +98,9 @@ fn excerpt_line(s: &str) -> String {
 }
 
 /// Refuses a sweep file nested deeper than [`MAX_DEPTH`] (the one linear scan of
-/// `pmolap_tier::input`), naming the line where it first is.
+/// `pmolap_os::input`), naming the line where it first is.
 pub fn check_depth(text: &str, file: &Path) -> Result<()> {
-    match pmolap_tier::input::nesting_exceeds(text, MAX_DEPTH) {
+    match pmolap_os::input::nesting_exceeds(text, MAX_DEPTH) {
         Some(line) => Err(Error::Config {
             file: file.to_path_buf(),
             line: Some(line),
@@ -138,7 +138,7 @@ pub fn parse<S: DeserializeOwned>(text: &str, file: &Path) -> Result<Vec<(String
 /// Reads a sweep file's text, at most [`MAX_CONFIG_BYTES`] of it (a device such as
 /// `/dev/zero` or a huge file is refused after reading just past the limit).
 pub fn read_text(path: &Path) -> Result<String> {
-    Ok(pmolap_tier::input::read_bounded(path, MAX_CONFIG_BYTES)?)
+    Ok(pmolap_os::input::read_bounded(path, MAX_CONFIG_BYTES)?)
 }
 
 /// Reads and parses a sweep file.

@@ -177,8 +177,8 @@ fn both(
     // One untimed run on DRAM first: the tier's runs are the ones meant to be cold.
     per(&c.dram)?;
     for _ in 0..reps {
-        if pmolap_tier::signal::interrupted() {
-            return Err(pmolap_tier::Error::Interrupted.into());
+        if pmolap_os::signal::interrupted() {
+            return Err(pmolap_os::Error::Interrupted.into());
         }
         d.push(per(&c.dram)?);
         t.push(per(c.tier()?)?);

@@ -231,7 +231,7 @@ fn write_csv(r: &Results, path: &Path) -> Result<()> {
             ));
         }
     }
-    Ok(pmolap_tier::durable::publish_file(path, out.as_bytes())?)
+    Ok(pmolap_os::durable::publish_file(path, out.as_bytes())?)
 }
 
 fn header() -> String {

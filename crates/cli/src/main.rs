@@ -311,7 +311,7 @@ fn main() {
     let cli = Cli::parse();
     // Buffers freed by one query are reused by the next instead of faulted in again.
     pmolap_tier::alloc::keep_freed_memory();
-    if let Err(e) = pmolap_tier::signal::install() {
+    if let Err(e) = pmolap_os::signal::install() {
         eprintln!("error: {e}");
         std::process::exit(1);
     }
@@ -451,16 +451,16 @@ fn main() {
         Command::Report { inputs, out } => report_cmd::report(&inputs, &out),
     };
     if let Err(e) = r {
-        if pmolap_tier::signal::interrupted() {
+        if pmolap_os::signal::interrupted() {
             // What finished was written (marked partial) on the way out.
             eprintln!("pmolap: interrupted");
-            std::process::exit(pmolap_tier::signal::EXIT_INTERRUPTED);
+            std::process::exit(pmolap_os::signal::EXIT_INTERRUPTED);
         }
         eprintln!("error: {}", one_line(&e));
         std::process::exit(1);
     }
-    if pmolap_tier::signal::interrupted() {
-        std::process::exit(pmolap_tier::signal::EXIT_INTERRUPTED);
+    if pmolap_os::signal::interrupted() {
+        std::process::exit(pmolap_os::signal::EXIT_INTERRUPTED);
     }
 }
 

@@ -11,7 +11,7 @@ use pmolap_bench::membench::{
     csv::write_csv, describe, run_all, validate_all, Config, Params, Run, RunOptions,
 };
 use pmolap_bench::size::{format_size, parse_size, Size};
-use pmolap_tier::durable::{check_writable, parent_of, publish_file};
+use pmolap_os::durable::{check_writable, parent_of, publish_file};
 use pmolap_tier::Topology;
 
 /// Flags of `pmolap membench`. With `--config`, the file's benchmarks run and only the
@@ -308,7 +308,7 @@ pub(crate) fn check_output(path: &Path) -> Result<()> {
 /// when the directory refuses new files (`/proc/sys` answers "no such file").
 fn probe(path: &Path, dir: &Path) -> Result<()> {
     match check_writable(path) {
-        Err(pmolap_tier::Error::NotFound(_)) => anyhow::bail!(
+        Err(pmolap_os::Error::NotFound(_)) => anyhow::bail!(
             "{}: cannot create files in this directory (its filesystem refuses them)",
             dir.display()
         ),

@@ -70,7 +70,7 @@ fn tpch(a: &TpchArgs) -> Result<()> {
     };
     if let Some(j) = &a.json {
         crate::membench_cmd::create_parent(j)?;
-        pmolap_tier::durable::check_writable(j)?;
+        pmolap_os::durable::check_writable(j)?;
     }
     let pb = crate::progress::spinner(a.quiet);
     let on_event = |e: Event<'_>| match e {

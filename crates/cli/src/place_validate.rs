@@ -77,7 +77,7 @@ pub fn run(a: &ValidateArgs) -> Result<()> {
     print_report(&r);
     println!("-> {}", a.out.display());
     if r.partial {
-        std::process::exit(pmolap_tier::signal::EXIT_INTERRUPTED);
+        std::process::exit(pmolap_os::signal::EXIT_INTERRUPTED);
     }
     Ok(())
 }

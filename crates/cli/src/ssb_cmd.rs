@@ -109,7 +109,7 @@ struct StopOnInterrupt<W>(W);
 
 impl<W: std::io::Write> std::io::Write for StopOnInterrupt<W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if pmolap_tier::signal::interrupted() {
+        if pmolap_os::signal::interrupted() {
             // Not ErrorKind::Interrupted: write_all would retry that forever.
             return Err(std::io::Error::other("interrupted"));
         }

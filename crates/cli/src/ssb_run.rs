@@ -71,7 +71,7 @@ impl DataArgs {
     /// The data options; also makes `--bits-isa` the bit kernels of this process.
     pub(crate) fn options(&self) -> DataOptions {
         // The parser checked the ISA against this CPU, so this cannot fail.
-        let _ = pmolap_tier::kernel::bits::set_isa(self.bits_isa);
+        let _ = pmolap_kernels::bits::set_isa(self.bits_isa);
         DataOptions {
             data: self.data.clone(),
             sf: self.sf,
@@ -103,7 +103,7 @@ pub(crate) fn check_output(path: Option<&PathBuf>) -> Result<()> {
         if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
-        pmolap_tier::durable::check_writable(p)?;
+        pmolap_os::durable::check_writable(p)?;
     }
     Ok(())
 }
@@ -233,7 +233,7 @@ pub fn run(a: &RunArgs, queries: Vec<Query>) -> Result<()> {
 
 /// The queries of a YAML/JSON file.
 pub fn load_query_file(path: &Path, data: &DataArgs) -> Result<Vec<Query>> {
-    let text = pmolap_tier::input::read_bounded(path, pmolap_tier::input::MAX_INPUT_BYTES)?;
+    let text = pmolap_os::input::read_bounded(path, pmolap_os::input::MAX_INPUT_BYTES)?;
     if path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("sql"))

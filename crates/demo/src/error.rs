@@ -5,7 +5,7 @@
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error(transparent)]
-    Tier(#[from] pmolap_tier::Error),
+    Tier(#[from] pmolap_os::Error),
 
     #[error(transparent)]
     Bench(#[from] pmolap_bench::Error),

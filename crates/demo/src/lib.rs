@@ -113,7 +113,7 @@ pub fn run(opts: &DemoOptions, on_event: &dyn Fn(Event<'_>)) -> Result<DemoSumma
     let all = steps::all();
     let mut records = Vec::new();
     for (i, (name, step)) in all.iter().enumerate() {
-        if pmolap_tier::signal::interrupted() {
+        if pmolap_os::signal::interrupted() {
             break;
         }
         on_event(Event::Start {
@@ -156,7 +156,7 @@ fn write_summary(
         kind: KIND.into(),
         format_version: FORMAT_VERSION,
         pmolap_version: env!("CARGO_PKG_VERSION").into(),
-        partial: pmolap_tier::signal::interrupted(),
+        partial: pmolap_os::signal::interrupted(),
         machine: Machine::from_topology(topo),
         sf: opts.sf,
         steps: records.to_vec(),
@@ -184,7 +184,7 @@ fn prepare_out(out: &Path) -> Result<()> {
             )));
         }
     }
-    std::fs::create_dir_all(out).map_err(|e| pmolap_tier::Error::io(out, e))?;
-    pmolap_tier::durable::check_writable(&out.join("demo.json"))?;
+    std::fs::create_dir_all(out).map_err(|e| pmolap_os::Error::io(out, e))?;
+    pmolap_os::durable::check_writable(&out.join("demo.json"))?;
     Ok(())
 }

@@ -45,7 +45,7 @@ pub(crate) fn all() -> Vec<(&'static str, Step)> {
 pub(crate) fn publish<T: Serialize>(out: &Path, name: &str, doc: &T) -> Result<()> {
     let bytes = serde_json::to_vec_pretty(doc)
         .map_err(|e| crate::Error::Demo(format!("{name}: does not serialise: {e}")))?;
-    pmolap_tier::durable::publish_file(&out.join(name), &bytes)?;
+    pmolap_os::durable::publish_file(&out.join(name), &bytes)?;
     Ok(())
 }
 
@@ -115,7 +115,7 @@ fn membench(c: &Ctx) -> Result<Outcome> {
         &opts,
         |_| {},
     )?;
-    r.partial |= pmolap_tier::signal::interrupted();
+    r.partial |= pmolap_os::signal::interrupted();
     publish(&c.out, "membench-dram.json", &r)?;
     Ok(Outcome::Done {
         files: vec!["membench-dram.json".into()],
@@ -162,7 +162,7 @@ fn iobench(c: &Ctx) -> Result<Outcome> {
     let mut files = Vec::new();
     let mut ran = Vec::new();
     for (slug, dir) in &tiers {
-        if pmolap_tier::signal::interrupted() {
+        if pmolap_os::signal::interrupted() {
             break;
         }
         let text = include_str!("../../../workloads/demo/iobench.yaml")
@@ -182,7 +182,7 @@ fn iobench(c: &Ctx) -> Result<Outcome> {
             &opts,
             |_| {},
         )?;
-        r.partial |= pmolap_tier::signal::interrupted();
+        r.partial |= pmolap_os::signal::interrupted();
         let name = format!("iobench-{slug}.json");
         publish(&c.out, &name, &r)?;
         files.push(name);

@@ -12,7 +12,7 @@ pub enum Error {
 
     /// A tier operation (a region, pinning, topology) failed.
     #[error(transparent)]
-    Tier(#[from] pmolap_tier::Error),
+    Tier(#[from] pmolap_os::Error),
 
     /// A query description that is malformed or does not fit the database.
     #[error("{0}")]

@@ -507,9 +507,9 @@ impl Query {
 /// Parses one query or a list of queries from YAML (JSON is YAML too).
 pub fn parse_queries(text: &str, origin: &str) -> Result<Vec<Query>> {
     // Deep nesting is refused before the parser sees it (parsers take quadratic time).
-    pmolap_tier::input::check_nesting(text, pmolap_tier::input::MAX_NESTING, origin)?;
+    pmolap_os::input::check_nesting(text, pmolap_os::input::MAX_NESTING, origin)?;
     // Parser messages may quote the input: keep them short.
-    let short = |e: &dyn std::fmt::Display| pmolap_tier::input::excerpt(&e.to_string(), 240);
+    let short = |e: &dyn std::fmt::Display| pmolap_os::input::excerpt(&e.to_string(), 240);
     // Not an untagged enum: that would hide the real error. Look at the shape first and
     // report the error of the shape the text has.
     let value: serde_yaml_ng::Value = serde_yaml_ng::from_str(text)

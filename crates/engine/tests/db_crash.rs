@@ -9,10 +9,10 @@ use std::path::Path;
 use pmolap_engine::{
     parse_queries, run_query, Database, ExecOptions, Layout, OutValue, StripedFact,
 };
+use pmolap_os::durable::crash;
 use pmolap_store::database::{DatabaseWriter, DbWriteOptions};
 use pmolap_store::table::OpenOptions;
 use pmolap_store::{ColumnDef, ColumnType, Placement, Schema, TableBuilder, Value};
-use pmolap_tier::durable::crash;
 use pmolap_tier::{RegionOptions, Topology};
 
 const ENV_DIR: &str = "PMOLAP_DB_CRASH_DIR";

@@ -15,7 +15,7 @@ pub enum Error {
     },
     /// Allocating, mapping or persisting a region failed.
     #[error(transparent)]
-    Tier(#[from] pmolap_tier::Error),
+    Tier(#[from] pmolap_os::Error),
     /// The file does not start with the Elf magic.
     #[error("{}: not an Elf index file (bad magic)", path.display())]
     NotElf { path: PathBuf },

@@ -3,7 +3,7 @@
 //! file opens — checksums verified — as exactly the old index or exactly the new one
 //! (or no index, on a first build), and a later write cleans up and succeeds.
 
-use pmolap_tier::durable::crash;
+use pmolap_os::durable::crash;
 use std::path::Path;
 
 use pmolap_index::elf;

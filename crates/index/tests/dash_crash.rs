@@ -10,7 +10,7 @@
 //!   them after the process dies) is checked too. `PMOLAP_DASH_CRASH_POINTS` sets how
 //!   many persist points are exercised (default 400; the recorded run used more).
 //! * a real process death: a child (this test binary, re-executed through the
-//!   workspace's one crash harness, `pmolap_tier::durable::crash`) aborts right after
+//!   workspace's one crash harness, `pmolap_os::durable::crash`) aborts right after
 //!   persist point N on a file table; the parent reopens the file.
 
 use std::collections::{BTreeSet, HashMap};
@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use pmolap_index::dash::{Dash, DashOptions};
 use pmolap_index::Error;
-use pmolap_tier::durable::{crash, Steps};
+use pmolap_os::durable::{crash, Steps};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 

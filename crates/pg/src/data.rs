@@ -50,7 +50,7 @@ fn write_rows<T: Display>(path: &Path, rows: impl Iterator<Item = T>) -> Result<
             .map_err(|e| Error::io(path, e))?;
         n += 1;
         if n.is_multiple_of(65536) {
-            pmolap_tier::signal::check()?;
+            pmolap_os::signal::check()?;
         }
     }
     w.flush().map_err(|e| Error::io(path, e))?;

@@ -46,7 +46,7 @@ pub enum Error {
 
     /// The tier layer (signals, durable publish, topology).
     #[error(transparent)]
-    Platform(#[from] pmolap_tier::Error),
+    Platform(#[from] pmolap_os::Error),
 }
 
 impl Error {
@@ -75,7 +75,7 @@ impl Error {
 
     /// Whether this is the interrupt (SIGINT/SIGTERM) surfacing at a safe point.
     pub fn is_interrupted(&self) -> bool {
-        matches!(self, Error::Platform(pmolap_tier::Error::Interrupted))
+        matches!(self, Error::Platform(pmolap_os::Error::Interrupted))
     }
 }
 

@@ -106,7 +106,7 @@ pub fn parallel_copy(c: &Cluster, db: &str, files: &[TblFile], streams: usize) -
                         if first_err.lock().map_or(true, |e| e.is_some()) {
                             return Ok(());
                         }
-                        pmolap_tier::signal::check()?;
+                        pmolap_os::signal::check()?;
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(f) = files.get(i) else { return Ok(()) };
                         let ctx = format!("COPY {} from {}", f.table, f.path.display());
@@ -206,7 +206,7 @@ pub fn build_indexes(c: &Cluster, db: &str, streams: usize) -> Result<f64> {
                 let r = (|| -> Result<()> {
                     let mut client = c.connect(db)?;
                     while let Some(sql) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
-                        pmolap_tier::signal::check()?;
+                        pmolap_os::signal::check()?;
                         client.batch_execute(sql).map_err(|e| Error::pg(*sql, e))?;
                     }
                     Ok(())
@@ -224,7 +224,7 @@ pub fn build_indexes(c: &Cluster, db: &str, streams: usize) -> Result<f64> {
     }
     let mut client = c.connect(db)?;
     for fk in FOREIGN_KEYS {
-        pmolap_tier::signal::check()?;
+        pmolap_os::signal::check()?;
         client.batch_execute(fk).map_err(|e| Error::pg(fk, e))?;
     }
     Ok(t0.elapsed().as_secs_f64())

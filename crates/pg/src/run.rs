@@ -254,7 +254,7 @@ fn run_in(
     };
     let mut tier_runs = Vec::new();
     for (i, dev) in devices.into_iter().enumerate() {
-        pmolap_tier::signal::check()?;
+        pmolap_os::signal::check()?;
         let db = format!("tpch{i}");
         let name = tier_name(&dev);
         on_event(Event::Step(&format!(
@@ -334,7 +334,7 @@ fn run_query(
     };
     let mut rows = 0;
     for _ in 0..reps {
-        pmolap_tier::signal::check()?;
+        pmolap_os::signal::check()?;
         make_cold(c, i, tier)?;
         let mut client = c.connect(&db)?;
         for warm in [false, true] {
@@ -391,7 +391,7 @@ fn make_cold(c: &mut Cluster, i: usize, tier: &mut TierRun) -> Result<()> {
 /// [`timed`]; a query cancelled by Ctrl-C ([`cancel_on_interrupt`]) is the interrupt.
 fn timed_interruptible(client: &mut postgres::Client, q: u32, sql: &str) -> Result<(f64, Answer)> {
     match timed(client, q, sql) {
-        Err(_) if pmolap_tier::signal::interrupted() => Err(pmolap_tier::Error::Interrupted.into()),
+        Err(_) if pmolap_os::signal::interrupted() => Err(pmolap_os::Error::Interrupted.into()),
         r => r,
     }
 }
@@ -404,7 +404,7 @@ fn cancel_on_interrupt<T>(config: postgres::Config, f: impl FnOnce() -> Result<T
     let r = std::thread::scope(|s| {
         s.spawn(|| {
             while !done.load(std::sync::atomic::Ordering::Relaxed) {
-                if pmolap_tier::signal::interrupted() {
+                if pmolap_os::signal::interrupted() {
                     if let Ok(mut c) = config.connect(postgres::NoTls) {
                         let _ = c.batch_execute(
                             "SELECT pg_cancel_backend(pid) FROM pg_stat_activity \
@@ -421,8 +421,8 @@ fn cancel_on_interrupt<T>(config: postgres::Config, f: impl FnOnce() -> Result<T
         r
     });
     match r {
-        Err(e) if pmolap_tier::signal::interrupted() && !e.is_interrupted() => {
-            Err(pmolap_tier::Error::Interrupted.into())
+        Err(e) if pmolap_os::signal::interrupted() && !e.is_interrupted() => {
+            Err(pmolap_os::Error::Interrupted.into())
         }
         r => r,
     }

@@ -39,7 +39,7 @@ pub enum Error {
     Draw { what: String, why: String },
     /// Writing an output failed.
     #[error(transparent)]
-    Tier(#[from] pmolap_tier::Error),
+    Tier(#[from] pmolap_os::Error),
 }
 
 /// `Result` with this crate's [`Error`].

@@ -51,6 +51,6 @@ pub fn write_report(inputs: &[PathBuf], out_dir: &Path) -> Result<(PathBuf, Inpu
     let (page, docs) = render_report(inputs)?;
     std::fs::create_dir_all(out_dir).map_err(|e| Error::io(out_dir, e))?;
     let path = out_dir.join(REPORT_FILE);
-    pmolap_tier::durable::publish_file(&path, page.as_bytes())?;
+    pmolap_os::durable::publish_file(&path, page.as_bytes())?;
     Ok((path, docs))
 }

@@ -105,7 +105,7 @@ pub fn build_table(table: Table, sf: f64, progress: &dyn Fn(u64)) -> Result<Tabl
         *n += 1;
         if n.is_multiple_of(65_536) {
             progress(65_536);
-            pmolap_tier::signal::check()?;
+            pmolap_os::signal::check()?;
         }
         Ok(())
     };

@@ -145,7 +145,7 @@ pub enum Error {
     Store(#[from] pmolap_store::Error),
     /// A tier operation failed, or the run was interrupted.
     #[error(transparent)]
-    Tier(#[from] pmolap_tier::Error),
+    Tier(#[from] pmolap_os::Error),
     /// A load that cannot be carried out as asked, described in one line.
     #[error("{0}")]
     Load(String),

@@ -72,7 +72,7 @@ pub fn load_database(
     // The dimensions' keys in their stored (hierarchy) order, for the fact's row refs.
     let mut dim_keys: Vec<(Table, Vec<i64>)> = Vec::new();
     for table in Table::ALL {
-        pmolap_tier::signal::check()?;
+        pmolap_os::signal::check()?;
         let expected = match tbl_dir {
             Some(_) => 0,
             None => row_count(table, sf)?,
@@ -83,7 +83,7 @@ pub fn load_database(
             Some(d) => pmolap_store::load_tbl(&d.join(table.file_name()), &schema(table))?,
             None => build_table(table, sf, progress)?,
         };
-        pmolap_tier::signal::check()?;
+        pmolap_os::signal::check()?;
         arrange(table, &mut builder, &mut dim_keys)?;
         let m = writer.add_table(&table.to_string(), builder, table_opts)?;
         done.push(LoadedTable {
@@ -92,7 +92,7 @@ pub fn load_database(
             seconds: t0.elapsed().as_secs_f64(),
         });
     }
-    pmolap_tier::signal::check()?;
+    pmolap_os::signal::check()?;
     for r in ROW_REFS {
         writer.add_row_ref(r.row_ref())?;
     }

@@ -8,7 +8,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use pmolap_tier::durable::{fsync_file, publish_via, Steps};
+use pmolap_os::durable::{fsync_file, publish_via, Steps};
 use pmolap_tier::{Region, RegionOptions, TierSpec};
 
 use crate::encode::{encode, Encoded};

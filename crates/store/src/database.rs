@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use pmolap_tier::durable::{fsync_dir, publish_via, Steps};
-use pmolap_tier::{FileLock, LockMode};
+use pmolap_os::durable::{fsync_dir, publish_via, Steps};
+use pmolap_os::{FileLock, LockMode};
 
 use crate::builder::{TableBuilder, WriteOptions};
 use crate::error::{Error, Result};

@@ -3,10 +3,10 @@
 
 use std::ops::RangeInclusive;
 
-use crate::bitpack;
 use crate::counters::AccessCounts;
 use crate::error::Result;
 use crate::structure::{cast, try_cast, Structure};
+use pmolap_kernels::{bitpack, bits};
 
 /// Rows decoded per step of a scan.
 pub const BLOCK: usize = 1024;
@@ -110,7 +110,7 @@ impl DataVector {
         &self.s.info
     }
 
-    /// The packed value ids ([`crate::bitpack`] layout, padding word included): raw,
+    /// The packed value ids ([`pmolap_kernels::bitpack`] layout, padding word included): raw,
     /// uncounted access for engines that run their own scan and gather kernels.
     #[inline]
     pub fn words(&self) -> &[u64] {
@@ -139,7 +139,7 @@ impl DataVector {
         if self.s.counting() {
             self.s.counters.add_scan(out.len() as u64);
         }
-        bitpack::unpack(self.words(), self.width, start, out);
+        bits::unpack(self.words(), self.width, start, out);
     }
 
     /// The ids of the rows in `rows` (lookups classed by stride), into `out`.
@@ -166,7 +166,7 @@ impl DataVector {
         let mut start = 0;
         while start < self.rows {
             let n = BLOCK.min(self.rows - start);
-            bitpack::unpack(words, self.width, start, &mut buf[..n]);
+            bits::unpack(words, self.width, start, &mut buf[..n]);
             f(start, &buf[..n]);
             start += n;
         }

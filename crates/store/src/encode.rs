@@ -2,10 +2,10 @@
 //! reference for int columns, see [`frame_pays`]), and the payload bytes of each of its
 //! structures.
 
-use crate::bitpack;
 use crate::builder::{ColumnData, StrColumn};
 use crate::error::{Error, Result};
 use crate::format::{ColumnEncoding, StructureKind};
+use pmolap_kernels::bitpack;
 
 /// A column's dictionary.
 #[derive(Debug)]

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 pub enum Error {
     /// A tier operation (mapping, capacity, persistence) failed.
     #[error(transparent)]
-    Tier(#[from] pmolap_tier::Error),
+    Tier(#[from] pmolap_os::Error),
 
     /// An I/O error on a named path.
     #[error("{}: {source}", path.display())]

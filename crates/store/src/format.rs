@@ -30,7 +30,7 @@
 //!                     non-decreasing, last = byte count), then the UTF-8 bytes;
 //!                     strings ascending by bytes, unique
 //!  data vector        words_for(rows, width) × u64: id i at bits i*w.. of the LE word
-//!                     stream, then one zero padding word (see bitpack.rs)
+//!                     stream, then one zero padding word (pmolap_kernels::bitpack)
 //!  inverted index     (entries + 1) × u64 offsets into the row ids (CSR), then
 //!                     rows × u32 row ids, ascending within each value id
 //!

@@ -4,8 +4,9 @@
 //! format with checksums and an atomic commit protocol (`docs/formats.md`); and per
 //! structure access counters (§4.1) for the placement model.
 //!
-//! Modules: [`schema`] (types, values), [`bitpack`] (packing kernels), [`dictionary`],
-//! [`datavector`], [`inverted`] (the three structures), [`counters`], [`placement`],
+//! Modules: [`schema`] (types, values), [`dictionary`], [`datavector`] (ids packed in
+//! the layout of `pmolap_kernels::bitpack`), [`inverted`] (the three structures),
+//! [`counters`], [`placement`],
 //! [`format`] (byte layouts), [`encode`] (value ids, dictionaries, frames), [`builder`]
 //! (write + commit), [`tbl`] (`.tbl` loading),
 //! [`table`] (open + read).
@@ -17,7 +18,6 @@ compile_error!(
     "the pmolap column-store format is little endian; big-endian targets are not supported"
 );
 
-pub mod bitpack;
 pub mod builder;
 pub mod counters;
 pub mod database;

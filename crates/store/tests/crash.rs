@@ -5,7 +5,7 @@
 
 mod common;
 
-use pmolap_tier::durable::crash;
+use pmolap_os::durable::crash;
 use std::path::Path;
 
 use pmolap_store::{ColumnEncoding, Error, Placement, Table, WriteOptions};

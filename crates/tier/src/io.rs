@@ -14,7 +14,7 @@ use std::ptr::NonNull;
 
 use io_uring::{opcode, squeue, types, IoUring};
 
-use crate::error::{Error, Result};
+use pmolap_os::{Error, Result};
 
 const MADV_POPULATE_READ: libc::c_int = 22;
 

@@ -10,7 +10,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::cpu::CpuFeatures;
-use crate::error::{Error, Result};
+use pmolap_os::{Error, Result};
 
 /// Size of a CPU cache line on every CPU pmolap supports.
 pub const CACHE_LINE: usize = 64;

@@ -7,7 +7,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+use pmolap_os::{Error, Result};
 
 /// Where a [`crate::Region`] lives.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -5,7 +5,7 @@
 
 use std::io::{Read, Write};
 
-use pmolap_tier::cgroup::MemoryLimit;
+use pmolap_os::cgroup::MemoryLimit;
 use pmolap_tier::io::{fadvise, Advice};
 
 #[test]

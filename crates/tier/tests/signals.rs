@@ -1,4 +1,4 @@
-//! Guards the signal handlers of `pmolap_tier::signal`: a mapped file truncated under a
+//! Guards the signal handlers of `pmolap_os::signal`: a mapped file truncated under a
 //! reader (SIGBUS) ends the process with one line and exit code 1 instead of a crash, and
 //! the interrupt flag turns into `Error::Interrupted` at safe points.
 
@@ -14,7 +14,7 @@ fn sigbus_child() {
     let Ok(path) = std::env::var(ENV_FILE) else {
         return;
     };
-    pmolap_tier::signal::install().unwrap();
+    pmolap_os::signal::install().unwrap();
     std::fs::write(&path, vec![7u8; 1 << 20]).unwrap();
     let r = Region::new(
         &TierSpec::File {
@@ -59,10 +59,10 @@ fn a_truncated_mapping_ends_with_one_line_not_a_crash() {
 
 #[test]
 fn interrupts_become_errors_at_safe_points() {
-    assert!(pmolap_tier::signal::check().is_ok());
-    pmolap_tier::signal::request_interrupt();
+    assert!(pmolap_os::signal::check().is_ok());
+    pmolap_os::signal::request_interrupt();
     assert!(matches!(
-        pmolap_tier::signal::check(),
-        Err(pmolap_tier::Error::Interrupted)
+        pmolap_os::signal::check(),
+        Err(pmolap_os::Error::Interrupted)
     ));
 }

@@ -417,7 +417,7 @@ fn progress_bar(total: u64, progress: bool, what: &str) -> ProgressBar {
 }
 
 /// Writes `size` random bytes to `path` (created or truncated) and syncs it; stops
-/// with [`pmolap_tier::Error::Interrupted`] at the next MiB once an interrupt arrived.
+/// with [`pmolap_os::Error::Interrupted`] at the next MiB once an interrupt arrived.
 fn write_random(path: &Path, size: u64, seed: u64, bar: &ProgressBar) -> Result<()> {
     let f = OpenOptions::new()
         .read(true)
@@ -431,7 +431,7 @@ fn write_random(path: &Path, size: u64, seed: u64, bar: &ProgressBar) -> Result<
     let mut chunk = vec![0u8; PREP_CHUNK];
     let mut off = 0u64;
     while off < size {
-        pmolap_tier::signal::check()?;
+        pmolap_os::signal::check()?;
         let n = (size - off).min(PREP_CHUNK as u64) as usize;
         rng.fill_bytes(&mut chunk[..n]);
         f.write_all_at(&chunk[..n], off)

@@ -18,9 +18,9 @@ use hdrhistogram::Histogram;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
+use pmolap_os::signal::interrupted;
 use pmolap_tier::io::{fadvise, open_direct, prefault_read, Advice, AlignedBuf, Done, RingIo};
 use pmolap_tier::region::{Region, RegionOptions};
-use pmolap_tier::signal::interrupted;
 use pmolap_tier::topology::Topology;
 use pmolap_tier::TierSpec;
 
@@ -104,7 +104,7 @@ pub fn validate_all(
 ///
 /// On SIGINT/SIGTERM the sweep stops at the next safe point and the results hold the
 /// runs that finished (the current one with the repetitions it finished, if any),
-/// marked `partial`; if nothing finished, the error is [`pmolap_tier::Error::Interrupted`].
+/// marked `partial`; if nothing finished, the error is [`pmolap_os::Error::Interrupted`].
 pub fn run_all(
     runs: &[(String, Params)],
     topo: &Topology,
@@ -135,7 +135,7 @@ pub fn run_all(
         let run = match run_one(bench, p, notes, &mut files, opts) {
             Ok(run) => run,
             // Stopped while preparing its files: the runs before it stand.
-            Err(Error::Tier(pmolap_tier::Error::Interrupted)) => break,
+            Err(Error::Tier(pmolap_os::Error::Interrupted)) => break,
             Err(e) => return Err(e),
         };
         if run.reps.is_empty() {
@@ -147,7 +147,7 @@ pub fn run_all(
     files.finish();
     let partial = interrupted();
     if partial && out.is_empty() {
-        return Err(pmolap_tier::Error::Interrupted.into());
+        return Err(pmolap_os::Error::Interrupted.into());
     }
     Ok(Results {
         partial,

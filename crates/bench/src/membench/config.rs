@@ -421,7 +421,7 @@ impl Params {
         if let TierSpec::File { path } = &self.tier {
             // The same refusal the region would give, before anything runs.
             if !self.overwrite && !path.is_dir() && path.symlink_metadata().is_ok() {
-                return Err(pmolap_tier::Error::Exists(path.clone()).into());
+                return Err(pmolap_os::Error::Exists(path.clone()).into());
             }
         }
         let available = pmolap_tier::region::capacity(&self.tier)?;

@@ -35,7 +35,7 @@ pub const HEADER: [&str; 22] = [
 /// Writes `results` as CSV to `path`, published whole (staged beside it, then renamed
 /// over it): an old file there stays intact until the new one is complete.
 pub fn write_csv(results: &Results, path: &Path) -> Result<()> {
-    pmolap_tier::durable::publish_file(path, &to_csv(results, path)?)?;
+    pmolap_os::durable::publish_file(path, &to_csv(results, path)?)?;
     Ok(())
 }
 

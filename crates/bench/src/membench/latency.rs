@@ -9,8 +9,8 @@ use hdrhistogram::Histogram;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
+use pmolap_os::signal::interrupted;
 use pmolap_tier::pin::pin_current_thread;
-use pmolap_tier::signal::interrupted;
 use pmolap_tier::MemView;
 
 use crate::error::{Error, Result};

@@ -5,7 +5,7 @@
 //! warm-up pass. Timed: from a gate that releases all threads of all groups together
 //! to each thread's last access.
 //!
-//! SIGINT/SIGTERM ([`pmolap_tier::signal`]) are polled once per batch of accesses (a few
+//! SIGINT/SIGTERM ([`pmolap_os::signal`]) are polled once per batch of accesses (a few
 //! MiB: no measurable cost) and between repetitions and runs; an interrupted sweep keeps
 //! the repetitions that finished, drops the one cut short, and is marked partial.
 
@@ -16,10 +16,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
+use pmolap_os::signal::interrupted;
 use pmolap_tier::kernel::{AccessOp, Isa, Kernel};
 use pmolap_tier::pin::pin_current_thread;
 use pmolap_tier::region::{HugePages, Region, RegionInfo, RegionOptions};
-use pmolap_tier::signal::interrupted;
 use pmolap_tier::topology::Topology;
 use pmolap_tier::{ExistingFile, MemView, Pinning, TierSpec};
 
@@ -607,7 +607,7 @@ pub fn validate_all(runs: &[(String, Params)], topo: &Topology, opts: &RunOption
 ///
 /// On SIGINT/SIGTERM the sweep stops at the next safe point: the results hold the runs
 /// that finished (the current one with the repetitions it finished, if any) and are
-/// marked `partial`; if nothing finished, the error is [`pmolap_tier::Error::Interrupted`].
+/// marked `partial`; if nothing finished, the error is [`pmolap_os::Error::Interrupted`].
 pub fn run_all(
     runs: &[(String, Params)],
     topo: &Topology,
@@ -666,7 +666,7 @@ pub fn run_all(
     pb.finish_and_clear();
     let partial = interrupted();
     if partial && out.is_empty() {
-        return Err(pmolap_tier::Error::Interrupted.into());
+        return Err(pmolap_os::Error::Interrupted.into());
     }
     Ok(Results {
         kind: "membench".into(),

@@ -101,7 +101,7 @@ pub fn run_queries(
     }
     let mut out = Vec::new();
     for q in queries {
-        if pmolap_tier::signal::interrupted() {
+        if pmolap_os::signal::interrupted() {
             break;
         }
         pb.set_message(format!("Q{}", q.label()));
@@ -110,7 +110,7 @@ pub fn run_queries(
             p.run(q)?;
         }
         for _ in 0..reps {
-            if pmolap_tier::signal::interrupted() && !runs.is_empty() {
+            if pmolap_os::signal::interrupted() && !runs.is_empty() {
                 break;
             }
             runs.push(match src {
@@ -172,7 +172,7 @@ pub fn run(
         kind: super::KIND_RUN.into(),
         format_version: super::FORMAT_VERSION,
         pmolap_version: env!("CARGO_PKG_VERSION").into(),
-        partial: pmolap_tier::signal::interrupted(),
+        partial: pmolap_os::signal::interrupted(),
         config: RunConfig {
             data: dir,
             tier,
@@ -183,7 +183,7 @@ pub fn run(
             replicate_dims: p.layout.replicated,
             morsel_rows: data.exec.morsel_rows,
             join_index,
-            bits_kernel: pmolap_tier::kernel::bits::active().name().to_string(),
+            bits_kernel: pmolap_kernels::bits::active().name().to_string(),
         },
         machine: Machine::from_topology(&topo),
         notes: p.layout.notes.clone(),

@@ -175,7 +175,7 @@ pub fn tiers(
     let (choices, notes) = chosen_tiers(&topo, &dir, only, true)?;
     let mut results = Vec::new();
     for c in &choices {
-        if pmolap_tier::signal::interrupted() {
+        if pmolap_os::signal::interrupted() {
             break;
         }
         on_tier(c);
@@ -209,7 +209,7 @@ pub fn tiers(
         kind: super::KIND_TIERS.into(),
         format_version: super::FORMAT_VERSION,
         pmolap_version: env!("CARGO_PKG_VERSION").into(),
-        partial: pmolap_tier::signal::interrupted(),
+        partial: pmolap_os::signal::interrupted(),
         config: TiersConfig {
             data: dir,
             reps,
@@ -294,7 +294,7 @@ pub fn breakdown(
         let mut db = Some(open_database(&dir, &c.spec, true)?);
         let mut first = f64::NAN;
         for (name, opts) in &rungs {
-            if pmolap_tier::signal::interrupted() {
+            if pmolap_os::signal::interrupted() {
                 break 'tiers;
             }
             let Some(d) = db.take() else {
@@ -333,7 +333,7 @@ pub fn breakdown(
         kind: super::KIND_BREAKDOWN.into(),
         format_version: super::FORMAT_VERSION,
         pmolap_version: env!("CARGO_PKG_VERSION").into(),
-        partial: pmolap_tier::signal::interrupted(),
+        partial: pmolap_os::signal::interrupted(),
         query: query.id.clone(),
         reps,
         machine: Machine::from_topology(&topo),

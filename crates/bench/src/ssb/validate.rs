@@ -5,7 +5,7 @@
 //! - **cold** — every timed run reopens the database under the placement and drops its
 //!   files' pages first (`POSIX_FADV_DONTNEED`), so each query faults its slow data in;
 //! - **cache:SIZE** — the database is opened once per placement, its pages dropped, and
-//!   the process then enters a memory cgroup ([`pmolap_tier::cgroup::MemoryLimit`]) whose
+//!   the process then enters a memory cgroup ([`pmolap_os::cgroup::MemoryLimit`]) whose
 //!   limit is SIZE plus the queries' own working memory (measured on the all-DRAM
 //!   placement first): the slow tier's page cache is bounded by about SIZE; every query
 //!   runs once to warm up, then `reps` times.
@@ -26,6 +26,7 @@ use indicatif::ProgressBar;
 use serde::{Deserialize, Serialize};
 
 use pmolap_engine::{Database, Query};
+use pmolap_os::cgroup::MemoryLimit;
 use pmolap_place::placement::{
     PlacedStructure, PlacementTier, PLACEMENT_FORMAT, PLACEMENT_VERSION,
 };
@@ -33,7 +34,6 @@ use pmolap_place::{
     scenarios, Assignment, Granularity, Model, ModelOptions, PlacementFile, Profile, Workload,
     REFERENCE_TIER,
 };
-use pmolap_tier::cgroup::MemoryLimit;
 use pmolap_tier::io::{fadvise, Advice};
 use pmolap_tier::Topology;
 
@@ -248,8 +248,8 @@ impl Runner<'_> {
         for q in &self.o.queries {
             let mut times = Vec::new();
             for _ in 0..self.o.reps {
-                if pmolap_tier::signal::interrupted() {
-                    return Err(pmolap_tier::Error::Interrupted.into());
+                if pmolap_os::signal::interrupted() {
+                    return Err(pmolap_os::Error::Interrupted.into());
                 }
                 let p = Prepared::new(
                     open_cold(&self.dir, pf)?,
@@ -282,8 +282,8 @@ impl Runner<'_> {
         }
         for _ in 0..self.o.reps {
             for (i, q) in self.o.queries.iter().enumerate() {
-                if pmolap_tier::signal::interrupted() {
-                    return Err(pmolap_tier::Error::Interrupted.into());
+                if pmolap_os::signal::interrupted() {
+                    return Err(pmolap_os::Error::Interrupted.into());
                 }
                 out[i].push(p.run(q)?.total_ms);
                 self.pb.inc(1);
@@ -454,7 +454,7 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
         };
         let times = match times {
             Ok(t) => t,
-            Err(Error::Tier(pmolap_tier::Error::Interrupted)) => {
+            Err(Error::Tier(pmolap_os::Error::Interrupted)) => {
                 partial = true;
                 break;
             }
@@ -486,7 +486,7 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
         kind: KIND_VALIDATE.into(),
         format_version: super::FORMAT_VERSION,
         pmolap_version: env!("CARGO_PKG_VERSION").into(),
-        partial: partial || pmolap_tier::signal::interrupted(),
+        partial: partial || pmolap_os::signal::interrupted(),
         config: ValidateConfig {
             data: dir,
             setting: o.setting,

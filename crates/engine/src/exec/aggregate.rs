@@ -9,10 +9,10 @@
 
 use std::collections::HashMap;
 
+use pmolap_kernels::bits::{self, Arith};
+use pmolap_kernels::prefetch::prefetch_read;
 use pmolap_store::dictionary::IntValues;
 use pmolap_store::AccessCounts;
-use pmolap_tier::kernel::bits::{self, Arith};
-use pmolap_tier::kernel::prefetch::prefetch_read;
 
 use super::packed::{fused_sums, packed, packed_read, pair_extremes};
 use super::probe::{ColRef, ColumnIds, Rows, Scratch, Tally};

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::time::Instant;
 
-use pmolap_store::bitpack;
+use pmolap_kernels::bitpack;
 use pmolap_tier::{Pinning, Region, RegionOptions, TierSpec, Topology};
 use serde::{Deserialize, Serialize};
 

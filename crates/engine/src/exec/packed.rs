@@ -3,8 +3,8 @@
 //! selected or the selection is a dense bitmask (docs/engine.md, "Sums straight from
 //! the packed words").
 
+use pmolap_kernels::bits::{self, Packed, Pair};
 use pmolap_store::dictionary::IntValues;
-use pmolap_tier::kernel::bits::{self, Packed, Pair};
 
 use super::aggregate::can_overflow;
 use super::probe::{ColRef, Rows, Tally};

@@ -2,14 +2,14 @@
 //! and compacting the selection vector and the rows' group ids, reading a column by
 //! unpacking the morsel or by random gets.
 //!
-//! Unpacking and range tests run the SIMD bit kernels of `pmolap_tier::kernel::bits`
+//! Unpacking and range tests run the SIMD bit kernels of `pmolap_kernels::bits`
 //! (AVX-512, AVX2 or portable, chosen at run time): a range test of the first step goes
 //! from the packed words straight to the selection vector, and one of a later step over
 //! a dense selection to a bitmask of the morsel, without unpacking the ids.
 
-use pmolap_store::{bitpack, AccessCounts};
-use pmolap_tier::kernel::bits;
-use pmolap_tier::kernel::prefetch::{prefetch_ahead, prefetch_read};
+use pmolap_kernels::prefetch::{prefetch_ahead, prefetch_read};
+use pmolap_kernels::{bitpack, bits};
+use pmolap_store::AccessCounts;
 
 use super::aggregate::{accumulate, Acc};
 use super::groups::{drop_misses, group_codes, LutRef};
@@ -299,7 +299,7 @@ fn step(
     }
     match pred {
         _ if unpacks_morsel(k, n) => {
-            bitpack::unpack(c.words, c.width, local, &mut buf[..n]);
+            bits::unpack(c.words, c.width, local, &mut buf[..n]);
             let b = &buf[..n];
             next_step(k, |r| b[r as usize], pred, sel)
         }
@@ -375,13 +375,13 @@ fn fetch_ids(rows: Rows<'_, '_>, col: usize, unpack: bool, buf: &mut [u32], out:
     let local = start - c.base;
     if k == n {
         // Every row selected (no filter, or none failed): unpack straight into `out`.
-        bitpack::unpack(c.words, c.width, local, &mut out[..n]);
+        bits::unpack(c.words, c.width, local, &mut out[..n]);
     } else if let (Some(mask), true) = (rows.mask, unpack) {
         // Unpacked and compressed in registers: no morsel of ids to gather from.
         let got = bits::active().unpack_selected(c.words, c.width, local, n, mask, out);
         debug_assert_eq!(got, k);
     } else if unpack {
-        bitpack::unpack(c.words, c.width, local, &mut buf[..n]);
+        bits::unpack(c.words, c.width, local, &mut buf[..n]);
         bits::gather(&buf[..n], sel, out);
     } else {
         let w = c.width as usize;
@@ -407,7 +407,7 @@ fn fetch_ids(rows: Rows<'_, '_>, col: usize, unpack: bool, buf: &mut [u32], out:
 }
 
 /// Id `i` of `c`, by a get that also asks for the line
-/// [`STREAM_AHEAD`](pmolap_tier::kernel::prefetch::STREAM_AHEAD) bytes past it: gets of
+/// [`STREAM_AHEAD`](pmolap_kernels::prefetch::STREAM_AHEAD) bytes past it: gets of
 /// rows less than a line apart read every line, as a scan does, and the hardware
 /// prefetchers did not keep up with them (SF 10, two threads, Zen 5, alternated: R44
 /// 1.43x, R24 1.33x, R36 1.13x, nine more sparse queries 0.99-1.07x).
@@ -636,8 +636,7 @@ mod tests {
     use super::{step, ColRef, TestRef};
     use super::{Scratch, TESTED_SLACK};
     use crate::plan::order::LARGE_BITMAP_WORDS;
-    use pmolap_store::bitpack;
-    use pmolap_tier::kernel::bits;
+    use pmolap_kernels::{bitpack, bits};
 
     /// Every path of a filter step — the whole morsel, an unpacked morsel, gets, and the
     /// kernel over the gets' ids (a bitmap of `LARGE_BITMAP_WORDS` words and more; rows

@@ -1,9 +1,10 @@
 //! Predicates as value-id sets of a sorted dictionary ([`CodeSet`]), the probe tests made
 //! of them, and the sampled selectivity of a test over a fact column.
 
+use pmolap_kernels::bitpack;
 use pmolap_store::dictionary::Dictionary;
 use pmolap_store::table::Column;
-use pmolap_store::{bitpack, AccessCounts, ColumnType};
+use pmolap_store::{AccessCounts, ColumnType};
 
 use super::{FactCol, Test, MISS};
 use crate::error::{Error, Result};
@@ -201,7 +202,7 @@ pub(crate) fn passes(test: &Test, id: u32) -> bool {
     match test {
         Test::Range { lo, span } => id.wrapping_sub(*lo) <= *span,
         Test::Bits(b) => b[id as usize >> 6] >> (id & 63) & 1 != 0,
-        Test::Ranges(r) => pmolap_tier::kernel::bits::in_ranges(r, id),
+        Test::Ranges(r) => pmolap_kernels::bits::in_ranges(r, id),
         Test::Lookup(l) => l.code(id) != MISS,
         Test::Code { len } => id < *len,
     }

@@ -395,7 +395,7 @@ fn join_filter(lut: &[u32]) -> (Option<Test>, bool) {
             .enumerate()
             .fold(0, |x, (j, &g)| x | u64::from(g != MISS) << j);
     }
-    let hits = pmolap_tier::kernel::bits::active().count_ones(&bits);
+    let hits = pmolap_kernels::bits::active().count_ones(&bits);
     let bit_at = |i: usize, b: u32| (i * 64) as u32 + b;
     let first = bits
         .iter()

@@ -2,7 +2,7 @@
 //! fact row, under the probe's own rules for how a step reads its column at a given
 //! density of the selection (which are defined here, once, for both).
 
-use pmolap_tier::kernel::bits;
+use pmolap_kernels::bits;
 
 use super::{Step, Test};
 
@@ -391,7 +391,7 @@ mod tests {
         assert!(!B.whole_morsel(k(0.05), N, 12));
         assert_eq!(
             B.whole_morsel(k(0.05), N, 3),
-            pmolap_tier::kernel::bits::active().bitmap_by_bytes(3)
+            pmolap_kernels::bits::active().bitmap_by_bytes(3)
         );
         // Folding the aggregates by the mask: from a thirty-second at any width, below it
         // by the width (ids stored by the mask keep the density rule).

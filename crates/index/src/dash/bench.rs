@@ -401,7 +401,7 @@ pub fn run(p: &HashBenchParams, progress: &mut dyn FnMut(&str)) -> Result<HashBe
         ));
     }
     if let Some(out) = &p.out {
-        pmolap_tier::durable::check_writable(out)?;
+        pmolap_os::durable::check_writable(out)?;
     }
     let started_unix = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -463,7 +463,7 @@ pub fn run(p: &HashBenchParams, progress: &mut dyn FnMut(&str)) -> Result<HashBe
     if let Some(out) = &p.out {
         let bytes = serde_json::to_vec_pretty(&doc)
             .map_err(|e| Error::Bench(format!("the results do not serialise: {e}")))?;
-        pmolap_tier::durable::publish_file(out, &bytes)?;
+        pmolap_os::durable::publish_file(out, &bytes)?;
     }
     Ok(doc)
 }

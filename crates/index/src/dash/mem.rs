@@ -19,7 +19,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use pmolap_tier::durable::Steps;
+use pmolap_os::durable::Steps;
 use pmolap_tier::{AtomicRegion, Durability};
 
 use crate::error::{Error, Result};

@@ -4,9 +4,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{fence, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use pmolap_tier::durable::Steps;
+use pmolap_kernels::prefetch::prefetch_read;
+use pmolap_os::durable::Steps;
 use pmolap_tier::kernel::bytes::match_byte16;
-use pmolap_tier::kernel::prefetch::prefetch_read;
 use pmolap_tier::{ExistingFile, Region, RegionOptions, TierSpec};
 
 use super::layout::*;

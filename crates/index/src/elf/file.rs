@@ -6,8 +6,9 @@ use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use pmolap_tier::durable::{commit_rename, fsync_file, Steps};
-use pmolap_tier::{FileLock, LockMode, Region, RegionOptions, TierSpec};
+use pmolap_os::durable::{commit_rename, fsync_file, Steps};
+use pmolap_os::{FileLock, LockMode};
+use pmolap_tier::{Region, RegionOptions, TierSpec};
 
 use super::{Elf, MAX_DIMS, MAX_WORDS, PRELUDE, VALUE_MASK};
 use crate::error::{Error, Result};

@@ -103,7 +103,7 @@ pub struct Elf {
     rows: usize,
     path: Option<PathBuf>,
     /// The index file's shared lock, while the array is used in place.
-    _lock: Option<pmolap_tier::FileLock>,
+    _lock: Option<pmolap_os::FileLock>,
 }
 
 impl Elf {

@@ -135,9 +135,9 @@ impl Figure {
                 why: e.0,
             })?;
         }
-        pmolap_tier::durable::publish_file(&png, &crate::png::encode_rgb(&rgb, w, h))?;
+        pmolap_os::durable::publish_file(&png, &crate::png::encode_rgb(&rgb, w, h))?;
         let svg = dir.join(format!("{}.svg", self.stem()));
-        pmolap_tier::durable::publish_file(&svg, self.to_svg()?.as_bytes())?;
+        pmolap_os::durable::publish_file(&svg, self.to_svg()?.as_bytes())?;
         Ok(vec![png, svg])
     }
 }

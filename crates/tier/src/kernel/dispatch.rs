@@ -11,9 +11,9 @@ use super::{
     W_STORE,
 };
 use crate::cpu::CpuFeatures;
-use crate::error::{Error, Result};
 use crate::persist::{PersistMode, CACHE_LINE};
 use crate::region::MemView;
+use pmolap_os::{Error, Result};
 
 /// The CPU this process runs on, detected once: kernels are checked against it as well
 /// as against the features the caller passed, so a kernel can never run an instruction

@@ -25,8 +25,8 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::cpu::CpuFeatures;
-use crate::error::{Error, Result};
 use crate::persist::{self, PersistMode, CACHE_LINE};
+use pmolap_os::{Error, Result};
 
 /// The data every write kernel stores: word `i` of each 64 B line is `PATTERN[i]`.
 pub const PATTERN: [u64; 8] = [
@@ -95,7 +95,9 @@ impl Isa {
         Ok(isa)
     }
 
-    pub(crate) fn check(self, f: &CpuFeatures) -> Result<()> {
+    /// Ok if a CPU with features `f` can run this ISA, else
+    /// [`Error::MissingCpuFeature`] naming the feature it lacks.
+    pub fn check(self, f: &CpuFeatures) -> Result<()> {
         match self.required_feature() {
             Some(feature) if !self.supported(f) => Err(Error::MissingCpuFeature(feature)),
             _ => Ok(()),
@@ -178,11 +180,9 @@ mod drivers;
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
-pub mod bits;
 pub mod bytes;
 mod dispatch;
 mod portable;
-pub mod prefetch;
 
 pub use self::dispatch::Kernel;
 

@@ -5,8 +5,8 @@
 use std::sync::atomic::AtomicU64;
 
 use super::{Region, RegionInfo};
-use crate::error::{Error, Result};
 use crate::persist::Durability;
+use pmolap_os::{Error, Result};
 
 impl Region {
     /// Turns the region into one accessed only as atomic 64-bit words (its length must

@@ -6,9 +6,9 @@ use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 use super::HUGE_PAGE;
-use crate::error::{Error, Result};
 use crate::spec::TierSpec;
 use crate::topology::Topology;
+use pmolap_os::{Error, Result};
 
 /// The number of bytes `spec` can hold for a new region right now: free memory of the
 /// node (or `MemAvailable`), free space of the filesystem (plus the file's current size),

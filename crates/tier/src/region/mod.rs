@@ -23,10 +23,10 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::cpu::CpuFeatures;
-use crate::error::{Error, Result};
 use crate::persist::{Durability, PersistMode};
 use crate::spec::TierSpec;
 use crate::topology::Topology;
+use pmolap_os::{Error, Result};
 
 /// Base page size assumed for alignment and residency sampling.
 pub use self::atomic::AtomicRegion;

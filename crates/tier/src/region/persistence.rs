@@ -2,8 +2,8 @@
 //! flushes on DAX, `msync` on page-cache files, nothing on DRAM.
 
 use super::{check_range, Region, PAGE};
-use crate::error::{Error, Result};
 use crate::persist::{self, Durability};
+use pmolap_os::{Error, Result};
 
 impl Region {
     /// Writes `src` at `offset` and makes it durable the tier's way: non-temporal copy +

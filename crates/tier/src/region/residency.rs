@@ -2,7 +2,7 @@
 //! bytes backed by huge pages (`/proc/self/smaps`).
 
 use super::{Region, Residency, PAGE};
-use crate::error::{Error, Result};
+use pmolap_os::{Error, Result};
 
 impl Region {
     /// Which NUMA nodes hold the region's pages: a `move_pages` query (no move) over up to

@@ -6,7 +6,7 @@ use std::ptr::NonNull;
 
 use super::{check_range, Region};
 use crate::cpu::CpuFeatures;
-use crate::error::{Error, Result};
+use pmolap_os::{Error, Result};
 
 impl Region {
     /// A copyable handle through which many threads can access the region at once.

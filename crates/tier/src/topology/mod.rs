@@ -18,7 +18,7 @@ use self::sysfs::{
     read_cpuinfo, read_cpus, read_dax_devices, read_memory_tiers, read_nodes, read_optional,
 };
 use crate::cpu::CpuFeatures;
-use crate::error::{Error, Result};
+use pmolap_os::{Error, Result};
 
 /// The alignment of a device-DAX device whose sysfs directory has no `align` file.
 pub const DEFAULT_DAX_ALIGN: u64 = 2 << 20;

@@ -5,7 +5,7 @@ use std::path::{Component, Path, PathBuf};
 
 use super::sysfs::{block_device_facts, parse_err, read_optional};
 use super::Mount;
-use crate::error::Result;
+use pmolap_os::Result;
 
 /// Undoes the octal escapes of `/proc/mounts` (`\040` for a space, etc.).
 pub(super) fn unescape_mount_field(s: &str) -> String {

@@ -7,7 +7,7 @@ use super::{
     parse_cpulist, Cpu, DaxDevice, HmatAccess, MemoryTier, NodeKind, NumaNode, DEFAULT_DAX_ALIGN,
 };
 use crate::cpu::CpuFeatures;
-use crate::error::{Error, Result};
+use pmolap_os::{Error, Result};
 
 /// Reads a file that may be absent: `Ok(None)` if it does not exist.
 pub(super) fn read_optional(path: &Path) -> Result<Option<String>> {

@@ -376,7 +376,7 @@ pub fn bench(p: &BenchParams, progress: &dyn Fn(&str)) -> Result<BenchReport> {
         pmolap_version: env!("CARGO_PKG_VERSION").into(),
         started_unix,
         machine,
-        partial: pmolap_tier::signal::interrupted(),
+        partial: pmolap_os::signal::interrupted(),
         params: Settings {
             rows: p.rows,
             dims: p.dims,
@@ -406,7 +406,7 @@ pub fn bench(p: &BenchParams, progress: &dyn Fn(&str)) -> Result<BenchReport> {
     if let Some(out) = &p.out {
         let bytes = serde_json::to_vec_pretty(&doc)
             .map_err(|e| Error::Bench(format!("the results do not serialise: {e}")))?;
-        pmolap_tier::durable::publish_file(out, &bytes)?;
+        pmolap_os::durable::publish_file(out, &bytes)?;
     }
     Ok(doc)
 }

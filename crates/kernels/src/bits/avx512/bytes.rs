@@ -12,7 +12,7 @@
 use std::arch::x86_64::*;
 
 /// The widest ids these kernels take.
-pub(in crate::kernel::bits) const MAX_WIDTH: u32 = 8;
+pub(in crate::bits) const MAX_WIDTH: u32 = 8;
 
 /// The per-width constants of the byte unpack.
 struct Bytes {
@@ -56,7 +56,7 @@ impl Bytes {
     #[inline(always)]
     unsafe fn group(&self, src: *const u64, g: usize) -> __m512i {
         let at = src.wrapping_add(g * self.width);
-        crate::kernel::prefetch::prefetch_ahead(at.cast(), self.width * 8);
+        crate::prefetch::prefetch_ahead(at.cast(), self.width * 8);
         // SAFETY: the group's `8w` bytes and at most 64 - 8w after them.
         unsafe {
             let v = _mm512_loadu_si512(at.cast());
@@ -86,7 +86,7 @@ unsafe fn selected(masks: *const u64, g: usize) -> u64 {
 /// `src` is readable for `groups * width + 8` words, `out` writable for `groups` masks,
 /// `width` in `1..=MAX_WIDTH`; the CPU has avx512f, avx512bw and avx512vbmi.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
-pub(in crate::kernel::bits) unsafe fn range(
+pub(in crate::bits) unsafe fn range(
     src: *const u64,
     width: u32,
     groups: usize,
@@ -112,7 +112,7 @@ pub(in crate::kernel::bits) unsafe fn range(
 /// # Safety
 /// As [`range`].
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
-pub(in crate::kernel::bits) unsafe fn bitmap(
+pub(in crate::bits) unsafe fn bitmap(
     src: *const u64,
     width: u32,
     groups: usize,
@@ -151,7 +151,7 @@ pub(in crate::kernel::bits) unsafe fn bitmap(
 /// # Safety
 /// As [`range`] without `out`; a non-null `masks` is readable for `groups` words.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
-pub(in crate::kernel::bits) unsafe fn sum_packed(
+pub(in crate::bits) unsafe fn sum_packed(
     src: *const u64,
     width: u32,
     groups: usize,
@@ -178,7 +178,7 @@ pub(in crate::kernel::bits) unsafe fn sum_packed(
 /// # Safety
 /// As [`sum_packed`].
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
-pub(in crate::kernel::bits) unsafe fn min_max_packed(
+pub(in crate::bits) unsafe fn min_max_packed(
     src: *const u64,
     width: u32,
     groups: usize,

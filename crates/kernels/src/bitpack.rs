@@ -1,13 +1,14 @@
-//! Bit packing of value ids: value id `i` of a data vector occupies bits `i*w .. i*w+w`
-//! of a little-endian stream of `u64` words (`w` = bit width, 1..=32), followed by one
-//! zero padding word so that any id can be read with one unaligned two-word load.
+//! The packed value-id layout, defined once for the store that writes it and the kernels
+//! that read it: value id `i` of a data vector occupies bits `i*w .. i*w+w` of a
+//! little-endian stream of `u64` words (`w` = bit width, 1..=32), followed by one zero
+//! padding word so that any id can be read with one unaligned two-word load ([`get`]).
 //!
-//! 64 ids of width `w` fill exactly `w` words, so whole groups of 64 are packed by a
-//! kernel monomorphised per width (`const W`): every shift and mask is a constant and the
-//! loop body has no data-dependent branch, which lets LLVM unroll and vectorise it.
-//! Unpacking is `pmolap_tier::kernel::bits` (AVX-512, AVX2 or portable, each tested
-//! against its portable variant there); the tests here check every variant against
-//! [`get`], id by id.
+//! 64 ids of width `w` fill exactly `w` words (a *group*, [`GROUP`]), so whole groups are
+//! packed and unpacked by code monomorphised per width (`const W`, chosen by the one
+//! width dispatch here, `by_width!`): every shift and mask is a constant and the loop
+//! body has no data-dependent branch, which lets LLVM unroll and vectorise it.
+//! Unpacking is [`crate::bits`] (AVX-512, AVX2 or portable, each tested against its
+//! portable variant there); the tests here check every variant against [`get`], id by id.
 
 /// Ids per packing group: a group of width `w` is exactly `w` words.
 pub const GROUP: usize = 64;
@@ -46,6 +47,19 @@ pub fn get(words: &[u64], width: u32, i: usize) -> u32 {
     ((two >> sh) as u64 & mask(width)) as u32
 }
 
+/// [`get`] from words without the padding word (any `(start, len)` of any vector the bit
+/// kernels are given): the next word is read only when the id straddles into it.
+#[inline(always)]
+pub(crate) fn get_unpadded(words: &[u64], width: u32, i: usize) -> u32 {
+    let bit = i * width as usize;
+    let (wi, sh) = (bit >> 6, (bit & 63) as u32);
+    let mut v = words[wi] >> sh;
+    if sh + width > 64 {
+        v |= words[wi + 1] << (64 - sh);
+    }
+    (v & mask(width)) as u32
+}
+
 /// Writes id `i` into zeroed (or previously cleared) bits.
 #[inline(always)]
 fn put_or(words: &mut [u64], width: u32, i: usize, v: u32) {
@@ -82,7 +96,9 @@ fn pack_groups<const W: usize>(ids: &[u32], words: &mut [u64]) {
     }
 }
 
-macro_rules! dispatch {
+/// Calls `$f::<W>(args)` for the `W` that equals `$width` (1..=32; any other width
+/// panics): the one width dispatch of the packing code and the portable bit kernels.
+macro_rules! by_width {
     ($width:expr, $f:ident, $($arg:expr),*) => {
         match $width {
             1 => $f::<1>($($arg),*), 2 => $f::<2>($($arg),*), 3 => $f::<3>($($arg),*),
@@ -100,13 +116,7 @@ macro_rules! dispatch {
         }
     };
 }
-
-/// Unpacks ids `start .. start + out.len()` into `out` with the process's bit kernel
-/// (`pmolap_tier::kernel::bits`: AVX-512, AVX2 or portable, chosen at run time).
-#[inline]
-pub fn unpack(words: &[u64], width: u32, start: usize, out: &mut [u32]) {
-    pmolap_tier::kernel::bits::unpack(words, width, start, out)
-}
+pub(crate) use by_width;
 
 /// Packs `ids` (each `< 2^width`) into `words`, which must hold
 /// [`words_for`]`(ids.len(), width)` words; every word is overwritten.
@@ -114,7 +124,7 @@ pub fn pack(ids: &[u32], width: u32, words: &mut [u64]) {
     let full = ids.len() / GROUP * GROUP;
     let full_words = full / GROUP * width as usize;
     if full > 0 {
-        dispatch!(width, pack_groups, &ids[..full], &mut words[..full_words]);
+        by_width!(width, pack_groups, &ids[..full], &mut words[..full_words]);
     }
     for w in &mut words[full_words..] {
         *w = 0;
@@ -129,7 +139,7 @@ pub fn pack(ids: &[u32], width: u32, words: &mut [u64]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pmolap_tier::kernel::bits::BitKernels;
+    use crate::bits::{unpack, BitKernels};
     use pmolap_tier::kernel::Isa;
 
     fn ids(n: usize, width: u32, seed: u64) -> Vec<u32> {
@@ -169,6 +179,9 @@ mod tests {
                 assert_eq!(*words.last().unwrap(), 0, "padding word, width {width}");
                 for (i, &x) in v.iter().enumerate() {
                     assert_eq!(get(&words, width, i), x, "width {width} n {n} id {i}");
+                    // Without the padding word: the reader the bit kernels use.
+                    let exact = &words[..words.len() - 1];
+                    assert_eq!(get_unpadded(exact, width, i), x, "unpadded, id {i}");
                 }
                 for start in [0usize, 1, 5, 63, 64, 130] {
                     if start > n {

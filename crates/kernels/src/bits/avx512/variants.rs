@@ -13,7 +13,7 @@ macro_rules! variants {
         /// # Safety
         #[doc = concat!("As [`", stringify!($generic), "`]; the CPU has avx512f.")]
         #[target_feature(enable = "avx512f,popcnt")]
-        pub(in crate::kernel::bits) unsafe fn $name($($arg: $ty),*) $(-> $ret)? {
+        pub(in crate::bits) unsafe fn $name($($arg: $ty),*) $(-> $ret)? {
             // SAFETY: the caller's contract.
             unsafe { $generic::<$($perm),*>($($arg),*) }
         }
@@ -21,7 +21,7 @@ macro_rules! variants {
         /// # Safety
         #[doc = concat!("As [`", stringify!($generic), "`]; the CPU has avx512f, avx512bw and avx512vbmi.")]
         #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
-        pub(in crate::kernel::bits) unsafe fn $vbmi($($arg: $ty),*) $(-> $ret)? {
+        pub(in crate::bits) unsafe fn $vbmi($($arg: $ty),*) $(-> $ret)? {
             // SAFETY: the caller's contract; `Vbmi` only up to its widest ids.
             unsafe {
                 if $fits {
@@ -63,7 +63,7 @@ variants! {
 /// # Safety
 /// As [`range_q`]; the CPU has avx512f, avx512bw and avx512vbmi.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
-pub(in crate::kernel::bits) unsafe fn range_vbmi(
+pub(in crate::bits) unsafe fn range_vbmi(
     src: *const u64,
     width: u32,
     groups: usize,
@@ -90,7 +90,7 @@ pub(in crate::kernel::bits) unsafe fn range_vbmi(
 /// # Safety
 /// As [`bitmap_q`]; the CPU has avx512f, avx512bw and avx512vbmi.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
-pub(in crate::kernel::bits) unsafe fn bitmap_vbmi(
+pub(in crate::bits) unsafe fn bitmap_vbmi(
     src: *const u64,
     width: u32,
     groups: usize,
@@ -121,7 +121,7 @@ pub(in crate::kernel::bits) unsafe fn bitmap_vbmi(
 /// # Safety
 /// As [`sum_packed_q`]; the CPU has avx512f, avx512bw and avx512vbmi.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
-pub(in crate::kernel::bits) unsafe fn sum_packed_vbmi(
+pub(in crate::bits) unsafe fn sum_packed_vbmi(
     src: *const u64,
     width: u32,
     groups: usize,
@@ -140,7 +140,7 @@ pub(in crate::kernel::bits) unsafe fn sum_packed_vbmi(
 /// # Safety
 /// As [`min_max_packed_q`]; the CPU has avx512f, avx512bw and avx512vbmi.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
-pub(in crate::kernel::bits) unsafe fn min_max_packed_vbmi(
+pub(in crate::bits) unsafe fn min_max_packed_vbmi(
     src: *const u64,
     width: u32,
     groups: usize,

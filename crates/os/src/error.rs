@@ -1,8 +1,10 @@
-//! The tier crate's error type: one variant per way a tier operation can fail.
+//! The platform error of pmolap-os and pmolap-tier: one variant per way an operation on
+//! the operating system, a memory tier or the CPU can fail.
 
 use std::path::PathBuf;
 
-/// Everything that can go wrong while discovering, mapping, pinning or persisting memory.
+/// Everything that can go wrong while discovering, mapping, pinning or persisting memory,
+/// locking or publishing files, or reading user input.
 ///
 /// Every message is one line and names the thing that was wrong.
 #[non_exhaustive]
@@ -98,7 +100,7 @@ pub enum Error {
     Invalid(String),
 }
 
-/// The tier crate's result type.
+/// The result type of pmolap-os and pmolap-tier.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {

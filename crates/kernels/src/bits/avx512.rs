@@ -16,7 +16,7 @@
 use std::arch::x86_64::*;
 
 use super::{Pair, GROUP};
-use crate::kernel::prefetch::prefetch_ahead;
+use crate::prefetch::prefetch_ahead;
 
 mod bytes;
 mod variants;

@@ -11,7 +11,7 @@
 
 use super::BitKernels;
 #[cfg(target_arch = "x86_64")]
-use crate::kernel::Isa;
+use pmolap_tier::kernel::Isa;
 
 /// The arithmetic of `a op b`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -237,8 +237,8 @@ impl BitKernels {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::bits::tests::{noise, simd_variants};
-    use crate::kernel::bits::PORTABLE;
+    use crate::bits::tests::{noise, simd_variants};
+    use crate::bits::PORTABLE;
 
     /// Ids and values of every magnitude, at lengths around the vector widths.
     fn cases() -> Vec<(Vec<u32>, Vec<i64>)> {
@@ -342,6 +342,6 @@ mod tests {
     #[should_panic(expected = "past the 4 ids")]
     fn a_gather_past_its_source_panics() {
         let mut out = [0u32; 3];
-        crate::kernel::bits::active().gather(&[1, 2, 3, 4], &[0, 4, 1], &mut out);
+        crate::bits::active().gather(&[1, 2, 3, 4], &[0, 4, 1], &mut out);
     }
 }

@@ -36,7 +36,9 @@ pub(super) fn simd_variants() -> Vec<&'static BitKernels> {
 }
 
 fn reference_ids(words: &[u64], width: u32, start: usize, n: usize) -> Vec<u32> {
-    (start..start + n).map(|i| get(words, width, i)).collect()
+    (start..start + n)
+        .map(|i| get_unpadded(words, width, i))
+        .collect()
 }
 
 const SHAPES: [(usize, usize); 9] = [

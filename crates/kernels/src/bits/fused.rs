@@ -4,7 +4,7 @@
 //! `min_max_pair_packed`) — the safe entry points; the SIMD loops are in the per-ISA
 //! files, tested against the rows in `tests.rs`.
 
-use super::{check, get, portable, BitKernels, DotPackedFn, SumPackedFn, GROUP};
+use super::{check, get_unpadded, portable, BitKernels, DotPackedFn, SumPackedFn, GROUP};
 
 /// What [`BitKernels::min_max_pair_packed`] folds of two columns' ids.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,7 +44,7 @@ pub struct Packed<'a> {
 impl Packed<'_> {
     #[inline(always)]
     pub(super) fn get(&self, i: usize) -> u32 {
-        get(self.words, self.width, self.start + i)
+        get_unpadded(self.words, self.width, self.start + i)
     }
 }
 

@@ -3,9 +3,9 @@
 //! into bitmasks and selection vectors — in AVX-512, AVX2 and portable variants; and the
 //! loops over the values decoded from the ids (`values`), compiled per variant.
 //!
-//! The layout is the store's (`pmolap_store::bitpack`): id `i` of width `w` occupies
-//! bits `i*w .. i*w+w` of a little-endian stream of `u64` words, so 64 ids of width `w`
-//! are exactly `w` words (a *group*). The SIMD kernels work on whole groups and read up
+//! The layout is [`crate::bitpack`]'s: id `i` of width `w` occupies bits `i*w .. i*w+w`
+//! of a little-endian stream of `u64` words, so 64 ids of width `w` are exactly `w` words
+//! (a *group*). The SIMD kernels work on whole groups and read up
 //! to [`BitKernels::slack_words`] words past the last group they are given; the safe
 //! functions here hand them only groups followed by that much data and do the rest (an
 //! unaligned head, the last groups of a vector, a tail shorter than a group) with the
@@ -21,9 +21,10 @@
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::OnceLock;
 
-use super::Isa;
-use crate::cpu::CpuFeatures;
-use crate::error::Result;
+use pmolap_tier::kernel::Isa;
+use pmolap_tier::{CpuFeatures, Result};
+
+use crate::bitpack::{get_unpadded, GROUP};
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
@@ -38,9 +39,6 @@ mod tests;
 
 pub use self::fused::{Packed, Pair};
 pub use self::values::Arith;
-
-/// Ids per group: a group of width `w` is exactly `w` words.
-pub const GROUP: usize = 64;
 
 /// Groups per block of masks kept on the stack by [`BitKernels::select_range`].
 const BLOCK: usize = 64;
@@ -204,7 +202,7 @@ const UNSET: u8 = 0;
 static CHOSEN: AtomicU8 = AtomicU8::new(UNSET);
 
 /// Makes `isa` the variant every later call in this process runs; an ISA this CPU lacks
-/// is a [`crate::Error::MissingCpuFeature`].
+/// is a [`pmolap_tier::Error::MissingCpuFeature`].
 pub fn set_isa(isa: Isa) -> Result<()> {
     BitKernels::new(isa)?;
     let i = Isa::ALL.iter().position(|&x| x == isa).unwrap_or(0);
@@ -321,18 +319,6 @@ pub fn select(words: &[u64], width: u32, start: usize, pred: Pred<'_>, sel: &mut
     active().select(words, width, start, pred, sel)
 }
 
-/// Reads id `i` of width `width` (no padding word needed).
-#[inline(always)]
-pub fn get(words: &[u64], width: u32, i: usize) -> u32 {
-    let bit = i * width as usize;
-    let (wi, sh) = (bit >> 6, (bit & 63) as u32);
-    let mut v = words[wi] >> sh;
-    if sh + width > 64 {
-        v |= words[wi + 1] << (64 - sh);
-    }
-    (v & ((1u64 << width) - 1)) as u32
-}
-
 #[inline(always)]
 fn check(words: &[u64], width: u32, start: usize, n: usize) {
     assert!(
@@ -393,7 +379,7 @@ fn portable_select(
 
 impl BitKernels {
     /// The variant for `isa`; one this CPU lacks is a
-    /// [`crate::Error::MissingCpuFeature`].
+    /// [`pmolap_tier::Error::MissingCpuFeature`].
     pub fn new(isa: Isa) -> Result<&'static BitKernels> {
         isa.check(host())?;
         Ok(table(isa))
@@ -466,7 +452,7 @@ impl BitKernels {
         check(words, width, start, n);
         let head = ((GROUP - start % GROUP) % GROUP).min(n);
         for (k, o) in out[..head].iter_mut().enumerate() {
-            *o = get(words, width, start + k);
+            *o = get_unpadded(words, width, start + k);
         }
         let groups = (n - head) / GROUP;
         let g0 = (start + head) / GROUP;
@@ -482,7 +468,7 @@ impl BitKernels {
         }
         portable::unpack(&words[(g0 + fast) * w..], width, rest);
         for (k, o) in out.iter_mut().enumerate().skip(head + groups * GROUP) {
-            *o = get(words, width, start + k);
+            *o = get_unpadded(words, width, start + k);
         }
     }
 
@@ -510,7 +496,7 @@ impl BitKernels {
         // Rows `from..n` one at a time, after `k` ids (`k <= from`: `out` has room).
         let tail = |from: usize, mut k: usize, out: &mut [u32]| {
             for i in from..n {
-                out[k] = get(words, width, start + i);
+                out[k] = get_unpadded(words, width, start + i);
                 k += ((masks[i / GROUP] >> (i % GROUP)) & 1) as usize;
             }
             k
@@ -588,7 +574,7 @@ impl BitKernels {
             }
             Pred::Bitmap(_) => &[],
         };
-        let pass = |i: usize| u64::from(pred.passes(get(words, width, start + i)));
+        let pass = |i: usize| u64::from(pred.passes(get_unpadded(words, width, start + i)));
         if !start.is_multiple_of(GROUP) {
             masks.fill(0);
             for i in 0..n {

@@ -9,7 +9,7 @@
 use std::arch::x86_64::*;
 
 use super::{Pair, GROUP};
-use crate::kernel::prefetch::prefetch_ahead;
+use crate::prefetch::prefetch_ahead;
 
 /// Words the kernels may read past the last group's: the window of the last slice
 /// starts at dword `15w/8` of its group and is 8 dwords long.

@@ -2,6 +2,7 @@
 //! shift and mask is a constant (the reference the SIMD variants are tested against).
 
 use super::{Pair, GROUP};
+use crate::bitpack::by_width;
 
 #[inline(always)]
 fn unpack_group<const W: usize>(src: &[u64], out: &mut [u32]) {
@@ -39,25 +40,6 @@ fn range_w<const W: usize>(src: &[u64], runs: &[(u32, u32)], out: &mut [u64]) {
         }
         *m = bits;
     }
-}
-
-macro_rules! by_width {
-    ($width:expr, $f:ident, $($arg:expr),*) => {
-        match $width {
-            1 => $f::<1>($($arg),*), 2 => $f::<2>($($arg),*), 3 => $f::<3>($($arg),*),
-            4 => $f::<4>($($arg),*), 5 => $f::<5>($($arg),*), 6 => $f::<6>($($arg),*),
-            7 => $f::<7>($($arg),*), 8 => $f::<8>($($arg),*), 9 => $f::<9>($($arg),*),
-            10 => $f::<10>($($arg),*), 11 => $f::<11>($($arg),*), 12 => $f::<12>($($arg),*),
-            13 => $f::<13>($($arg),*), 14 => $f::<14>($($arg),*), 15 => $f::<15>($($arg),*),
-            16 => $f::<16>($($arg),*), 17 => $f::<17>($($arg),*), 18 => $f::<18>($($arg),*),
-            19 => $f::<19>($($arg),*), 20 => $f::<20>($($arg),*), 21 => $f::<21>($($arg),*),
-            22 => $f::<22>($($arg),*), 23 => $f::<23>($($arg),*), 24 => $f::<24>($($arg),*),
-            25 => $f::<25>($($arg),*), 26 => $f::<26>($($arg),*), 27 => $f::<27>($($arg),*),
-            28 => $f::<28>($($arg),*), 29 => $f::<29>($($arg),*), 30 => $f::<30>($($arg),*),
-            31 => $f::<31>($($arg),*), 32 => $f::<32>($($arg),*),
-            w => unreachable!("bit width {w} outside 1..=32 (checked by the caller)"),
-        }
-    };
 }
 
 /// Unpacks `out.len() / 64` whole groups of width `width` from `src`.
