@@ -49,12 +49,12 @@ pub struct ValidateArgs {
 }
 
 pub fn run(a: &ValidateArgs) -> Result<()> {
-    crate::ssb_run::check_output(Some(&a.out)).context("--out")?;
+    crate::output::check_output(&a.out).context("--out")?;
     let queries = crate::ssb_run::ssb_list(&a.queries)?;
     let data: DataOptions = a.data.options();
     let p = profile(&a.profile)?;
     let llc = llc_bytes(a.llc)?;
-    let pb = crate::ssb_run::bar(0, a.quiet);
+    let pb = crate::progress::bar(0, a.quiet);
     let w = match &a.workload {
         Some(f) => Workload::load(f).with_context(|| format!("--workload {}", f.display()))?,
         None => {
@@ -73,7 +73,7 @@ pub fn run(a: &ValidateArgs) -> Result<()> {
     };
     let r = validate(&o, w, &pb)?;
     pb.finish_and_clear();
-    crate::membench_cmd::write_json(&r, &a.out)?;
+    crate::output::write_json(&r, &a.out)?;
     print_report(&r);
     println!("-> {}", a.out.display());
     if r.partial {
