@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The project's test command (README): formatting, lints, all tests, and a smoke run
-# of the README's main commands, CI-sized.
+# The project's test command (README): formatting, the structure checks (crate layers and
+# import circles, docs/architecture.md), lints, all tests, and a smoke run of the README's
+# main commands, CI-sized.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo fmt --all -- --check
+bash scripts/check-layers.sh
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo test --workspace --locked
 cargo run --release --locked -q -- topology >/dev/null
