@@ -14,7 +14,7 @@ use pmolap_bench::iobench::{
 use pmolap_bench::size::format_size;
 use pmolap_tier::Topology;
 
-use crate::sweep_args::{enum_arg, select_only, size_arg, SweepArgs};
+use crate::sweep_args::{enum_arg, select_only, size_arg, SweepArgs, SweepShow};
 
 /// Flags of `pmolap iobench`. With `--config`, the file's benchmarks run and only the
 /// directories (`--path`), the limits (`--duration`, `--bytes`, `--reps`) and the
@@ -155,18 +155,19 @@ pub fn run(a: &IobenchArgs) -> Result<()> {
     };
     // Parameters first, then the output paths: all before any file is prepared.
     validate_all(&runs, &topo, &opts)?;
-    let outputs = a.sweep.outputs("iobench")?;
-    if a.sweep.dry_run(&runs, describe) {
-        return Ok(());
-    }
-    let results = run_all(
+    let show = SweepShow {
+        kind: "iobench",
+        describe,
+        header: header(),
+        row,
+        partial: |r: &Results| r.partial,
+    };
+    a.sweep.execute(
+        &show,
         &runs,
-        &topo,
-        a.sweep.config_file(),
-        &opts,
-        a.sweep.printer(header(), row),
-    )?;
-    outputs.write(&results, results.partial, write_csv)
+        |config, on_run| Ok(run_all(&runs, &topo, config, &opts, on_run)?),
+        write_csv,
+    )
 }
 
 /// One line per repetition: the parameters and the figures; published whole.

@@ -6,12 +6,12 @@ use clap::Args as ClapArgs;
 
 use pmolap_bench::membench::config::{name, resolve, Args};
 use pmolap_bench::membench::{
-    csv::write_csv, describe, run_all, validate_all, Config, Params, Run, RunOptions,
+    csv::write_csv, describe, run_all, validate_all, Config, Params, Results, Run, RunOptions,
 };
 use pmolap_bench::size::format_size;
 use pmolap_tier::Topology;
 
-use crate::sweep_args::{enum_arg, select_only, size_arg, SweepArgs};
+use crate::sweep_args::{enum_arg, select_only, size_arg, SweepArgs, SweepShow};
 
 /// Flags of `pmolap membench`. With `--config`, the file's benchmarks run and only the
 /// tier (`--tier`), the limits (`--duration`, `--bytes`, `--reps`), `--overwrite` and the
@@ -150,20 +150,19 @@ pub fn run(a: &MembenchArgs) -> Result<()> {
         oversubscribe: a.sweep.oversubscribe,
     };
     validate_all(&runs, &topo, &opts)?;
-    let outputs = a.sweep.outputs("membench")?;
-    if a.sweep.dry_run(&runs, describe) {
-        return Ok(());
-    }
-    let results = run_all(
+    let show = SweepShow {
+        kind: "membench",
+        describe,
+        header: header(),
+        row,
+        partial: |r: &Results| r.partial,
+    };
+    a.sweep.execute(
+        &show,
         &runs,
-        &topo,
-        a.sweep.config_file(),
-        &opts,
-        a.sweep.printer(header(), row),
-    )?;
-    outputs.write(&results, results.partial, |r, csv| {
-        write_csv(r, csv).map_err(Into::into)
-    })
+        |config, on_run| Ok(run_all(&runs, &topo, config, &opts, on_run)?),
+        |r, csv| write_csv(r, csv).map_err(Into::into),
+    )
 }
 
 fn header() -> String {

@@ -41,17 +41,25 @@ pub enum PlaceCommand {
     Profiles,
 }
 
-/// Flags of `pmolap place workload`.
+/// The database, the SSB queries and their timed repetitions (`place workload` and
+/// `place validate`).
 #[derive(Debug, Clone, Args)]
-pub struct WorkloadArgs {
+pub struct QueriesArgs {
     #[command(flatten)]
     pub data: DataArgs,
     /// Queries: all, or a list such as 1.1,2.3.
     #[arg(long, default_value = "all")]
     pub queries: String,
-    /// Timed repetitions per query for T_DRAM.
+    /// Timed repetitions per query (for T_DRAM; per placement with `validate`).
     #[arg(long, default_value_t = 3)]
     pub reps: usize,
+}
+
+/// Flags of `pmolap place workload`.
+#[derive(Debug, Clone, Args)]
+pub struct WorkloadArgs {
+    #[command(flatten)]
+    pub q: QueriesArgs,
     /// Where to write the workload JSON.
     #[arg(short, long)]
     pub out: PathBuf,
@@ -162,9 +170,9 @@ pub fn run(cmd: &PlaceCommand) -> Result<()> {
 
 fn workload(a: &WorkloadArgs) -> Result<()> {
     check_output(&a.out).context("--out")?;
-    let qs = crate::ssb_run::ssb_list(&a.queries)?;
-    let opts: DataOptions = a.data.options();
-    let w = ssb::ssb_workload(&opts, &qs, a.reps, &indicatif::ProgressBar::hidden())?;
+    let qs = crate::ssb_run::ssb_list(&a.q.queries)?;
+    let opts: DataOptions = a.q.data.options();
+    let w = ssb::ssb_workload(&opts, &qs, a.q.reps, &indicatif::ProgressBar::hidden())?;
     create_parent(&a.out)?;
     w.save(&a.out)?;
     println!(

@@ -40,40 +40,59 @@ pub struct SweepArgs {
 }
 
 impl SweepArgs {
-    /// The output paths of a `kind` run, checked up front ([`Outputs::new`]).
-    pub(crate) fn outputs(&self, kind: &str) -> Result<Outputs> {
-        Outputs::new(kind, &self.json, &self.csv)
-    }
-
-    /// The config file as the results document names it.
-    pub(crate) fn config_file(&self) -> Option<String> {
-        self.config.as_ref().map(|p| p.display().to_string())
-    }
-
-    /// With `--dry-run`: lists the parameter sets (`describe`d) and returns true.
-    pub(crate) fn dry_run<P>(&self, runs: &[(String, P)], describe: impl Fn(&P) -> String) -> bool {
+    /// Runs a validated sweep: checks the outputs (creating nothing), lists the parameter
+    /// sets instead with `--dry-run`, else prints the header and a row per finished run
+    /// (unless quiet) while `run` runs them (given the config file's name and the per-run
+    /// callback), and publishes the results as JSON and, with `--csv`, through `csv`.
+    pub(crate) fn execute<P, R, T: serde::Serialize>(
+        &self,
+        show: &SweepShow<P, R, T>,
+        runs: &[(String, P)],
+        run: impl FnOnce(Option<String>, &mut dyn FnMut(&R)) -> Result<T>,
+        csv: impl FnOnce(&T, &Path) -> Result<()>,
+    ) -> Result<()> {
+        let SweepShow {
+            kind,
+            describe,
+            header,
+            row,
+            partial,
+        } = show;
+        let outputs = Outputs::new(kind, &self.json, &self.csv)?;
         if self.dry_run {
             for (n, p) in runs {
                 println!("{n}: {}", describe(p));
             }
             println!("{} parameter sets, all valid", runs.len());
+            return Ok(());
         }
-        self.dry_run
-    }
-
-    /// Prints `header` (unless quiet) and returns what prints each finished run's `row`.
-    pub(crate) fn printer<R>(&self, header: String, row: fn(&R) -> String) -> impl FnMut(&R) {
         let quiet = self.quiet;
         if !quiet {
             println!("{header}");
         }
-        move |run| {
+        let mut on_run = |r: &R| {
             if !quiet {
-                println!("{}", row(run));
+                println!("{}", row(r));
                 let _ = std::io::stdout().flush();
             }
-        }
+        };
+        let config = self.config.as_ref().map(|p| p.display().to_string());
+        let results = run(config, &mut on_run)?;
+        outputs.write(&results, partial(&results), csv)
     }
+}
+
+/// How a sweep command names its results, lists its parameter sets and prints its runs.
+pub(crate) struct SweepShow<P, R, T> {
+    /// The results' kind: the default JSON file is `results/<kind>-<time>.json`.
+    pub kind: &'static str,
+    /// One parameter set, for `--dry-run`.
+    pub describe: fn(&P) -> String,
+    /// The table's header line, and a finished run's row.
+    pub header: String,
+    pub row: fn(&R) -> String,
+    /// Whether the results say an interrupt cut the sweep short.
+    pub partial: fn(&T) -> bool,
 }
 
 /// A config enum given as a flag (`--flag value`), parsed by its config name.
