@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # The project's test command (README): installs what the tests need (scripts/setup.sh),
-# then formatting, lints, all tests, and a smoke run of the README's main commands, CI-sized.
+# then formatting, the structure checks (crate layers and import circles,
+# docs/architecture.md), lints, all tests, and a smoke run of the README's main commands,
+# CI-sized.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 cargo fmt --all -- --check
+bash scripts/check-layers.sh
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo test --workspace --locked
 cargo run --release --locked -q -- topology >/dev/null

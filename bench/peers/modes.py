@@ -4,7 +4,7 @@ Alternates `pmolap membench` (2 threads, sequential read) with the sample querie
 peers run that read fact data (`pmolap sql`, same store), ITERS times, and writes one row
 per round: membench before, the sample's median GiB/s, membench after. On a VM whose vCPUs
 move between one CCD and two, membench reads ~30 or ~44 GiB/s minute to minute, and the
-share the issue 15 bandwidth target asks for depends on which (docs/results.md).
+share the issue 15 bandwidth target asks for depends on which (docs/runs/README.md).
 
     python3 bench/peers/modes.py --peers results/peers-sf10.json --data WORK/sf10/store \\
         --iters 8 --out results/modes.json

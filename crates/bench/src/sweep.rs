@@ -191,6 +191,50 @@ pub fn cross<A: Clone + Default>(
     Ok(combos)
 }
 
+/// Declares every configurable field of a sweep's parameters (`Params`) once, producing
+/// `Args` (one value each, all optional: a benchmark's `args:` or the CLI flags) and
+/// `Matrix` (a list each: the cross product of a benchmark's `matrix:`), with `apply`
+/// (set fields into a `Params`), `merged` (fields of the other win) and the matrix axes
+/// in declaration order, each named after its key. Used by membench and iobench configs.
+macro_rules! fields {
+    (for $params:ty; $($name:ident : $ty:ty => |$p:ident, $v:ident| $apply:expr;)*) => {
+        /// One value per field; unset fields keep their defaults.
+        #[derive(Debug, Clone, Default, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct Args { $(#[serde(default)] pub $name: Option<$ty>,)* }
+
+        /// A list of values per field; the sweep is their cross product.
+        #[derive(Debug, Clone, Default, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct Matrix { $(#[serde(default)] pub $name: Option<Vec<$ty>>,)* }
+
+        impl Args {
+            /// Writes every set field into `p`.
+            pub fn apply(&self, p: &mut $params) {
+                $(if let Some($v) = self.$name.clone() { let $p = &mut *p; $apply; })*
+            }
+
+            /// Fields set in `other` replace ours.
+            pub fn merged(&self, other: &Args) -> Args {
+                Args { $($name: other.$name.clone().or_else(|| self.$name.clone()),)* }
+            }
+        }
+
+        impl Matrix {
+            /// One axis per listed field, in declaration order, named after its key;
+            /// each value as an `Args`.
+            fn axes(&self) -> Vec<(&'static str, Vec<Args>)> {
+                let mut axes = Vec::new();
+                $(if let Some(vs) = &self.$name {
+                    axes.push((stringify!($name), vs.iter().map(|v| Args { $name: Some(v.clone()), ..Args::default() }).collect()));
+                })*
+                axes
+            }
+        }
+    };
+}
+pub(crate) use fields;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,19 +3,33 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
+use clap::Args;
 
 use pmolap_demo::{DemoOptions, Event, Status};
 
-/// Runs the demo into `out` (default `results/demo-<unix time>`) at scale factor `sf`.
-pub fn run(out: Option<PathBuf>, sf: f64, quiet: bool) -> Result<()> {
-    let out = out.unwrap_or_else(|| {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0);
-        PathBuf::from("results").join(format!("demo-{now}"))
-    });
-    let pb = crate::progress::spinner(quiet);
+/// Flags of `pmolap demo`.
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Output directory for every result document and the report (new or empty;
+    /// default results/demo-<unix time>).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// SSB scale factor (its data is generated once into data/ssb/sf<SF>).
+    #[arg(long, default_value_t = 1.0)]
+    sf: f64,
+    /// No progress spinner.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// Runs the demo into `--out` (default `results/demo-<unix time>`) at scale factor `--sf`.
+pub fn run(a: &DemoArgs) -> Result<()> {
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| crate::output::default_results_path("demo", ""));
+    let sf = a.sf;
+    let pb = crate::progress::spinner(a.quiet);
     let on_event = |e: Event<'_>| match e {
         Event::Start { index, of, name } => pb.set_message(format!("step {index}/{of}: {name}")),
         Event::Done(r) => {

@@ -1,14 +1,128 @@
 //! `pmolap elf`: build an Elf index file, query it through a caching variant, and run the
 //! selective-caching benchmark (`pmolap_index::elf::bench`, printed here).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-pub use pmolap_index::elf::bench::BenchParams;
+use clap::{Args, Subcommand};
+use pmolap_index::elf::bench::BenchParams;
 use pmolap_index::elf::{self, CachedElf, Variant};
 use pmolap_index::Elf;
 use pmolap_tier::TierSpec;
+
+#[derive(Debug, Subcommand)]
+pub enum ElfCommand {
+    /// Build an Elf over generated uniform data (the paper's: values 0..=max_value).
+    Build {
+        #[arg(long, default_value_t = 1_000_000)]
+        rows: usize,
+        #[arg(long, default_value_t = 10)]
+        dims: usize,
+        #[arg(long, default_value_t = 100)]
+        max_value: u32,
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+        /// Build over columns of this column-store table instead of generated data.
+        #[arg(long)]
+        table: Option<PathBuf>,
+        /// The table's columns to index, in dimension order (with --table).
+        #[arg(long, value_delimiter = ',')]
+        columns: Vec<String>,
+        /// The index file to write (atomically replaced).
+        out: PathBuf,
+    },
+    /// Query an Elf: exact match when only --lo is given, else a window [lo, hi].
+    Query {
+        index: PathBuf,
+        /// Tier to open the index on (a `file:` naming the index itself: in place).
+        #[arg(long, default_value = "dram")]
+        tier: String,
+        /// pm, hybrid, static-K, dynamic-lru-SIZE, dynamic-tinylfu-SIZE, prob-SIZE, static-K+dynamic-POLICY-SIZE
+        #[arg(long, default_value = "pm")]
+        variant: String,
+        #[arg(long, value_delimiter = ',')]
+        lo: Vec<u32>,
+        #[arg(long, value_delimiter = ',')]
+        hi: Vec<u32>,
+    },
+    /// The selective-caching benchmark: q/s per query type and variant, the Fig. 4
+    /// progression, Fig. 5 selectivity, and column-scan / sorted-projection baselines.
+    Bench(BenchArgs),
+}
+
+/// Flags of `pmolap elf bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    #[arg(long, default_value_t = 1_000_000)]
+    rows: usize,
+    #[arg(long, default_value_t = 10)]
+    dims: usize,
+    /// Directory for the index file (its tier is the persistent tier).
+    #[arg(long)]
+    dir: PathBuf,
+    #[arg(long, default_value_t = 500_000)]
+    exact_queries: usize,
+    #[arg(long, default_value_t = 200)]
+    range_queries: usize,
+    #[arg(long, default_value_t = 50_000)]
+    window: usize,
+    #[arg(long, default_value_t = 16 << 20)]
+    cache_bytes: usize,
+    #[arg(long, value_delimiter = ',')]
+    variants: Vec<String>,
+    /// Time limit per measurement, seconds.
+    #[arg(long, default_value_t = 20.0)]
+    max_secs: f64,
+    /// Skip the cold (page cache dropped) run.
+    #[arg(long)]
+    no_cold: bool,
+    /// Results JSON.
+    #[arg(short, long)]
+    out: Option<PathBuf>,
+}
+
+/// Runs one `pmolap elf` subcommand.
+pub fn run(cmd: &ElfCommand) -> Result<()> {
+    match cmd {
+        ElfCommand::Build {
+            rows,
+            dims,
+            max_value,
+            seed,
+            table,
+            columns,
+            out,
+        } => match table {
+            Some(t) => build_from_table(t, columns, out),
+            None => build(*rows, *dims, *max_value, *seed, out),
+        },
+        ElfCommand::Query {
+            index,
+            tier,
+            variant,
+            lo,
+            hi,
+        } => {
+            let hi = if hi.is_empty() { lo } else { hi };
+            query(index, tier, variant, lo, hi).map(|_| ())
+        }
+        ElfCommand::Bench(a) => bench(&BenchParams {
+            rows: a.rows,
+            dims: a.dims,
+            dir: a.dir.clone(),
+            exact_queries: a.exact_queries,
+            range_queries: a.range_queries,
+            window: a.window,
+            cache_bytes: a.cache_bytes,
+            variants: a.variants.clone(),
+            max_secs: a.max_secs,
+            cold: !a.no_cold,
+            out: a.out.clone(),
+            ..Default::default()
+        }),
+    }
+}
 
 /// Builds the paper's uniform data (`rows` × `dims`, values `0..=max_value`, from `seed`)
 /// and writes it as an Elf index file at `out` (atomic commit). Prints a summary.

@@ -5,9 +5,36 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
+use clap::{Args, Subcommand};
 use pmolap_index::dash::bench::{self, HashBenchParams, TierRunSpec};
 use pmolap_index::dash::{Dash, DashOptions};
 use pmolap_tier::TierSpec;
+
+#[derive(Debug, Subcommand)]
+pub enum HashCommand {
+    /// Create a Dash table file holding seeded random keys (every insert persisted).
+    Build {
+        path: PathBuf,
+        #[arg(long, default_value_t = 100_000)]
+        items: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Open a Dash table (recovering it after a crash) and check every invariant.
+    Check { path: PathBuf },
+    /// Insert / positive / negative lookup throughput and load factor at 1..N threads on
+    /// each tier, vs std HashMap in DRAM, and recovery time after a crash.
+    Bench(BenchArgs),
+}
+
+/// Runs one `pmolap hash` subcommand.
+pub fn run(cmd: &HashCommand) -> Result<()> {
+    match cmd {
+        HashCommand::Build { path, items, seed } => build(path, *items, *seed),
+        HashCommand::Check { path } => check(path),
+        HashCommand::Bench(a) => bench(a),
+    }
+}
 
 /// Creates a Dash table file at `path` holding `items` seeded random keys (value = index).
 pub fn build(path: &Path, items: usize, seed: u64) -> Result<()> {
@@ -44,7 +71,7 @@ pub fn check(path: &Path) -> Result<()> {
     let rep = d
         .check()
         .with_context(|| format!("checking {}", path.display()))?;
-    println!("{}", serde_json::to_string_pretty(&rep)?);
+    crate::output::print_json(&rep, "the check report")?;
     anyhow::ensure!(
         rep.problems.is_empty(),
         "{}: {} invariant violations, first: {}",
@@ -56,17 +83,34 @@ pub fn check(path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The benchmark's command-line settings.
-#[derive(Debug, Clone)]
+/// Flags of `pmolap hash bench`.
+#[derive(Debug, Clone, Args)]
 pub struct BenchArgs {
+    /// Keys of the DRAM runs and the HashMap baselines.
+    #[arg(long, default_value_t = 1_000_000)]
     pub keys: usize,
+    /// Tier to run on, `TIER` or `TIER@KEYS` (repeatable), e.g. `dram`,
+    /// `file:/dev/shm@200000`, `file:/var/tmp@5000`.
+    #[arg(long = "tier", default_values_t = ["dram".to_string()])]
     pub tiers: Vec<String>,
+    /// Thread counts (repeatable; default 1..=available CPUs).
+    #[arg(long = "threads")]
     pub threads: Vec<usize>,
+    /// Table sizes of the recovery measurement (repeatable).
+    #[arg(long = "recovery-items")]
     pub recovery_items: Vec<usize>,
+    /// Directory for the recovery measurement's table files.
+    #[arg(long, default_value = "/dev/shm")]
     pub recovery_dir: PathBuf,
+    #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Times each lookup phase is run; the median counts.
+    #[arg(long, default_value_t = 3)]
     pub reps: usize,
+    /// Where to write the JSON result.
+    #[arg(long)]
     pub out: Option<PathBuf>,
+    #[arg(long)]
     pub quiet: bool,
 }
 
@@ -99,28 +143,10 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
     let r = r.context("pmolap hash bench")?;
     println!("Mops/s (insert / positive lookup / negative lookup) per thread count:");
     for b in &r.baselines {
-        for x in &b.points {
-            println!(
-                "{:<44} {:>2} thr  {:>7.2} {:>7.2} {:>7.2}",
-                format!("{} [{}]", b.name, b.hasher),
-                x.threads,
-                x.insert_mops,
-                x.positive_lookup_mops,
-                x.negative_lookup_mops
-            );
-        }
+        print_points(&format!("{} [{}]", b.name, b.hasher), &b.points);
     }
     for d in &r.dash {
-        for x in &d.points {
-            println!(
-                "{:<44} {:>2} thr  {:>7.2} {:>7.2} {:>7.2}",
-                format!("dash on {} ({} keys)", d.tier, d.keys),
-                x.threads,
-                x.insert_mops,
-                x.positive_lookup_mops,
-                x.negative_lookup_mops
-            );
-        }
+        print_points(&format!("dash on {} ({} keys)", d.tier, d.keys), &d.points);
         println!(
             "  load factor {:.3}, segments split at {:.3} fill on average ({} splits), {:.2} persist points per insert ({})",
             d.load_factor, d.fill_at_split, d.splits, d.persist_points_per_insert, d.durability
@@ -142,4 +168,14 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
         println!("results: {}", out.display());
     }
     Ok(())
+}
+
+/// One line per thread count: Mops/s of insert, positive and negative lookup.
+fn print_points(label: &str, points: &[bench::ThreadPoint]) {
+    for x in points {
+        println!(
+            "{label:<44} {:>2} thr  {:>7.2} {:>7.2} {:>7.2}",
+            x.threads, x.insert_mops, x.positive_lookup_mops, x.negative_lookup_mops
+        );
+    }
 }

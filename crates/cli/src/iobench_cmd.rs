@@ -2,7 +2,6 @@
 //! logging) over an I/O path from a YAML sweep or flags, prints a table, writes JSON
 //! (and optionally CSV).
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -15,19 +14,15 @@ use pmolap_bench::iobench::{
 use pmolap_bench::size::format_size;
 use pmolap_tier::Topology;
 
-use crate::membench_cmd::{enum_arg, select_only, size_arg, Outputs};
+use crate::sweep_args::{enum_arg, select_only, size_arg, SweepArgs, SweepShow};
 
 /// Flags of `pmolap iobench`. With `--config`, the file's benchmarks run and only the
 /// directories (`--path`), the limits (`--duration`, `--bytes`, `--reps`) and the
 /// outputs given here apply on top.
 #[derive(Debug, ClapArgs)]
 pub struct IobenchArgs {
-    /// A YAML sweep: named benchmarks with `args` and a `matrix` (cross product).
-    #[arg(long)]
-    config: Option<PathBuf>,
-    /// Run only these benchmarks of the config (repeatable).
-    #[arg(long)]
-    only: Vec<String>,
+    #[command(flatten)]
+    sweep: SweepArgs,
     /// table-scan | buffer-manager | logging
     #[arg(long)]
     workload: Option<String>,
@@ -40,9 +35,6 @@ pub struct IobenchArgs {
     /// Threads, each with its own files.
     #[arg(long)]
     threads: Option<usize>,
-    /// Allow far more threads than logical CPUs (more than 4 per CPU or 1024).
-    #[arg(long)]
-    oversubscribe: bool,
     /// Bytes per page (table scan, buffer manager), e.g. 4K, 16K.
     #[arg(long)]
     page_size: Option<String>,
@@ -94,15 +86,6 @@ pub struct IobenchArgs {
     /// Seed of the random page choice and file contents.
     #[arg(long)]
     seed: Option<u64>,
-    /// Where to write the JSON results (default: results/iobench-<time>.json).
-    #[arg(long)]
-    json: Option<PathBuf>,
-    /// Also write the results as CSV here.
-    #[arg(long)]
-    csv: Option<PathBuf>,
-    /// No progress bar and no per-run lines; only errors and the output paths.
-    #[arg(long)]
-    quiet: bool,
     /// Leave the files the run created in place.
     #[arg(long)]
     keep_files: bool,
@@ -111,9 +94,6 @@ pub struct IobenchArgs {
     /// prepare once, run many times, or point fio at the same files.
     #[arg(long)]
     reuse_files: bool,
-    /// Validate and list the parameter sets, create and run nothing.
-    #[arg(long)]
-    dry_run: bool,
 }
 
 impl IobenchArgs {
@@ -147,7 +127,7 @@ impl IobenchArgs {
     /// The parameter sets to run, in order.
     fn runs(&self) -> Result<Vec<(String, Params)>> {
         let flags = self.to_args()?;
-        let Some(path) = &self.config else {
+        let Some(path) = &self.sweep.config else {
             return Ok(vec![("cli".to_string(), resolve(&flags))]);
         };
         let limits = Args {
@@ -158,7 +138,7 @@ impl IobenchArgs {
             ..Args::default()
         };
         let mut cfg = Config::load(path)?;
-        select_only(&mut cfg.benchmarks, &self.only, path)?;
+        select_only(&mut cfg.benchmarks, &self.sweep.only, path)?;
         Ok(cfg.expand(&limits)?)
     }
 }
@@ -168,33 +148,26 @@ pub fn run(a: &IobenchArgs) -> Result<()> {
     let runs = a.runs()?;
     let topo = Topology::detect().context("detecting the machine's topology")?;
     let opts = RunOptions {
-        progress: !a.quiet,
+        progress: !a.sweep.quiet,
         keep_files: a.keep_files,
         reuse_files: a.reuse_files,
-        oversubscribe: a.oversubscribe,
+        oversubscribe: a.sweep.oversubscribe,
     };
     // Parameters first, then the output paths: all before any file is prepared.
     validate_all(&runs, &topo, &opts)?;
-    let outputs = Outputs::new("iobench", &a.json, &a.csv)?;
-    if a.dry_run {
-        for (n, p) in &runs {
-            println!("{n}: {}", describe(p));
-        }
-        println!("{} parameter sets, all valid", runs.len());
-        return Ok(());
-    }
-    let config_file = a.config.as_ref().map(|p| p.display().to_string());
-    let quiet = a.quiet;
-    if !quiet {
-        println!("{}", header());
-    }
-    let results = run_all(&runs, &topo, config_file, &opts, |run| {
-        if !quiet {
-            println!("{}", row(run));
-            let _ = std::io::stdout().flush();
-        }
-    })?;
-    outputs.write(&results, results.partial, write_csv)
+    let show = SweepShow {
+        kind: "iobench",
+        describe,
+        header: header(),
+        row,
+        partial: |r: &Results| r.partial,
+    };
+    a.sweep.execute(
+        &show,
+        &runs,
+        |config, on_run| Ok(run_all(&runs, &topo, config, &opts, on_run)?),
+        write_csv,
+    )
 }
 
 /// One line per repetition: the parameters and the figures; published whole.

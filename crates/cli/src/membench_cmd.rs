@@ -1,30 +1,25 @@
 //! `pmolap membench`: runs a YAML sweep or one parameter set given as flags, prints a
 //! table, and writes JSON (and optionally CSV) results.
 
-use std::path::{Path, PathBuf};
-
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 
-use pmolap_bench::membench::config::{name, parse_name, resolve, Args};
+use pmolap_bench::membench::config::{name, resolve, Args};
 use pmolap_bench::membench::{
-    csv::write_csv, describe, run_all, validate_all, Config, Params, Run, RunOptions,
+    csv::write_csv, describe, run_all, validate_all, Config, Params, Results, Run, RunOptions,
 };
-use pmolap_bench::size::{format_size, parse_size, Size};
-use pmolap_os::durable::{check_writable, parent_of, publish_file};
+use pmolap_bench::size::format_size;
 use pmolap_tier::Topology;
+
+use crate::sweep_args::{enum_arg, select_only, size_arg, SweepArgs, SweepShow};
 
 /// Flags of `pmolap membench`. With `--config`, the file's benchmarks run and only the
 /// tier (`--tier`), the limits (`--duration`, `--bytes`, `--reps`), `--overwrite` and the
 /// outputs given here apply on top.
 #[derive(Debug, ClapArgs)]
 pub struct MembenchArgs {
-    /// A YAML sweep: named benchmarks with `args` and a `matrix` (cross product).
-    #[arg(long)]
-    config: Option<PathBuf>,
-    /// Run only these benchmarks of the config (repeatable).
-    #[arg(long)]
-    only: Vec<String>,
+    #[command(flatten)]
+    sweep: SweepArgs,
     /// read | write | mixed | latency
     #[arg(long)]
     operation: Option<String>,
@@ -58,9 +53,6 @@ pub struct MembenchArgs {
     /// Let a `file:PATH` tier name an existing file, whose content is destroyed.
     #[arg(long)]
     overwrite: bool,
-    /// Allow far more threads than logical CPUs (more than 4 per CPU or 1024).
-    #[arg(long)]
-    oversubscribe: bool,
     /// Bytes of memory the threads work on (e.g. 1G).
     #[arg(long)]
     memory_range: Option<String>,
@@ -94,39 +86,6 @@ pub struct MembenchArgs {
     /// auto | avx512 | avx2 | portable
     #[arg(long)]
     kernel: Option<String>,
-    /// Where to write the JSON results (default: results/membench-<time>.json).
-    #[arg(long)]
-    json: Option<PathBuf>,
-    /// Also write the results as CSV here.
-    #[arg(long)]
-    csv: Option<PathBuf>,
-    /// No progress bar and no per-run lines; only errors and the output paths.
-    #[arg(long)]
-    quiet: bool,
-    /// Validate and list the parameter sets, run nothing.
-    #[arg(long)]
-    dry_run: bool,
-}
-
-/// A config enum given as a flag (`--flag value`), parsed by its config name.
-pub(crate) fn enum_arg<T: serde::de::DeserializeOwned>(
-    flag: &str,
-    v: &Option<String>,
-) -> Result<Option<T>> {
-    v.as_deref()
-        .map(|s| parse_name(s).map_err(|e| anyhow::anyhow!("--{flag}: {e}")))
-        .transpose()
-}
-
-/// A byte size given as a flag.
-pub(crate) fn size_arg(flag: &str, v: &Option<String>) -> Result<Option<Size>> {
-    v.as_deref()
-        .map(|s| {
-            parse_size(s)
-                .map(Size)
-                .map_err(|e| anyhow::anyhow!("--{flag}: {e}"))
-        })
-        .transpose()
 }
 
 impl MembenchArgs {
@@ -165,7 +124,7 @@ impl MembenchArgs {
     /// The parameter sets to run, in order.
     fn runs(&self) -> Result<Vec<(String, Params)>> {
         let flags = self.to_args()?;
-        let Some(path) = &self.config else {
+        let Some(path) = &self.sweep.config else {
             return Ok(vec![("cli".to_string(), resolve(&flags))]);
         };
         let limits = Args {
@@ -177,7 +136,7 @@ impl MembenchArgs {
             ..Args::default()
         };
         let mut cfg = Config::load(path)?;
-        select_only(&mut cfg.benchmarks, &self.only, path)?;
+        select_only(&mut cfg.benchmarks, &self.sweep.only, path)?;
         Ok(cfg.expand(&limits)?)
     }
 }
@@ -187,171 +146,23 @@ pub fn run(a: &MembenchArgs) -> Result<()> {
     let runs = a.runs()?;
     let topo = Topology::detect().context("detecting the machine's topology")?;
     let opts = RunOptions {
-        progress: !a.quiet,
-        oversubscribe: a.oversubscribe,
+        progress: !a.sweep.quiet,
+        oversubscribe: a.sweep.oversubscribe,
     };
     validate_all(&runs, &topo, &opts)?;
-    let outputs = Outputs::new("membench", &a.json, &a.csv)?;
-    if a.dry_run {
-        for (n, p) in &runs {
-            println!("{n}: {}", describe(p));
-        }
-        println!("{} parameter sets, all valid", runs.len());
-        return Ok(());
-    }
-    let config_file = a.config.as_ref().map(|p| p.display().to_string());
-    let quiet = a.quiet;
-    if !quiet {
-        println!("{}", header());
-    }
-    let results = run_all(&runs, &topo, config_file, &opts, |run| {
-        if !quiet {
-            println!("{}", row(run));
-            let _ = std::io::Write::flush(&mut std::io::stdout());
-        }
-    })?;
-    outputs.write(&results, results.partial, |r, csv| {
-        write_csv(r, csv).map_err(Into::into)
-    })
-}
-
-/// Where a run's results go: the JSON file (given, or `results/<kind>-<time>.json`) and
-/// an optional CSV file, both checked before anything runs and published whole at the
-/// end (staged beside their names, then renamed), so an old file there stays intact
-/// until the new one is complete.
-pub(crate) struct Outputs {
-    json: PathBuf,
-    csv: Option<PathBuf>,
-}
-
-impl Outputs {
-    /// Checks the output paths of a `kind` run up front, creating nothing.
-    pub(crate) fn new(
-        kind: &str,
-        json: &Option<PathBuf>,
-        csv: &Option<PathBuf>,
-    ) -> Result<Outputs> {
-        let json = json.clone().unwrap_or_else(|| {
-            let now = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs())
-                .unwrap_or(0);
-            PathBuf::from("results").join(format!("{kind}-{now}.json"))
-        });
-        check_output(&json).context("--json")?;
-        if let Some(c) = csv {
-            check_output(c).context("--csv")?;
-            if *c == json {
-                anyhow::bail!("--csv and --json name the same file {}", c.display());
-            }
-        }
-        Ok(Outputs {
-            json,
-            csv: csv.clone(),
-        })
-    }
-
-    /// Publishes `r` as JSON (and CSV through `csv`), printing the paths; `partial`
-    /// results (an interrupted run) say so.
-    pub(crate) fn write<T: serde::Serialize>(
-        &self,
-        r: &T,
-        partial: bool,
-        csv: impl FnOnce(&T, &Path) -> Result<()>,
-    ) -> Result<()> {
-        let note = if partial {
-            " (partial: interrupted, only the runs that finished)"
-        } else {
-            ""
-        };
-        write_json(r, &self.json)?;
-        println!("results: {}{note}", self.json.display());
-        if let Some(path) = &self.csv {
-            create_parent(path)?;
-            csv(r, path).with_context(|| format!("writing {}", path.display()))?;
-            println!("csv: {}{note}", path.display());
-        }
-        Ok(())
-    }
-}
-
-/// Checks that a file can later be published at `path`, creating nothing: its directory
-/// exists and a file can be created there, or it is missing and its nearest existing
-/// ancestor is a directory in which it can be created.
-pub(crate) fn check_output(path: &Path) -> Result<()> {
-    let dir = parent_of(path);
-    if dir.is_dir() {
-        return probe(path, &dir);
-    }
-    let mut missing = dir.as_path();
-    loop {
-        if missing.symlink_metadata().is_ok() {
-            anyhow::bail!(
-                "{}: {} is not a directory",
-                path.display(),
-                missing.display()
-            );
-        }
-        let up = parent_of(missing);
-        if up.is_dir() {
-            // `missing` is the first directory to create: can it be?
-            return probe(missing, &up);
-        }
-        if up.as_path() == missing {
-            anyhow::bail!("{}: no existing directory above it", path.display());
-        }
-        missing = missing.parent().unwrap_or(Path::new("."));
-    }
-}
-
-/// [`check_writable`] of `path` in the existing directory `dir`, with a plain message
-/// when the directory refuses new files (`/proc/sys` answers "no such file").
-fn probe(path: &Path, dir: &Path) -> Result<()> {
-    match check_writable(path) {
-        Err(pmolap_os::Error::NotFound(_)) => anyhow::bail!(
-            "{}: cannot create files in this directory (its filesystem refuses them)",
-            dir.display()
-        ),
-        r => Ok(r?),
-    }
-}
-
-/// Keeps only the `--only` benchmarks of the config at `path` (all when none is
-/// given), before anything is expanded; errors on a name the config lacks.
-pub(crate) fn select_only<S>(
-    benchmarks: &mut Vec<(String, S)>,
-    only: &[String],
-    path: &Path,
-) -> Result<()> {
-    for o in only {
-        if !benchmarks.iter().any(|(n, _)| n == o) {
-            let names: Vec<&str> = benchmarks.iter().map(|(n, _)| n.as_str()).collect();
-            anyhow::bail!(
-                "{}: no benchmark `{o}` (has: {})",
-                path.display(),
-                names.join(", ")
-            );
-        }
-    }
-    if !only.is_empty() {
-        benchmarks.retain(|(n, _)| only.contains(n));
-    }
-    Ok(())
-}
-
-/// Creates the directory `path` goes in, if missing.
-pub(crate) fn create_parent(path: &Path) -> Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
-    Ok(())
-}
-
-/// Publishes `r` as pretty JSON at `path` (staged, then renamed), creating its directory.
-pub(crate) fn write_json<T: serde::Serialize>(r: &T, path: &Path) -> Result<()> {
-    create_parent(path)?;
-    let text = serde_json::to_string_pretty(r).context("serialising results")?;
-    Ok(publish_file(path, text.as_bytes())?)
+    let show = SweepShow {
+        kind: "membench",
+        describe,
+        header: header(),
+        row,
+        partial: |r: &Results| r.partial,
+    };
+    a.sweep.execute(
+        &show,
+        &runs,
+        |config, on_run| Ok(run_all(&runs, &topo, config, &opts, on_run)?),
+        |r, csv| write_csv(r, csv).map_err(Into::into),
+    )
 }
 
 fn header() -> String {

@@ -68,10 +68,7 @@ fn tpch(a: &TpchArgs) -> Result<()> {
         work_dir: a.work_dir.clone().unwrap_or_else(std::env::temp_dir),
         psql_baseline: !a.no_baseline,
     };
-    if let Some(j) = &a.json {
-        crate::membench_cmd::create_parent(j)?;
-        pmolap_os::durable::check_writable(j)?;
-    }
+    crate::output::check_optional(a.json.as_deref()).context("--json")?;
     let pb = crate::progress::spinner(a.quiet);
     let on_event = |e: Event<'_>| match e {
         Event::Step(s) => pb.set_message(s.to_string()),
@@ -89,8 +86,7 @@ fn tpch(a: &TpchArgs) -> Result<()> {
     pb.finish_and_clear();
     print_report(&report);
     if let Some(j) = &a.json {
-        crate::membench_cmd::write_json(&report, j)?;
-        println!("results: {}", j.display());
+        crate::output::publish_results(&report, j)?;
     }
     Ok(())
 }

@@ -15,25 +15,14 @@ use pmolap_place::{
 use pmolap_tier::cpu::CacheSizes;
 use pmolap_tier::Topology;
 
+use crate::output::{check_output, create_parent};
 use crate::ssb_run::DataArgs;
 
 #[derive(Debug, Subcommand)]
 pub enum PlaceCommand {
     /// Run SSB queries in DRAM with the store's access counters on and write the workload
     /// (per structure: bytes, type, width, counts per access type; T_DRAM).
-    Workload {
-        #[command(flatten)]
-        data: DataArgs,
-        /// Queries: all, or a list such as 1.1,2.3.
-        #[arg(long, default_value = "all")]
-        queries: String,
-        /// Timed repetitions per query for T_DRAM.
-        #[arg(long, default_value_t = 3)]
-        reps: usize,
-        /// Where to write the workload JSON.
-        #[arg(short, long)]
-        out: PathBuf,
-    },
+    Workload(Box<WorkloadArgs>),
     /// Solve a placement: most bytes on the slow tier within a slowdown budget, or least
     /// slowdown with a target share of bytes there; print it and write a placement file.
     Advise(Box<AdviseArgs>),
@@ -50,6 +39,30 @@ pub enum PlaceCommand {
     Profile(Box<crate::place_profile::ProfileArgs>),
     /// List the built-in profiles: name, where the numbers come from, description.
     Profiles,
+}
+
+/// The database, the SSB queries and their timed repetitions (`place workload` and
+/// `place validate`).
+#[derive(Debug, Clone, Args)]
+pub struct QueriesArgs {
+    #[command(flatten)]
+    pub data: DataArgs,
+    /// Queries: all, or a list such as 1.1,2.3.
+    #[arg(long, default_value = "all")]
+    pub queries: String,
+    /// Timed repetitions per query (for T_DRAM; per placement with `validate`).
+    #[arg(long, default_value_t = 3)]
+    pub reps: usize,
+}
+
+/// Flags of `pmolap place workload`.
+#[derive(Debug, Clone, Args)]
+pub struct WorkloadArgs {
+    #[command(flatten)]
+    pub q: QueriesArgs,
+    /// Where to write the workload JSON.
+    #[arg(short, long)]
+    pub out: PathBuf,
 }
 
 /// The workload and the model.
@@ -143,27 +156,7 @@ fn model(a: &ModelArgs) -> Result<(Model, u64)> {
 
 pub fn run(cmd: &PlaceCommand) -> Result<()> {
     match cmd {
-        PlaceCommand::Workload {
-            data,
-            queries,
-            reps,
-            out,
-        } => {
-            crate::ssb_run::check_output(Some(out)).context("--out")?;
-            let qs = crate::ssb_run::ssb_list(queries)?;
-            let opts: DataOptions = data.options();
-            let w = ssb::ssb_workload(&opts, &qs, *reps, &indicatif::ProgressBar::hidden())?;
-            w.save(out)?;
-            println!(
-                "{} structures, {:.1} MiB, T_DRAM {:.1} ms ({}) -> {}",
-                w.structures.len(),
-                w.total_bytes() as f64 / (1 << 20) as f64,
-                w.t_dram_ns / 1e6,
-                w.description,
-                out.display()
-            );
-            Ok(())
-        }
+        PlaceCommand::Workload(a) => workload(a),
         PlaceCommand::Advise(a) => advise(a),
         PlaceCommand::Whatif(a) => whatif(a),
         PlaceCommand::Validate(a) => crate::place_validate::run(a),
@@ -175,8 +168,26 @@ pub fn run(cmd: &PlaceCommand) -> Result<()> {
     }
 }
 
+fn workload(a: &WorkloadArgs) -> Result<()> {
+    check_output(&a.out).context("--out")?;
+    let qs = crate::ssb_run::ssb_list(&a.q.queries)?;
+    let opts: DataOptions = a.q.data.options();
+    let w = ssb::ssb_workload(&opts, &qs, a.q.reps, &indicatif::ProgressBar::hidden())?;
+    create_parent(&a.out)?;
+    w.save(&a.out)?;
+    println!(
+        "{} structures, {:.1} MiB, T_DRAM {:.1} ms ({}) -> {}",
+        w.structures.len(),
+        w.total_bytes() as f64 / (1 << 20) as f64,
+        w.t_dram_ns / 1e6,
+        w.description,
+        a.out.display()
+    );
+    Ok(())
+}
+
 fn advise(a: &AdviseArgs) -> Result<()> {
-    crate::ssb_run::check_output(Some(&a.out)).context("--out")?;
+    check_output(&a.out).context("--out")?;
     let w = Workload::load(&a.model.workload)?;
     let p = profile(&a.model.profile)?;
     let (m, llc) = model(&a.model)?;
@@ -197,6 +208,7 @@ fn advise(a: &AdviseArgs) -> Result<()> {
     if let Some(t) = pf.tiers.get_mut(1) {
         t.location = Some(a.location.clone());
     }
+    create_parent(&a.out)?;
     pf.save(&a.out)?;
     println!(
         "{mode} on {} ({}), S_LLC {} KiB, {:?} granularity",

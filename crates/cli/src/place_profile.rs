@@ -45,7 +45,7 @@ fn default_name(spec: &TierSpec) -> String {
 }
 
 pub fn run(a: &ProfileArgs) -> Result<()> {
-    crate::ssb_run::check_output(Some(&a.out)).context("--out")?;
+    crate::output::check_output(&a.out).context("--out")?;
     if a.tier == (TierSpec::Dram { node: None }) {
         anyhow::bail!("--tier dram: DRAM is the reference tier; profile another tier against it");
     }
@@ -63,9 +63,10 @@ pub fn run(a: &ProfileArgs) -> Result<()> {
         o.reps = r;
     }
     let topo = Topology::detect()?;
-    let pb = crate::ssb_run::bar(0, a.quiet);
+    let pb = crate::progress::bar(0, a.quiet);
     let p = measure(&o, &topo, &pb)?;
     pb.finish_and_clear();
+    crate::output::create_parent(&a.out)?;
     p.save(&a.out)?;
     println!("profile `{}`: {} ({})", p.tier, p.description, p.source);
     println!(

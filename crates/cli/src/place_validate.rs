@@ -10,19 +10,12 @@ use pmolap_bench::ssb::validate::{validate, Setting, ValidateOptions, ValidateRe
 use pmolap_bench::ssb::{self, DataOptions};
 use pmolap_place::{Granularity, Workload};
 
-use crate::place_cmd::{llc_bytes, profile};
-use crate::ssb_run::DataArgs;
+use crate::place_cmd::{llc_bytes, profile, QueriesArgs};
 
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
     #[command(flatten)]
-    pub data: DataArgs,
-    /// Queries: all, or a list such as 1.1,2.3.
-    #[arg(long, default_value = "all")]
-    pub queries: String,
-    /// Timed runs per query and placement.
-    #[arg(long, default_value_t = 3)]
-    pub reps: usize,
+    pub q: QueriesArgs,
     /// The slow tier's profile, measured on it (`pmolap place profile`), or a built-in.
     #[arg(long)]
     pub profile: String,
@@ -49,12 +42,12 @@ pub struct ValidateArgs {
 }
 
 pub fn run(a: &ValidateArgs) -> Result<()> {
-    crate::ssb_run::check_output(Some(&a.out)).context("--out")?;
-    let queries = crate::ssb_run::ssb_list(&a.queries)?;
-    let data: DataOptions = a.data.options();
+    crate::output::check_output(&a.out).context("--out")?;
+    let queries = crate::ssb_run::ssb_list(&a.q.queries)?;
+    let data: DataOptions = a.q.data.options();
     let p = profile(&a.profile)?;
     let llc = llc_bytes(a.llc)?;
-    let pb = crate::ssb_run::bar(0, a.quiet);
+    let pb = crate::progress::bar(0, a.quiet);
     let w = match &a.workload {
         Some(f) => Workload::load(f).with_context(|| format!("--workload {}", f.display()))?,
         None => {
@@ -65,7 +58,7 @@ pub fn run(a: &ValidateArgs) -> Result<()> {
     let o = ValidateOptions {
         data,
         queries,
-        reps: a.reps,
+        reps: a.q.reps,
         profile: p,
         setting: a.setting,
         granularity: a.granularity,
@@ -73,7 +66,7 @@ pub fn run(a: &ValidateArgs) -> Result<()> {
     };
     let r = validate(&o, w, &pb)?;
     pb.finish_and_clear();
-    crate::membench_cmd::write_json(&r, &a.out)?;
+    crate::output::write_json(&r, &a.out)?;
     print_report(&r);
     println!("-> {}", a.out.display());
     if r.partial {

@@ -1,4 +1,5 @@
-//! The spinner of the commands whose work reports steps rather than a count.
+//! The progress displays: a spinner for commands whose work reports steps, a bar for
+//! those that count runs.
 
 use std::time::Duration;
 
@@ -16,5 +17,19 @@ pub(crate) fn spinner(quiet: bool) -> ProgressBar {
             .unwrap_or_else(|_| ProgressStyle::default_spinner()),
     );
     pb.enable_steady_tick(Duration::from_millis(120));
+    pb
+}
+
+/// A bar of `len` runs with a message (set later as work goes on), or a hidden one when
+/// `quiet`.
+pub(crate) fn bar(len: u64, quiet: bool) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::new(len);
+    pb.set_style(
+        ProgressStyle::with_template("{msg:>6} {bar:30} {pos}/{len} runs {elapsed}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
     pb
 }

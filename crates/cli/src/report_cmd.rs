@@ -4,10 +4,35 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use clap::Args;
 
-/// PNG and SVG files of one result document into `out`.
-pub fn plot(results: &Path, out: &Path) -> Result<()> {
-    crate::membench_cmd::check_output(&out.join("plot.png"))
+use crate::output::check_output;
+
+/// Flags of `pmolap plot`.
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    /// A results file written by `pmolap membench`, `iobench`, `elf bench` or `ssb`.
+    results: PathBuf,
+    /// Output directory (created if missing).
+    #[arg(short, long, default_value = "plots")]
+    out: PathBuf,
+}
+
+/// Flags of `pmolap report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Result files, or directories whose `*.json` files are read.
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// Output directory (created if missing); the page is `DIR/report.html`.
+    #[arg(short, long, default_value = "report")]
+    out: PathBuf,
+}
+
+/// `pmolap plot`: PNG and SVG files of one result document into `--out`.
+pub fn plot(a: &PlotArgs) -> Result<()> {
+    let (results, out) = (&a.results, &a.out);
+    check_output(&out.join("plot.png"))
         .with_context(|| format!("cannot write plots into {}", out.display()))?;
     for f in pmolap_report::plot_file(results, out)? {
         println!("{}", f.display());
@@ -22,9 +47,10 @@ pub fn demo_report(out: &Path) -> std::result::Result<PathBuf, String> {
         .map_err(|e| e.to_string())
 }
 
-/// `out/report.html` from result files and directories.
-pub fn report(inputs: &[PathBuf], out: &Path) -> Result<()> {
-    crate::membench_cmd::check_output(&out.join(pmolap_report::REPORT_FILE))
+/// `pmolap report`: `out/report.html` from result files and directories.
+pub fn report(a: &ReportArgs) -> Result<()> {
+    let (inputs, out) = (&a.inputs, &a.out);
+    check_output(&out.join(pmolap_report::REPORT_FILE))
         .with_context(|| format!("cannot write the report into {}", out.display()))?;
     let (page, read) = pmolap_report::write_report(inputs, out)?;
     for (p, why) in &read.skipped {

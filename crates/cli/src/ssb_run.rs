@@ -6,14 +6,14 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 
 use pmolap_bench::ssb::{self, DataOptions, QueryFigures, TiersReport};
 use pmolap_engine::{parse_queries, select_ssb, ExecOptions, OutValue, Query};
 use pmolap_tier::kernel::Isa;
 use pmolap_tier::Pinning;
 
-use crate::membench_cmd::write_json;
+use crate::output::{check_optional, truncate, write_json};
+use crate::progress::bar;
 
 /// Where the data comes from and the execution switches (shared by every subcommand).
 #[derive(Debug, Clone, Args)]
@@ -96,30 +96,6 @@ fn with_index(mut q: Query, a: &DataArgs) -> Query {
     q
 }
 
-/// Checks up front that a result can be written at `path` (its directory is created if
-/// missing), so a long run never ends in an unwritable path.
-pub(crate) fn check_output(path: Option<&PathBuf>) -> Result<()> {
-    if let Some(p) = path {
-        if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        }
-        pmolap_os::durable::check_writable(p)?;
-    }
-    Ok(())
-}
-
-pub(crate) fn bar(len: u64, quiet: bool) -> ProgressBar {
-    if quiet {
-        return ProgressBar::hidden();
-    }
-    let pb = ProgressBar::new(len);
-    pb.set_style(
-        ProgressStyle::with_template("{msg:>6} {bar:30} {pos}/{len} runs {elapsed}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    pb
-}
-
 /// The answers of a run, in the format of `ssb-reference/answers-*.json`.
 fn answers(figs: &[QueryFigures]) -> BTreeMap<String, &Vec<Vec<OutValue>>> {
     figs.iter().map(|f| (f.id.clone(), &f.last.rows)).collect()
@@ -158,8 +134,8 @@ pub fn run(a: &RunArgs, queries: Vec<Query>) -> Result<()> {
     if a.reps == 0 {
         bail!("--reps must be at least 1");
     }
-    check_output(a.json.as_ref()).context("--json")?;
-    check_output(a.answers.as_ref()).context("--answers")?;
+    check_optional(a.json.as_deref()).context("--json")?;
+    check_optional(a.answers.as_deref()).context("--answers")?;
     let queries: Vec<Query> = queries
         .into_iter()
         .map(|q| with_index(q, &a.data))
@@ -310,7 +286,7 @@ pub fn tiers(a: &TiersArgs) -> Result<()> {
     if a.reps == 0 {
         bail!("--reps must be at least 1");
     }
-    check_output(a.json.as_ref()).context("--json")?;
+    check_optional(a.json.as_deref()).context("--json")?;
     let queries: Vec<Query> = ssb_list(&a.queries)?
         .into_iter()
         .map(|q| with_index(q, &a.data))
@@ -363,14 +339,6 @@ fn print_tiers(r: &TiersReport, queries: &[Query]) {
     );
 }
 
-fn truncate(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        s.chars().take(n - 1).chain(['…']).collect()
-    }
-}
-
 /// Options of `ssb breakdown`.
 #[derive(Debug, Clone, Args)]
 pub struct BreakdownArgs {
@@ -394,7 +362,7 @@ pub fn breakdown(a: &BreakdownArgs) -> Result<()> {
     if a.reps == 0 {
         bail!("--reps must be at least 1");
     }
-    check_output(a.json.as_ref()).context("--json")?;
+    check_optional(a.json.as_deref()).context("--json")?;
     let q = with_index(
         ssb_list(&a.query)?
             .into_iter()

@@ -2,30 +2,42 @@
 //! column the size, bit width and location (tier, file, durability) of every structure.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use clap::Subcommand;
 
 use pmolap_store::{ColumnEncoding, OpenOptions, Placement, StructureKind, Table, TableInfo};
+
+#[derive(Debug, Subcommand)]
+pub enum StoreCommand {
+    /// Schema, rows, and per column the size, bit width and tier of every structure.
+    Info {
+        /// A table directory.
+        dir: PathBuf,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Runs one `pmolap store` subcommand.
+pub fn run(cmd: &StoreCommand) -> Result<()> {
+    match cmd {
+        StoreCommand::Info { dir, json } => info(dir, *json),
+    }
+}
 
 /// Opens the table in `dir` in place (checksums verified) and prints what it is.
 pub fn info(dir: &Path, json: bool) -> Result<()> {
     let table = Table::open_with(dir, &Placement::home(), &OpenOptions::default())
         .with_context(|| format!("opening the column-store table in {}", dir.display()))?;
     let info = table.info();
-    let text = if json {
-        let mut s =
-            serde_json::to_string_pretty(&info).context("writing the table info as JSON")?;
-        s.push('\n');
-        s
+    if json {
+        crate::output::print_json(&info, "the table info")
     } else {
-        render(&info)
-    };
-    std::io::stdout()
-        .lock()
-        .write_all(text.as_bytes())
-        .context("writing to stdout")
+        crate::output::print_text(&render(&info))
+    }
 }
 
 fn human(bytes: u64) -> String {

@@ -3,13 +3,15 @@
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
-use std::io::Write as _;
 
 use anyhow::{Context, Result};
+use clap::Args;
 use serde::Serialize;
 
 use pmolap_tier::topology::{format_cpulist, hmat_notes, NodeKind, Topology};
 use pmolap_tier::TierInfo;
+
+use crate::output::{print_json, print_text, table};
 
 /// What `pmolap topology --json` prints.
 #[derive(Debug, Serialize)]
@@ -18,29 +20,25 @@ struct Report<'a> {
     tiers: Vec<TierInfo>,
 }
 
+/// Flags of `pmolap topology`.
+#[derive(Debug, Args)]
+pub struct TopologyArgs {
+    /// Print JSON instead of tables.
+    #[arg(long)]
+    json: bool,
+}
+
 /// Detects the machine and prints the report (or JSON) to stdout.
-pub fn run(json: bool) -> Result<()> {
+pub fn run(a: &TopologyArgs) -> Result<()> {
     let t = Topology::detect().context("detecting the machine's topology from /sys and /proc")?;
-    let text = if json {
+    if a.json {
         let report = Report {
             topology: &t,
             tiers: t.tiers(),
         };
-        let mut s =
-            serde_json::to_string_pretty(&report).context("writing the topology as JSON")?;
-        s.push('\n');
-        s
+        print_json(&report, "the topology")
     } else {
-        format_report(&t)
-    };
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        // A closed pipe (`pmolap topology | head`) is not an error.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        r => r.context("writing to stdout"),
+        print_text(&format_report(&t))
     }
 }
 
@@ -58,35 +56,6 @@ fn capacity(bytes: u64) -> String {
         "?".into()
     } else {
         gib(bytes)
-    }
-}
-
-/// Lays out rows under a header with columns padded to their widest cell; the last
-/// column is not padded.
-fn table(out: &mut String, header: &[&str], rows: &[Vec<String>]) {
-    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for r in rows {
-        for (w, c) in widths.iter_mut().zip(r) {
-            *w = (*w).max(c.chars().count());
-        }
-    }
-    let line = |cells: Vec<&str>| -> String {
-        let last = cells.len().saturating_sub(1);
-        let mut s = String::from("  ");
-        for (i, c) in cells.iter().enumerate() {
-            if i == last {
-                s.push_str(c);
-            } else {
-                let pad = widths[i] - c.chars().count();
-                s.push_str(c);
-                s.push_str(&" ".repeat(pad + 2));
-            }
-        }
-        s.trim_end().to_string()
-    };
-    let _ = writeln!(out, "{}", line(header.to_vec()));
-    for r in rows {
-        let _ = writeln!(out, "{}", line(r.iter().map(String::as_str).collect()));
     }
 }
 

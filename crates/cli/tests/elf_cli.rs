@@ -2,27 +2,17 @@
 //! window queries on value ids exactly like a scan of the table, and bad columns are
 //! refused with one line.
 
-use std::process::Command;
+mod common;
 
 use pmolap_store::{Placement, Table};
 
-fn pmolap() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_pmolap"))
-}
-
-fn ok(cmd: &mut Command) -> String {
-    let o = cmd.output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8(o.stdout).unwrap()
-}
+use common::{ok, pmolap, refused, ssb_load};
 
 #[test]
 fn elf_over_store_columns_matches_a_scan() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("ssb");
-    ok(pmolap()
-        .args(["ssb", "load", "--quiet", "--sf", "0.01", "--out"])
-        .arg(&data));
+    ssb_load("0.01", &data);
     let idx = dir.path().join("lo.elf");
     let cols = ["lo_discount", "lo_quantity", "lo_shipmode"];
     ok(pmolap()
@@ -47,17 +37,12 @@ fn elf_over_store_columns_matches_a_scan() {
     assert!(!want.is_empty());
     assert_eq!(got, want);
 
-    let o = pmolap()
-        .args(["elf", "build", "--table"])
-        .arg(data.join("lineorder"))
-        .args(["--columns", "lo_nope"])
-        .arg(dir.path().join("x.elf"))
-        .output()
-        .unwrap();
-    assert!(!o.status.success());
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains("lo_nope") && err.trim().lines().count() == 1,
-        "{err}"
+    let err = refused(
+        pmolap()
+            .args(["elf", "build", "--table"])
+            .arg(data.join("lineorder"))
+            .args(["--columns", "lo_nope"])
+            .arg(dir.path().join("x.elf")),
     );
+    assert!(err.contains("lo_nope"), "{err}");
 }

@@ -1,25 +1,11 @@
 //! Guards `pmolap hash build|check|bench`: a built table checks clean, a damaged one is
 //! reported with a non-zero exit, and bad input gets a one-line error, never a panic.
 
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output};
 
-fn pmolap() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_pmolap"))
-}
-
-fn ok(cmd: &mut Command) -> String {
-    let o = cmd.output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8(o.stdout).unwrap()
-}
-
-fn fails(o: Output, want: &str) {
-    assert!(!o.status.success());
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains(want), "{err}");
-    assert!(!err.contains("panicked"), "{err}");
-}
+use common::{ok, pmolap, refused};
 
 fn scratch() -> tempfile::TempDir {
     if Path::new("/dev/shm").is_dir() {
@@ -43,10 +29,8 @@ fn built_table_checks_clean_and_damage_is_reported() {
     assert_eq!(rep["items"], 3000);
     assert_eq!(rep["problems"].as_array().unwrap().len(), 0);
     // Refuses to overwrite.
-    fails(
-        pmolap().args(["hash", "build"]).arg(&t).output().unwrap(),
-        "already exists",
-    );
+    let e = refused(pmolap().args(["hash", "build"]).arg(&t));
+    assert!(e.contains("already exists"), "{e}");
     // Flip the fingerprint of the first item of segment 0, bucket 0.
     let mut b = std::fs::read(&t).unwrap();
     let seg_off = word(&b, 5) as usize;
@@ -55,10 +39,8 @@ fn built_table_checks_clean_and_damage_is_reported() {
     assert_ne!(alloc, 0, "bucket 0 holds an item");
     b[bucket + 16 + alloc.trailing_zeros() as usize] ^= 0xff;
     std::fs::write(&t, &b).unwrap();
-    fails(
-        pmolap().args(["hash", "check"]).arg(&t).output().unwrap(),
-        "fingerprint mismatch",
-    );
+    let e = refused(pmolap().args(["hash", "check"]).arg(&t));
+    assert!(e.contains("fingerprint mismatch"), "{e}");
 }
 
 #[test]
@@ -66,23 +48,14 @@ fn bad_input_is_one_line() {
     let dir = scratch();
     let f = dir.path().join("x");
     std::fs::write(&f, vec![7u8; 10_000]).unwrap();
-    fails(
-        pmolap().args(["hash", "check"]).arg(&f).output().unwrap(),
-        "not a Dash",
-    );
-    fails(
+    let e = refused(pmolap().args(["hash", "check"]).arg(&f));
+    assert!(e.contains("not a Dash"), "{e}");
+    let e = refused(
         pmolap()
             .args(["hash", "check"])
-            .arg(dir.path().join("missing"))
-            .output()
-            .unwrap(),
-        "missing",
+            .arg(dir.path().join("missing")),
     );
-    fails(
-        pmolap()
-            .args(["hash", "bench", "--keys", "10", "--tier", "dram@many"])
-            .output()
-            .unwrap(),
-        "not a key count",
-    );
+    assert!(e.contains("missing"), "{e}");
+    let e = refused(pmolap().args(["hash", "bench", "--keys", "10", "--tier", "dram@many"]));
+    assert!(e.contains("not a key count"), "{e}");
 }

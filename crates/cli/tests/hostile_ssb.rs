@@ -4,69 +4,25 @@
 //! inputs and one-line messages, Ctrl-C keeping finished results — each asserting the exit
 //! code, a one-line message, that no data was lost and that nothing was left behind.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn pmolap() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_pmolap"))
-}
-
-fn ok(o: &Output) -> String {
-    assert!(
-        o.status.success(),
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-/// A failure with exit code 1 and exactly one line on stderr (notes aside); returns it.
-fn one_line_error(o: &Output) -> String {
-    let e = String::from_utf8_lossy(&o.stderr).into_owned();
-    assert_eq!(o.status.code(), Some(1), "exit code; stderr: {e}");
-    let lines: Vec<&str> = e.lines().filter(|l| !l.starts_with("note:")).collect();
-    assert_eq!(lines.len(), 1, "one line expected: {e}");
-    assert!(lines[0].starts_with("error: "), "{e}");
-    assert!(
-        !e.contains("panicked") && !e.contains("RUST_BACKTRACE"),
-        "{e}"
-    );
-    assert!(lines[0].len() < 600, "short: {} chars", lines[0].len());
-    lines[0].to_string()
-}
-
-fn load(sf: &str, out: &Path) {
-    ok(&pmolap()
-        .args(["ssb", "load", "--quiet", "--sf", sf, "--out"])
-        .arg(out)
-        .output()
-        .unwrap());
-}
+use common::{entries, ok, one_line_error, pmolap, signal, ssb_load};
 
 /// The answers of `queries` on `db`, as JSON text.
 fn answers(db: &Path, queries: &str) -> String {
     let tmp = tempfile::tempdir().unwrap();
     let a = tmp.path().join("a.json");
-    ok(&pmolap()
+    ok(pmolap()
         .args(["ssb", "run", "--quiet", "--reps", "1", "--queries", queries])
         .arg("--data")
         .arg(db)
         .arg("--answers")
-        .arg(&a)
-        .output()
-        .unwrap());
+        .arg(&a));
     std::fs::read_to_string(a).unwrap()
-}
-
-fn entries(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
 }
 
 /// The database directory holds exactly one generation and nothing else.
@@ -98,19 +54,11 @@ fn wait_until(child: &mut Child, what: impl Fn() -> bool, limit: Duration) {
     }
 }
 
-fn signal(child: &Child, sig: &str) {
-    let st = Command::new("kill")
-        .args([sig, &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(st.success());
-}
-
 #[test]
 fn a_second_writer_and_a_reader_during_a_load_fail_at_once_naming_the_holder() {
     let d = tempfile::tempdir().unwrap();
     let db = d.path().join("db");
-    load("0.01", &db);
+    ssb_load("0.01", &db);
     let before = answers(&db, "all");
     // A slow load (SF 0.2) holds the writer lock while the others try.
     let mut writer = pmolap()
@@ -153,16 +101,14 @@ fn a_second_writer_and_a_reader_during_a_load_fail_at_once_naming_the_holder() {
 fn a_load_that_fails_half_way_leaves_the_old_database_whole() {
     let d = tempfile::tempdir().unwrap();
     let db = d.path().join("db");
-    load("0.01", &db);
+    ssb_load("0.01", &db);
     let before = answers(&db, "all");
 
     // --tbl input whose last table (lineorder, loaded last) has a bad line at its end.
     let tbl = d.path().join("tbl");
-    ok(&pmolap()
+    ok(pmolap()
         .args(["ssb", "gen", "--sf", "0.02", "--out"])
-        .arg(&tbl)
-        .output()
-        .unwrap());
+        .arg(&tbl));
     let lo = tbl.join("lineorder.tbl");
     let mut text = std::fs::read_to_string(&lo).unwrap();
     text.push_str("1|2|not-a-number|\n");
@@ -220,7 +166,7 @@ fn a_load_that_fails_half_way_leaves_the_old_database_whole() {
     // lands before the publish, the old database is written again and the kill comes
     // sooner.
     let reference = d.path().join("reference");
-    load("0.1", &reference);
+    ssb_load("0.1", &reference);
     let new_answers = answers(&reference, "all");
     let mut killed_mid_load = false;
     for delay_ms in [300, 100, 30, 10, 0] {
@@ -237,7 +183,7 @@ fn a_load_that_fails_half_way_leaves_the_old_database_whole() {
         let now = answers(&db, "all");
         if now == new_answers {
             // Published before the kill: put the old database back and try sooner.
-            load("0.01", &db);
+            ssb_load("0.01", &db);
             clean_db(&db);
             assert_eq!(answers(&db, "all"), before);
             continue;
@@ -251,7 +197,7 @@ fn a_load_that_fails_half_way_leaves_the_old_database_whole() {
     }
     assert!(killed_mid_load, "every load published before its kill -9");
     // The next writer removes what the killed one left, and publishes.
-    load("0.01", &db);
+    ssb_load("0.01", &db);
     clean_db(&db);
     assert_eq!(answers(&db, "all"), before);
 }
@@ -260,7 +206,7 @@ fn a_load_that_fails_half_way_leaves_the_old_database_whole() {
 fn ctrl_c_keeps_finished_queries_and_leaves_nothing_behind() {
     let d = tempfile::tempdir().unwrap();
     let db = d.path().join("db");
-    load("0.01", &db);
+    ssb_load("0.01", &db);
     let json = d.path().join("out/r.json");
     let tier = d.path().join("tier");
     std::fs::create_dir(&tier).unwrap();
@@ -325,18 +271,14 @@ fn a_file_tier_never_destroys_a_users_file() {
     let d = tempfile::tempdir().unwrap();
     let a = d.path().join("a.elf");
     let other = d.path().join("other.elf");
-    ok(&pmolap()
+    ok(pmolap()
         .args(["elf", "build", "--rows", "500", "--dims", "3"])
-        .arg(&a)
-        .output()
-        .unwrap());
-    ok(&pmolap()
+        .arg(&a));
+    ok(pmolap()
         .args([
             "elf", "build", "--rows", "700", "--dims", "3", "--seed", "9",
         ])
-        .arg(&other)
-        .output()
-        .unwrap());
+        .arg(&other));
     let before = std::fs::read(&other).unwrap();
     let o = pmolap()
         .args(["elf", "query", "--lo", "0,0,0", "--hi", "9,9,9", "--tier"])
@@ -353,27 +295,23 @@ fn a_file_tier_never_destroys_a_users_file() {
     // A directory is scratch space: a file of pmolap's own, gone afterwards.
     let scratch = d.path().join("scratch");
     std::fs::create_dir(&scratch).unwrap();
-    ok(&pmolap()
+    ok(pmolap()
         .args(["elf", "query", "--lo", "0,0,0", "--hi", "9,9,9", "--tier"])
         .arg(format!("file:{}", scratch.display()))
-        .arg(&a)
-        .output()
-        .unwrap());
+        .arg(&a));
     assert_eq!(entries(&scratch), Vec::<String>::new());
     // Its own file in place is allowed (that is the in-place variant).
-    ok(&pmolap()
+    ok(pmolap()
         .args(["elf", "query", "--lo", "0,0,0", "--hi", "9,9,9", "--tier"])
         .arg(format!("file:{}", a.display()))
-        .arg(&a)
-        .output()
-        .unwrap());
+        .arg(&a));
 }
 
 #[test]
 fn bounded_inputs_fail_at_once_with_one_line() {
     let d = tempfile::tempdir().unwrap();
     let db = d.path().join("db");
-    load("0.01", &db);
+    ssb_load("0.01", &db);
     let run = |extra: &[&str]| -> Output {
         pmolap()
             .args(["ssb", "run", "--quiet", "--reps", "1", "--data"])
@@ -447,12 +385,8 @@ fn bounded_inputs_fail_at_once_with_one_line() {
 fn store_info_resolves_the_tables_of_a_database() {
     let d = tempfile::tempdir().unwrap();
     let db = d.path().join("db");
-    load("0.01", &db);
-    let out = ok(&pmolap()
-        .args(["store", "info"])
-        .arg(db.join("date"))
-        .output()
-        .unwrap());
+    ssb_load("0.01", &db);
+    let out = ok(pmolap().args(["store", "info"]).arg(db.join("date")));
     assert!(out.contains("d_datekey") && out.contains("rows"), "{out}");
     let o = pmolap()
         .args(["store", "info"])

@@ -2,43 +2,26 @@
 //! JSON with config, machine and device metadata, `pmolap plot` draws them, and bad input
 //! exits non-zero with a one-line error.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
+
+use std::path::Path;
 
 use serde_json::Value;
 
-fn pmolap() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_pmolap"))
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use common::{ok, pmolap, read_json, refused, repo};
 
 fn run_ok(args: &[&str], dir: &Path) -> Value {
     let json = dir.join("r.json");
-    let out = pmolap()
+    ok(pmolap()
         .arg("iobench")
         .args(args)
         .args(["--quiet", "--json"])
-        .arg(&json)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
+        .arg(&json));
+    read_json(&json)
 }
 
 fn run_err(args: &[&str]) -> String {
-    let out = pmolap().arg("iobench").args(args).output().unwrap();
-    assert!(!out.status.success(), "{args:?} should fail");
-    let err = String::from_utf8_lossy(&out.stderr).trim().to_string();
-    assert_eq!(err.lines().count(), 1, "one line: {err}");
-    assert!(err.starts_with("error: "), "{err}");
-    err
+    refused(pmolap().arg("iobench").args(args))
 }
 
 fn data_dir() -> tempfile::TempDir {
@@ -125,18 +108,7 @@ fn ci_configs_run_on_disk_and_shm_and_plot() {
             }
             assert!(o.status.success(), "{fig} on {:?}: {err}", data.path());
             let plots = out.path().join(format!("plots-{fig}"));
-            let p = pmolap()
-                .arg("plot")
-                .arg(&json)
-                .arg("--out")
-                .arg(&plots)
-                .output()
-                .unwrap();
-            assert!(
-                p.status.success(),
-                "plot {fig}: {}",
-                String::from_utf8_lossy(&p.stderr)
-            );
+            ok(pmolap().arg("plot").arg(&json).arg("--out").arg(&plots));
             let pngs = std::fs::read_dir(&plots)
                 .unwrap()
                 .filter(|e| {

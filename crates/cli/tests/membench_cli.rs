@@ -2,44 +2,28 @@
 //! the workload files parse (and the CI-sized ones run), and bad input exits non-zero
 //! with a one-line error.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+
+use std::path::Path;
+use std::process::Command;
 
 use serde_json::Value;
 
-fn pmolap() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_pmolap"))
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use common::{ok, pmolap, read_json, refused, repo};
 
 fn run_ok(args: &[&str]) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("r.json");
-    let out = pmolap()
+    ok(pmolap()
         .arg("membench")
         .args(args)
         .args(["--quiet", "--json"])
-        .arg(&json)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
+        .arg(&json));
+    read_json(&json)
 }
 
 fn run_err(args: &[&str]) -> String {
-    let out: Output = pmolap().args(args).output().unwrap();
-    assert!(!out.status.success(), "{args:?} should fail");
-    let err = String::from_utf8_lossy(&out.stderr).trim().to_string();
-    assert_eq!(err.lines().count(), 1, "one line: {err}");
-    assert!(err.starts_with("error: "), "{err}");
-    err
+    refused(pmolap().args(args))
 }
 
 const SMALL: [&str; 8] = [
@@ -250,24 +234,18 @@ fn forced_kernels_are_recorded_and_missing_features_refused() {
         .as_str()
         .unwrap()
         .starts_with("portable"));
-    let out = pmolap()
-        .env("PMOLAP_HIDE_CPU_FEATURES", "avx512f")
-        .args([
-            "membench",
-            "--kernel",
-            "avx512",
-            "--memory-range",
-            "8M",
-            "--duration",
-            "0.01",
-            "--reps",
-            "1",
-            "--quiet",
-        ])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = refused(pmolap().env("PMOLAP_HIDE_CPU_FEATURES", "avx512f").args([
+        "membench",
+        "--kernel",
+        "avx512",
+        "--memory-range",
+        "8M",
+        "--duration",
+        "0.01",
+        "--reps",
+        "1",
+        "--quiet",
+    ]));
     assert!(err.contains("avx512f"), "{err}");
 }
 

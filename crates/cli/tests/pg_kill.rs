@@ -3,11 +3,12 @@
 //! of its directories; Ctrl-C (SIGINT) stops and removes everything and exits 130.
 //! Skips (one line) only where no PostgreSQL server binaries are installed.
 
-mod pg_common;
+mod common;
 
-use pg_common::{have_server, leftovers, open_tempdir};
+use common::pg::{have_server, leftovers, open_tempdir};
+use common::{pmolap, signal};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 /// Pids of processes whose command line mentions `needle`.
@@ -29,7 +30,7 @@ fn processes_mentioning(needle: &str) -> Vec<u32> {
 
 /// Starts a run and waits until its server is up and loading has begun.
 fn start_run(tier: &Path, work: &Path, json: &Path) -> std::process::Child {
-    let child = Command::new(env!("CARGO_BIN_EXE_pmolap"))
+    let child = pmolap()
         .args([
             "pg", "tpch", "--sf", "0.01", "--reps", "20", "--quiet", "--tier",
         ])
@@ -101,11 +102,7 @@ fn ctrl_c_stops_and_removes_the_cluster() {
     let work = open_tempdir("pg-kill-test");
     let json = tier.path().join("r.json");
     let mut child = start_run(tier.path(), work.path(), &json);
-    let st = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(st.success());
+    signal(&child, "-INT");
     let t0 = Instant::now();
     let status = loop {
         if let Some(s) = child.try_wait().unwrap() {

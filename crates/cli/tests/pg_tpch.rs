@@ -5,17 +5,12 @@
 //! Bad tier paths are refused before anything starts. Skips (one line) only where no
 //! PostgreSQL server binaries are installed.
 
-mod pg_common;
+mod common;
 
-use pg_common::{have_server, leftovers, open_tempdir};
-use std::process::Command;
-
-use serde_json::Value;
 use tpchgen::generators::LineItemGenerator;
 
-fn pmolap() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_pmolap"))
-}
+use common::pg::{have_server, leftovers, open_tempdir};
+use common::{ok, pmolap, read_json, refused};
 
 /// Cents as PostgreSQL prints numeric(_, 2); ten-thousandths as numeric(_, 4).
 fn scale2(v: i64) -> String {
@@ -33,7 +28,7 @@ fn answers_match_aggregates_computed_from_the_generator() {
     let tier = open_tempdir("pg-tpch-test");
     let work = open_tempdir("pg-tpch-test");
     let json = work.path().join("r.json");
-    let out = pmolap()
+    ok(pmolap()
         .args([
             "pg",
             "tpch",
@@ -51,15 +46,8 @@ fn answers_match_aggregates_computed_from_the_generator() {
         .arg(work.path().file_name().unwrap())
         .arg("--json")
         .arg(&json)
-        .current_dir("/var/tmp")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        .current_dir("/var/tmp"));
+    let doc = read_json(&json);
     assert_eq!(doc["kind"], "pg-tpch");
     assert_eq!(doc["load"]["rows"], 86805);
     let t0 = &doc["tiers"][0];
@@ -133,16 +121,13 @@ fn bad_tier_paths_are_refused_before_anything_starts() {
     let file = t.path().join("file");
     std::fs::write(&file, b"x").unwrap();
     for (tier, want) in [(&missing, "cannot use it"), (&file, "not a directory")] {
-        let out = pmolap()
-            .args(["pg", "tpch", "--sf", "0.01", "--quiet", "--tier"])
-            .arg(tier)
-            .arg("--work-dir")
-            .arg(t.path())
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(1));
-        let err = String::from_utf8_lossy(&out.stderr).trim().to_string();
-        assert_eq!(err.lines().count(), 1, "{err}");
+        let err = refused(
+            pmolap()
+                .args(["pg", "tpch", "--sf", "0.01", "--quiet", "--tier"])
+                .arg(tier)
+                .arg("--work-dir")
+                .arg(t.path()),
+        );
         assert!(
             err.contains(want) && err.contains(&*tier.to_string_lossy()),
             "{err}"

@@ -3,42 +3,12 @@
 //! producing the predicted-vs-measured document for the cold and the cgroup-bounded
 //! settings, and one-line refusals of bad placements, profiles and settings.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use serde_json::Value;
-
-fn pmolap() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_pmolap"))
-}
-
-fn ok(cmd: &mut Command) -> String {
-    let o = cmd.output().unwrap();
-    assert!(
-        o.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).unwrap()
-}
-
-/// Runs a command that must fail: its stderr, which must be one line.
-fn refused(cmd: &mut Command) -> String {
-    let o = cmd.output().unwrap();
-    assert!(
-        !o.status.success(),
-        "{}",
-        String::from_utf8_lossy(&o.stdout)
-    );
-    let e = String::from_utf8_lossy(&o.stderr).trim().to_string();
-    assert_eq!(e.lines().count(), 1, "not one line: {e}");
-    e
-}
-
-fn json(p: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
-}
+use common::{ok, pmolap, read_json, refused, ssb_load};
 
 /// A profile for a page-granular test tier (per-access costs of the paper's Table 2
 /// shape, and page costs), written to `path`.
@@ -93,9 +63,7 @@ fn fixture() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().to_path_buf();
     let data = root.join("ssb");
-    ok(pmolap()
-        .args(["ssb", "load", "--quiet", "--sf", "0.01", "--out"])
-        .arg(&data));
+    ssb_load("0.01", &data);
     let workload = root.join("w.json");
     ok(pmolap()
         .args([
@@ -148,7 +116,7 @@ fn validate(f: &Fixture, setting: &str, out: &Path) -> Command {
 fn workload_advise_apply_and_validate() {
     let f = fixture();
     // The workload has real counts: the fact table's data vectors were read.
-    let w = json(&f.workload);
+    let w = read_json(&f.workload);
     assert_eq!(w["queries"].as_array().unwrap().len(), 3);
     let read: u64 = w["structures"]
         .as_array()
@@ -180,7 +148,7 @@ fn workload_advise_apply_and_validate() {
         .arg("--out")
         .arg(&placement));
     assert!(out.contains("predicted relative time"), "{out}");
-    let pf = json(&placement);
+    let pf = read_json(&placement);
     assert!(!pf["structures"].as_array().unwrap().is_empty());
     let run = f.root.join("run.json");
     ok(pmolap()
@@ -199,7 +167,7 @@ fn workload_advise_apply_and_validate() {
         .arg(&placement)
         .arg("--json")
         .arg(&run));
-    assert!(json(&run)["config"]["tier"]
+    assert!(read_json(&run)["config"]["tier"]
         .as_str()
         .unwrap()
         .starts_with("placement:"));
@@ -207,7 +175,7 @@ fn workload_advise_apply_and_validate() {
     // validate, cold: every placement measured and predicted by every model variant.
     let v = f.root.join("v.json");
     ok(&mut validate(&f, "cold", &v));
-    let r = json(&v);
+    let r = read_json(&v);
     assert_eq!(r["kind"], "place-validate");
     let sc = r["scenarios"].as_array().unwrap();
     assert_eq!(sc.len(), 12, "3 paper configurations, 6 budgets, 3 targets");
@@ -233,7 +201,7 @@ fn workload_advise_apply_and_validate() {
     let o = validate(&f, "cache:1MiB", &v2).output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     if o.status.success() {
-        let c = &json(&v2)["cgroup"];
+        let c = &read_json(&v2)["cgroup"];
         assert!(c["limit_bytes"].as_u64().unwrap() >= 1 << 20, "{c}");
     } else {
         assert!(err.contains("memory cgroup"), "{err}");
@@ -360,7 +328,7 @@ fn profile_measures_every_counted_access() {
         .arg(format!("file:{}", base.path().display()))
         .arg("--out")
         .arg(&out));
-    let p = json(&out);
+    let p = read_json(&out);
     assert_eq!(p["source"]["kind"], "measured_here");
     let keys: Vec<String> = p["costs"]
         .as_array()

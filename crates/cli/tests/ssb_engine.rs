@@ -2,47 +2,13 @@
 //! reference (DuckDB's) exactly at SF 1 and SF 0.01, custom query files run, the tier
 //! table and the Table 1 ladder run end to end, and bad input gives one-line errors.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use serde_json::Value;
 
-fn pmolap() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_pmolap"))
-}
-
-fn reference_dir() -> PathBuf {
-    std::env::var_os("SSB_REFERENCE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/ssb-reference")
-        })
-}
-
-fn ok(o: &Output) -> String {
-    assert!(
-        o.status.success(),
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn fails(o: &Output) -> String {
-    assert!(!o.status.success(), "expected failure");
-    let e = String::from_utf8_lossy(&o.stderr).into_owned();
-    assert!(!e.contains("panicked"), "{e}");
-    e
-}
-
-fn load(sf: &str, out: &Path) {
-    ok(&pmolap()
-        .args(["ssb", "load", "--quiet", "--sf", sf, "--out"])
-        .arg(out)
-        .output()
-        .unwrap());
-}
+use common::{fails, ok, one_line_error, pmolap, reference_dir, ssb_load};
 
 /// The reference writes SQL NULL as the string "None".
 fn normalise(v: &Value) -> Value {
@@ -100,10 +66,10 @@ fn sf1_answers_equal_reference() {
     };
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("sf1");
-    load("1", &data);
+    ssb_load("1", &data);
     let answers = dir.path().join("answers.json");
     let json = dir.path().join("run.json");
-    let out = ok(&pmolap()
+    let out = ok(pmolap()
         .args([
             "ssb",
             "run",
@@ -118,9 +84,7 @@ fn sf1_answers_equal_reference() {
         .arg("--answers")
         .arg(&answers)
         .arg("--json")
-        .arg(&json)
-        .output()
-        .unwrap());
+        .arg(&json));
     check_answers(&answers, &reference);
     assert!(out.contains("median ms"), "{out}");
     let r: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
@@ -148,14 +112,12 @@ fn sf1_answers_equal_reference() {
         "{kernel}"
     );
     // The portable bit kernels give the same answers as the ones chosen for this CPU.
-    ok(&pmolap()
+    ok(pmolap()
         .args(["ssb", "run", "--quiet", "--threads", "2", "--reps", "1"])
         .args(["--bits-isa", "portable", "--data"])
         .arg(&data)
         .arg("--answers")
-        .arg(&answers)
-        .output()
-        .unwrap());
+        .arg(&answers));
     check_answers(&answers, &reference);
 }
 
@@ -165,7 +127,7 @@ fn sf001_answers_equal_reference_nulls_included() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    load("0.01", dir.path());
+    ssb_load("0.01", dir.path());
     let answers = dir.path().join("answers.json");
     // Small morsels: every unaligned and short path of the bit kernels runs.
     for (index, isa) in [
@@ -174,7 +136,7 @@ fn sf001_answers_equal_reference_nulls_included() {
         ("dash", "auto"),
         ("auto", "portable"),
     ] {
-        ok(&pmolap()
+        ok(pmolap()
             .args(["ssb", "run", "--quiet", "--threads", "2", "--reps", "1"])
             .args([
                 "--join-index",
@@ -187,9 +149,7 @@ fn sf001_answers_equal_reference_nulls_included() {
             ])
             .arg(dir.path())
             .arg("--answers")
-            .arg(&answers)
-            .output()
-            .unwrap());
+            .arg(&answers));
         check_answers(&answers, &reference);
     }
 }
@@ -198,7 +158,7 @@ fn sf001_answers_equal_reference_nulls_included() {
 fn query_files_tiers_and_breakdown_run() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("db");
-    load("0.05", &data);
+    ssb_load("0.05", &data);
 
     // A custom query of the same shape: revenue by ship mode and customer region.
     let qfile = dir.path().join("q.yaml");
@@ -215,14 +175,12 @@ fn query_files_tiers_and_breakdown_run() {
     )
     .unwrap();
     let answers = dir.path().join("a.json");
-    let out = ok(&pmolap()
+    let out = ok(pmolap()
         .args(["ssb", "query", "--quiet", "--reps", "1", "--data"])
         .arg(&data)
         .arg(&qfile)
         .arg("--answers")
-        .arg(&answers)
-        .output()
-        .unwrap());
+        .arg(&answers));
     assert!(out.contains("by-mode"), "{out}");
     let a: Value = serde_json::from_str(&std::fs::read_to_string(&answers).unwrap()).unwrap();
     let rows = a["by-mode"].as_array().unwrap();
@@ -231,7 +189,7 @@ fn query_files_tiers_and_breakdown_run() {
     assert!(rev.windows(2).all(|w| w[0] >= w[1]), "{rev:?}");
 
     let json = dir.path().join("tiers.json");
-    let out = ok(&pmolap()
+    let out = ok(pmolap()
         .args([
             "ssb",
             "tiers",
@@ -244,16 +202,14 @@ fn query_files_tiers_and_breakdown_run() {
         .args(["--only", "dram,file:/dev/shm", "--data"])
         .arg(&data)
         .arg("--json")
-        .arg(&json)
-        .output()
-        .unwrap());
+        .arg(&json));
     assert!(out.contains("slowdown"), "{out}");
     let t: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let tiers = t["tiers"].as_array().unwrap();
     assert!(!tiers.is_empty());
     assert_eq!(tiers[0]["tier"]["spec"], "dram");
 
-    let out = ok(&pmolap()
+    let out = ok(pmolap()
         .args([
             "ssb",
             "breakdown",
@@ -265,9 +221,7 @@ fn query_files_tiers_and_breakdown_run() {
             "dram",
         ])
         .arg("--data")
-        .arg(&data)
-        .output()
-        .unwrap());
+        .arg(&data));
     for step in ["1 thread", "all threads", "+ pinning", "+ stripe"] {
         assert!(out.contains(step), "{out}");
     }
@@ -276,7 +230,7 @@ fn query_files_tiers_and_breakdown_run() {
 #[test]
 fn bad_input_is_one_line_errors() {
     let dir = tempfile::tempdir().unwrap();
-    let e = fails(
+    let e = one_line_error(
         &pmolap()
             .args(["ssb", "run", "--data"])
             .arg(dir.path().join("nope"))
@@ -284,7 +238,7 @@ fn bad_input_is_one_line_errors() {
             .unwrap(),
     );
     assert!(e.contains("nope"), "{e}");
-    let e = fails(
+    let e = one_line_error(
         &pmolap()
             .args(["ssb", "run", "--queries", "9.9", "--data"])
             .arg(dir.path())
@@ -292,6 +246,7 @@ fn bad_input_is_one_line_errors() {
             .unwrap(),
     );
     assert!(e.contains("no SSB query `9.9`"), "{e}");
+    // The argument parser's refusal: its usage lines follow.
     let e = fails(
         &pmolap()
             .args(["ssb", "run", "--bits-isa", "sse", "--data"])
@@ -302,7 +257,7 @@ fn bad_input_is_one_line_errors() {
     assert!(e.contains("--bits-isa") && e.contains("sse"), "{e}");
 
     let data = dir.path().join("db");
-    load("0.01", &data);
+    ssb_load("0.01", &data);
     let cases = [
         ("aggregates: [{name: r, sum: lo_nothing}]\nselect: [r]\n", "no column `lo_nothing`"),
         (
@@ -322,7 +277,7 @@ fn bad_input_is_one_line_errors() {
     for (i, (text, want)) in cases.iter().enumerate() {
         let f = dir.path().join(format!("bad{i}.yaml"));
         std::fs::write(&f, text).unwrap();
-        let e = fails(
+        let e = one_line_error(
             &pmolap()
                 .args(["ssb", "query", "--quiet", "--reps", "1", "--data"])
                 .arg(&data)
@@ -332,7 +287,7 @@ fn bad_input_is_one_line_errors() {
         );
         assert!(e.contains(want), "{text}: {e}");
     }
-    let e = fails(
+    let e = one_line_error(
         &pmolap()
             .args(["ssb", "run", "--morsel", "100", "--data"])
             .arg(&data)
@@ -355,18 +310,16 @@ fn sql_texts_give_the_reference_answers() {
     };
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("sf001");
-    load("0.01", &data);
+    ssb_load("0.01", &data);
     let answers = dir.path().join("answers.json");
-    ok(&pmolap()
+    ok(pmolap()
         .args(["ssb", "query", "--quiet", "--reps", "1", "--data"])
         .arg(&data)
         .arg("--answers")
         .arg(&answers)
-        .arg(&sql)
-        .output()
-        .unwrap());
+        .arg(&sql));
     check_answers(&answers, &reference);
-    let out = ok(&pmolap()
+    let out = ok(pmolap()
         .args([
             "sql",
             "select sum(lo_revenue) as r from lineorder join ddate on lo_orderdate = d_datekey where d_year in (1993, 1994) and lo_discount between 1 and 3 and lo_quantity <> 7",
@@ -376,13 +329,11 @@ fn sql_texts_give_the_reference_answers() {
             "--print",
             "--data",
         ])
-        .arg(&data)
-        .output()
-        .unwrap());
+        .arg(&data));
     assert!(out.contains("median ms"), "{out}");
     // Every aggregate, fact-only, no GROUP BY: over no rows, counts 0 and the rest NULL;
     // over every row, COUNT(*) is the fact table's rows (60176 at SF 0.01).
-    let out = ok(&pmolap()
+    let out = ok(pmolap()
         .args([
             "sql",
             "select count(*), sum(lo_revenue), min(lo_discount), max(lo_discount), avg(lo_quantity) from lineorder where lo_quantity not between 0 and 100;\nselect count(lo_tax) as n, min(lo_discount) as lo, max(lo_discount) as hi from lineorder",
@@ -392,12 +343,10 @@ fn sql_texts_give_the_reference_answers() {
             "--print",
             "--data",
         ])
-        .arg(&data)
-        .output()
-        .unwrap());
+        .arg(&data));
     assert!(out.contains("[0,null,null,null,null]"), "{out}");
     assert!(out.contains("[60176,0,10]"), "{out}");
-    let e = fails(
+    let e = one_line_error(
         &pmolap()
             .args([
                 "sql",

@@ -2,33 +2,21 @@
 //! tables whose every value equals dbgen's reference output (SF 0.01), and SF 1 loads and
 //! reopens on DRAM with checksums verified.
 
+mod common;
+
 use std::io::BufRead;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use pmolap_store::{Placement, Table, Value};
 
-fn pmolap() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_pmolap"))
-}
-
-fn reference_dir() -> PathBuf {
-    std::env::var_os("SSB_REFERENCE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/ssb-reference")
-        })
-}
+use common::{ok, pmolap, reference_dir};
 
 fn load(sf: &str, tier: &str, out: &Path) {
-    let o = pmolap()
+    ok(pmolap()
         .args([
             "ssb", "load", "--quiet", "--sf", sf, "--tier", tier, "--out",
         ])
-        .arg(out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        .arg(out));
 }
 
 /// Row `row` as dbgen writes it: its columns `|`-terminated, the load's row-reference

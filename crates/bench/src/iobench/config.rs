@@ -166,46 +166,8 @@ impl Default for Params {
     }
 }
 
-/// Declares every configurable field once: `Args` (one optional value each) and
-/// `Matrix` (a list each, swept as a cross product).
-macro_rules! fields {
-    ($($name:ident : $ty:ty => |$p:ident, $v:ident| $apply:expr;)*) => {
-        /// One value per field; unset fields keep their defaults.
-        #[derive(Debug, Clone, Default, Deserialize)]
-        #[serde(deny_unknown_fields)]
-        pub struct Args { $(#[serde(default)] pub $name: Option<$ty>,)* }
-
-        /// A list of values per field; the sweep is their cross product.
-        #[derive(Debug, Clone, Default, Deserialize)]
-        #[serde(deny_unknown_fields)]
-        pub struct Matrix { $(#[serde(default)] pub $name: Option<Vec<$ty>>,)* }
-
-        impl Args {
-            /// Writes every set field into `p`.
-            pub fn apply(&self, p: &mut Params) {
-                $(if let Some($v) = self.$name.clone() { let $p = &mut *p; $apply; })*
-            }
-
-            /// Fields set in `other` replace ours.
-            pub fn merged(&self, other: &Args) -> Args {
-                Args { $($name: other.$name.clone().or_else(|| self.$name.clone()),)* }
-            }
-        }
-
-        impl Matrix {
-            /// One axis per listed field, in declaration order, named after its key.
-            fn axes(&self) -> Vec<(&'static str, Vec<Args>)> {
-                let mut axes = Vec::new();
-                $(if let Some(vs) = &self.$name {
-                    axes.push((stringify!($name), vs.iter().map(|v| Args { $name: Some(v.clone()), ..Args::default() }).collect()));
-                })*
-                axes
-            }
-        }
-    };
-}
-
-fields! {
+crate::sweep::fields! {
+    for Params;
     workload: Workload => |p, v| p.workload = v;
     io: IoPath => |p, v| p.io = v;
     path: Paths => |p, v| p.paths = v.0;

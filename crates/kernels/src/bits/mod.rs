@@ -202,7 +202,7 @@ const UNSET: u8 = 0;
 static CHOSEN: AtomicU8 = AtomicU8::new(UNSET);
 
 /// Makes `isa` the variant every later call in this process runs; an ISA this CPU lacks
-/// is a [`pmolap_tier::Error::MissingCpuFeature`].
+/// is a [`pmolap_os::Error::MissingCpuFeature`].
 pub fn set_isa(isa: Isa) -> Result<()> {
     BitKernels::new(isa)?;
     let i = Isa::ALL.iter().position(|&x| x == isa).unwrap_or(0);
@@ -379,7 +379,7 @@ fn portable_select(
 
 impl BitKernels {
     /// The variant for `isa`; one this CPU lacks is a
-    /// [`pmolap_tier::Error::MissingCpuFeature`].
+    /// [`pmolap_os::Error::MissingCpuFeature`].
     pub fn new(isa: Isa) -> Result<&'static BitKernels> {
         isa.check(host())?;
         Ok(table(isa))

@@ -1,4 +1,5 @@
-//! Helpers shared by the PostgreSQL tests (`pg_tpch.rs`, `pg_kill.rs`).
+//! Helpers of the PostgreSQL tests (`pg_tpch.rs`, `pg_kill.rs`): whether a server is
+//! installed, directories it can reach, and what a run left behind.
 
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;

@@ -1,0 +1,237 @@
+//! What every command shares for its output: result paths checked up front (creating
+//! nothing) and published whole, JSON documents, text and JSON on stdout (a closed pipe
+//! is no error), the `results: PATH` line, and padded column tables.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use pmolap_os::durable::{check_writable, parent_of, publish_file};
+
+/// `results/<name>-<unix time><ext>`: where a command's output goes when none is given.
+pub(crate) fn default_results_path(name: &str, ext: &str) -> PathBuf {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    PathBuf::from("results").join(format!("{name}-{now}{ext}"))
+}
+
+/// Checks that a file can later be published at `path`, creating nothing: its directory
+/// exists and a file can be created there, or it is missing and its nearest existing
+/// ancestor is a directory in which it can be created (the writers create it).
+pub(crate) fn check_output(path: &Path) -> Result<()> {
+    let dir = parent_of(path);
+    if dir.is_dir() {
+        return probe(path, &dir);
+    }
+    let mut missing = dir.as_path();
+    loop {
+        if missing.symlink_metadata().is_ok() {
+            anyhow::bail!(
+                "{}: {} is not a directory",
+                path.display(),
+                missing.display()
+            );
+        }
+        let up = parent_of(missing);
+        if up.is_dir() {
+            // `missing` is the first directory to create: can it be?
+            return probe(missing, &up);
+        }
+        if up.as_path() == missing {
+            anyhow::bail!("{}: no existing directory above it", path.display());
+        }
+        missing = missing.parent().unwrap_or(Path::new("."));
+    }
+}
+
+/// [`check_output`] of an optional output.
+pub(crate) fn check_optional(path: Option<&Path>) -> Result<()> {
+    path.map_or(Ok(()), check_output)
+}
+
+/// [`check_writable`] of `path` in the existing directory `dir`, with a plain message
+/// when the directory refuses new files (`/proc/sys` answers "no such file").
+fn probe(path: &Path, dir: &Path) -> Result<()> {
+    match check_writable(path) {
+        Err(pmolap_os::Error::NotFound(_)) => anyhow::bail!(
+            "{}: cannot create files in this directory (its filesystem refuses them)",
+            dir.display()
+        ),
+        r => Ok(r?),
+    }
+}
+
+/// Creates the directory `path` goes in, if missing.
+pub(crate) fn create_parent(path: &Path) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    Ok(())
+}
+
+/// Publishes `r` as pretty JSON at `path` (staged, then renamed), creating its directory.
+pub(crate) fn write_json<T: Serialize>(r: &T, path: &Path) -> Result<()> {
+    create_parent(path)?;
+    let text = serde_json::to_string_pretty(r).context("serialising results")?;
+    Ok(publish_file(path, text.as_bytes())?)
+}
+
+/// [`write_json`], then the `results: PATH` line.
+pub(crate) fn publish_results<T: Serialize>(r: &T, path: &Path) -> Result<()> {
+    write_json(r, path)?;
+    println!("results: {}", path.display());
+    Ok(())
+}
+
+/// Writes `text` to stdout and flushes; a closed pipe (`pmolap topology | head`) is
+/// not an error.
+pub(crate) fn print_text(text: &str) -> Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r.context("writing to stdout"),
+    }
+}
+
+/// `v` as pretty JSON and a newline on stdout ([`print_text`]); `what` names it in
+/// the error.
+pub(crate) fn print_json<T: Serialize>(v: &T, what: &str) -> Result<()> {
+    let mut s =
+        serde_json::to_string_pretty(v).with_context(|| format!("writing {what} as JSON"))?;
+    s.push('\n');
+    print_text(&s)
+}
+
+/// Lays out rows under a header, indented by two spaces, with columns padded to their
+/// widest cell; the last column is not padded.
+pub(crate) fn table(out: &mut String, header: &[&str], rows: &[Vec<String>]) {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for r in rows {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let line = |cells: Vec<&str>| -> String {
+        let last = cells.len().saturating_sub(1);
+        let mut s = String::from("  ");
+        for (i, c) in cells.iter().enumerate() {
+            if i == last {
+                s.push_str(c);
+            } else {
+                let pad = widths[i] - c.chars().count();
+                s.push_str(c);
+                s.push_str(&" ".repeat(pad + 2));
+            }
+        }
+        s.trim_end().to_string()
+    };
+    let _ = writeln!(out, "{}", line(header.to_vec()));
+    for r in rows {
+        let _ = writeln!(out, "{}", line(r.iter().map(String::as_str).collect()));
+    }
+}
+
+/// `s` itself when at most `n` characters, else its first `n - 1` and `…`.
+pub(crate) fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        s.chars().take(n.saturating_sub(1)).chain(['…']).collect()
+    }
+}
+
+/// Where a sweep's results go (`pmolap membench`, `pmolap iobench`): the JSON file
+/// (given, or `results/<kind>-<time>.json`) and an optional CSV file, both checked before
+/// anything runs and published whole at the end (staged beside their names, then
+/// renamed), so an old file there stays intact until the new one is complete.
+pub(crate) struct Outputs {
+    json: PathBuf,
+    csv: Option<PathBuf>,
+}
+
+impl Outputs {
+    /// Checks the output paths of a `kind` run up front, creating nothing.
+    pub(crate) fn new(
+        kind: &str,
+        json: &Option<PathBuf>,
+        csv: &Option<PathBuf>,
+    ) -> Result<Outputs> {
+        let json = json
+            .clone()
+            .unwrap_or_else(|| default_results_path(kind, ".json"));
+        check_output(&json).context("--json")?;
+        if let Some(c) = csv {
+            check_output(c).context("--csv")?;
+            if *c == json {
+                anyhow::bail!("--csv and --json name the same file {}", c.display());
+            }
+        }
+        Ok(Outputs {
+            json,
+            csv: csv.clone(),
+        })
+    }
+
+    /// Publishes `r` as JSON (and CSV through `csv`), printing the paths; `partial`
+    /// results (an interrupted run) say so.
+    pub(crate) fn write<T: Serialize>(
+        &self,
+        r: &T,
+        partial: bool,
+        csv: impl FnOnce(&T, &Path) -> Result<()>,
+    ) -> Result<()> {
+        let note = if partial {
+            " (partial: interrupted, only the runs that finished)"
+        } else {
+            ""
+        };
+        write_json(r, &self.json)?;
+        println!("results: {}{note}", self.json.display());
+        if let Some(path) = &self.csv {
+            create_parent(path)?;
+            csv(r, path).with_context(|| format!("writing {}", path.display()))?;
+            println!("csv: {}{note}", path.display());
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outputs_are_checked_without_creating_anything() {
+        let d = tempfile::tempdir().unwrap();
+        let deep = d.path().join("a/b/r.json");
+        check_output(&deep).unwrap();
+        assert!(!d.path().join("a").exists(), "nothing created");
+        let file = d.path().join("f");
+        std::fs::write(&file, b"x").unwrap();
+        let e = check_output(&file.join("r.json")).unwrap_err().to_string();
+        assert!(e.contains("is not a directory"), "{e}");
+        check_optional(None).unwrap();
+        assert!(check_optional(Some(&file.join("x/y.json"))).is_err());
+    }
+
+    #[test]
+    fn tables_pad_all_but_the_last_column() {
+        let mut s = String::new();
+        table(
+            &mut s,
+            &["a", "bb", "c"],
+            &[vec!["xxx".into(), "y".into(), "last one".into()]],
+        );
+        assert_eq!(s, "  a    bb  c\n  xxx  y   last one\n");
+        assert_eq!(truncate("abcdef", 4), "abc…");
+        assert_eq!(truncate("abc", 4), "abc");
+    }
+}
