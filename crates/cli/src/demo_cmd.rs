@@ -34,7 +34,6 @@ pub fn run(out: Option<PathBuf>, sf: f64, quiet: bool) -> Result<()> {
         &DemoOptions {
             out: out.clone(),
             sf,
-            report: Some(crate::report_cmd::demo_report),
         },
         &on_event,
     )?;

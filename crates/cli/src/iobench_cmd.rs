@@ -194,7 +194,7 @@ pub fn run(a: &IobenchArgs) -> Result<()> {
             let _ = std::io::stdout().flush();
         }
     })?;
-    outputs.write(&results, results.partial, write_csv)
+    outputs.write(&results, results.header.partial, write_csv)
 }
 
 /// One line per repetition: the parameters and the figures; published whole.

@@ -210,7 +210,7 @@ pub fn run(a: &MembenchArgs) -> Result<()> {
             let _ = std::io::Write::flush(&mut std::io::stdout());
         }
     })?;
-    outputs.write(&results, results.partial, |r, csv| {
+    outputs.write(&results, results.header.partial, |r, csv| {
         write_csv(r, csv).map_err(Into::into)
     })
 }

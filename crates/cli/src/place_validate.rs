@@ -76,7 +76,7 @@ pub fn run(a: &ValidateArgs) -> Result<()> {
     crate::membench_cmd::write_json(&r, &a.out)?;
     print_report(&r);
     println!("-> {}", a.out.display());
-    if r.partial {
+    if r.header.partial {
         std::process::exit(pmolap_tier::signal::EXIT_INTERRUPTED);
     }
     Ok(())

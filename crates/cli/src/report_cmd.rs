@@ -15,13 +15,6 @@ pub fn plot(results: &Path, out: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The demo's last step: the report of its output directory, in it.
-pub fn demo_report(out: &Path) -> std::result::Result<PathBuf, String> {
-    pmolap_report::write_report(&[out.to_path_buf()], out)
-        .map(|(page, _)| page)
-        .map_err(|e| e.to_string())
-}
-
 /// `out/report.html` from result files and directories.
 pub fn report(inputs: &[PathBuf], out: &Path) -> Result<()> {
     crate::membench_cmd::check_output(&out.join(pmolap_report::REPORT_FILE))

@@ -16,7 +16,6 @@ pub mod input;
 pub mod io;
 pub mod kernel;
 pub mod lock;
-pub mod machine;
 pub mod persist;
 pub mod pin;
 pub mod region;

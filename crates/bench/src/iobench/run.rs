@@ -30,9 +30,9 @@ use crate::iobench::files::{
     check_space, describe_device, drop_cache, files_of, validate_fs, FileKey, FileSet,
 };
 use crate::iobench::results::{Latency, Rep, Results, Run, Summary, ThreadResult};
-use crate::machine::Machine;
 use crate::size::format_size;
 use crate::threads::{self, Gate};
+use pmolap_results::{kind, Header, Machine};
 
 /// Operations a thread does between two looks at the interrupt flag.
 const OPS_PER_POLL: u64 = 64;
@@ -91,7 +91,7 @@ pub fn validate_all(
 ) -> Result<Vec<Vec<String>>> {
     let mut notes = Vec::new();
     for (n, p) in runs {
-        p.validate_shape(n)?;
+        super::config::validate_shape(p, n)?;
         threads::check_count(n, p.threads, topo.cpus.len(), opts.oversubscribe)?;
         notes.push(validate_fs(n, p, topo)?);
     }
@@ -150,12 +150,8 @@ pub fn run_all(
         return Err(pmolap_tier::Error::Interrupted.into());
     }
     Ok(Results {
-        partial,
-        kind: "iobench".into(),
-        format_version: super::results::FORMAT_VERSION,
-        pmolap_version: env!("CARGO_PKG_VERSION").into(),
+        header: Header::new(kind::IOBENCH, Machine::from_topology(topo), partial),
         started_unix,
-        machine: Machine::from_topology(topo),
         devices,
         config_file,
         runs: out,

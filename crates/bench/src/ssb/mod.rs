@@ -24,8 +24,8 @@ pub use tiers::{
 pub use workload::ssb_workload;
 
 /// The kinds of the SSB result documents (`kind` field).
-pub const KIND_RUN: &str = "ssb-run";
-pub const KIND_TIERS: &str = "ssb-tiers";
-pub const KIND_BREAKDOWN: &str = "ssb-breakdown";
+pub const KIND_RUN: &str = pmolap_results::kind::SSB_RUN.name;
+pub const KIND_TIERS: &str = pmolap_results::kind::SSB_TIERS.name;
+pub const KIND_BREAKDOWN: &str = pmolap_results::kind::SSB_BREAKDOWN.name;
 /// The format version of the SSB result documents.
-pub const FORMAT_VERSION: u32 = 1;
+pub use pmolap_results::ssb::FORMAT_VERSION;

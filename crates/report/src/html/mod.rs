@@ -8,7 +8,6 @@
 //! the end.
 
 mod machine;
-mod tables;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -16,18 +15,13 @@ use std::path::{Path, PathBuf};
 use crate::doc::{Document, Inputs};
 use crate::draw::Figure;
 use crate::error::Result;
+use crate::kinds;
+use crate::table::{esc, table_html};
 
 pub(crate) use machine::date;
 
 /// The label of a partial document.
 pub(crate) const PARTIAL_BADGE: &str = " <span class=\"partial\">partial (interrupted)</span>";
-
-/// A table of text cells (escaped when written).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Table {
-    pub(crate) head: Vec<String>,
-    pub(crate) rows: Vec<Vec<String>>,
-}
 
 /// The sections, in order: kind, heading, what the section shows.
 const SECTIONS: &[(&str, &str, &str)] = &[
@@ -88,44 +82,11 @@ const SECTIONS: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// Escapes text for HTML element content and attribute values.
-pub(crate) fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 pub(crate) fn file_name(p: &Path) -> String {
     p.file_name().map_or_else(
         || p.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     )
-}
-
-pub(crate) fn table_html(t: &Table) -> String {
-    let mut s = String::from("<table>\n<thead><tr>");
-    for h in &t.head {
-        let _ = write!(s, "<th>{}</th>", esc(h));
-    }
-    s.push_str("</tr></thead>\n<tbody>\n");
-    for r in &t.rows {
-        s.push_str("<tr>");
-        for c in r {
-            let _ = write!(s, "<td>{}</td>", esc(c));
-        }
-        s.push_str("</tr>\n");
-    }
-    s.push_str("</tbody>\n</table>\n");
-    s
 }
 
 const STYLE: &str = "
@@ -215,9 +176,9 @@ fn article(path: &Path, d: &Document, fig_no: &mut usize) -> Result<String> {
         "<article class=\"result\">\n<h3>{}{}</h3>\n<p class=\"meta\">{}</p>\n",
         esc(&file_name(path)),
         if partial { PARTIAL_BADGE } else { "" },
-        esc(&tables::summary(path, d))
+        esc(&summary(path, d))
     );
-    let notes = tables::notes(d);
+    let notes = kinds::notes(d);
     if !notes.is_empty() {
         s.push_str("<ul class=\"notes\">\n");
         for n in notes {
@@ -225,22 +186,36 @@ fn article(path: &Path, d: &Document, fig_no: &mut usize) -> Result<String> {
         }
         s.push_str("</ul>\n");
     }
-    let figs = crate::plot::figures(d);
+    let figs = kinds::figures(d);
     if figs.is_empty() {
         let _ = writeln!(
             s,
             "<p class=\"empty\">No figure: {}</p>",
-            esc(&crate::plot::nothing_to_plot(d))
+            esc(&kinds::nothing_to_plot(d))
         );
     }
     for f in &figs {
         s.push_str(&figure_html(f, partial, fig_no)?);
     }
-    for t in tables::tables(d) {
+    for t in kinds::tables(d) {
         s.push_str(&table_html(&t));
     }
     s.push_str("</article>\n");
     Ok(s)
+}
+
+/// Kind, size and provenance of a document, in one line.
+fn summary(path: &Path, d: &Document) -> String {
+    let started = d
+        .started_unix()
+        .map_or(String::new(), |t| format!(", started {}", date(t)));
+    format!(
+        "{} ({}): {}{started}, pmolap {}",
+        path.display(),
+        d.kind(),
+        kinds::summary(d),
+        d.pmolap_version()
+    )
 }
 
 fn figure_html(f: &Figure, partial: bool, fig_no: &mut usize) -> Result<String> {
