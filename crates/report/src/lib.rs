@@ -17,9 +17,9 @@ mod draw;
 pub mod error;
 mod html;
 mod kinds;
+mod markup;
 mod plot;
 mod png;
-mod table;
 
 use std::path::{Path, PathBuf};
 

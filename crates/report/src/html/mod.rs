@@ -16,12 +16,9 @@ use crate::doc::{Document, Inputs};
 use crate::draw::Figure;
 use crate::error::Result;
 use crate::kinds;
-use crate::table::{esc, table_html};
+use crate::markup::{esc, file_name, table_html, PARTIAL_BADGE};
 
 pub(crate) use machine::date;
-
-/// The label of a partial document.
-pub(crate) const PARTIAL_BADGE: &str = " <span class=\"partial\">partial (interrupted)</span>";
 
 /// The sections, in order: kind, heading, what the section shows.
 const SECTIONS: &[(&str, &str, &str)] = &[
@@ -81,13 +78,6 @@ const SECTIONS: &[(&str, &str, &str)] = &[
          and vs selectivity (the selective-caching Elf paper, Figs 3–5).",
     ),
 ];
-
-pub(crate) fn file_name(p: &Path) -> String {
-    p.file_name().map_or_else(
-        || p.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    )
-}
 
 const STYLE: &str = "
 body { font-family: system-ui, sans-serif; margin: 0 auto; max-width: 1200px; padding: 0 1.5em 3em; color: #222; }

@@ -13,7 +13,7 @@ use crate::draw::axis::{count, qps_unit};
 use crate::draw::{
     capitalized, header, slug, Bar, BarFigure, Figure, LineFigure, Series, XAxis, MAX_SERIES, SEP,
 };
-use crate::table::Table;
+use crate::markup::Table;
 
 /// Every figure `doc` supports.
 pub(crate) fn figures(doc: &BenchReport) -> Vec<Figure> {

@@ -8,7 +8,7 @@ use pmolap_results::hashbench::{HashBenchReport, ThreadPoint};
 
 use crate::draw::grouped::BarSeries;
 use crate::draw::{header, Figure, GroupedBars, SEP};
-use crate::table::Table;
+use crate::markup::Table;
 
 /// One measured structure: its label and its per-thread-count points.
 fn structures(doc: &HashBenchReport) -> Vec<(String, &[ThreadPoint])> {

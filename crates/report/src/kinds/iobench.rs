@@ -9,7 +9,7 @@ use pmolap_results::names::name;
 use pmolap_results::size::format_size;
 
 use crate::draw::{header, slug, Figure, LineFigure, Series, XAxis, SEP};
-use crate::table::{capped, Table};
+use crate::markup::{capped, Table};
 
 /// What decides the chart a run goes on.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]

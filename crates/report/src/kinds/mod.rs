@@ -12,7 +12,7 @@ mod ssb;
 
 use crate::doc::Document;
 use crate::draw::{unique_stems, Figure};
-use crate::table::Table;
+use crate::markup::Table;
 
 /// Every figure of `d` (none for the demo summary and topology documents).
 pub(crate) fn figures(d: &Document) -> Vec<Figure> {

@@ -7,7 +7,7 @@ use pmolap_results::pg::TpchReport;
 
 use crate::draw::grouped::BarSeries;
 use crate::draw::{header, Figure, GroupedBars, SEP};
-use crate::table::Table;
+use crate::markup::Table;
 
 fn subtitle(doc: &TpchReport) -> String {
     [

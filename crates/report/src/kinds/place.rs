@@ -6,7 +6,7 @@
 use pmolap_results::place::{Predicted, ValidateReport};
 
 use crate::draw::{header, Figure, LineFigure, Series, XAxis, SEP};
-use crate::table::Table;
+use crate::markup::Table;
 
 type Pick = fn(&Predicted) -> Option<f64>;
 

@@ -10,7 +10,7 @@ use pmolap_results::Machine;
 use crate::draw::grouped::BarSeries;
 use crate::draw::header;
 use crate::draw::{Figure, GroupedBars, SEP};
-use crate::table::Table;
+use crate::markup::Table;
 
 /// The CPU between `before` and `after`, or nothing when unknown.
 fn with_cpu(m: &Machine, before: &str, after: &str) -> String {

@@ -25,7 +25,7 @@ use pmolap_results::membench::{Results, Run};
 use pmolap_results::size::format_size;
 
 use crate::draw::{capitalized, header, slug, Figure, Series, MAX_SERIES};
-use crate::table::{capped, Table};
+use crate::markup::{capped, Table};
 use charts::{heatmaps, latency_chart, size_chart, threads_chart};
 
 /// Every figure the runs of `doc` support.

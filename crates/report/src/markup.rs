@@ -1,7 +1,19 @@
-//! Tables of text cells, written as HTML (every cell escaped), shared by the per-kind
-//! modules and the page.
+//! HTML building blocks shared by the per-kind modules and the page: escaping, tables of
+//! text cells (every cell escaped), the partial badge, file names.
 
 use std::fmt::Write as _;
+use std::path::Path;
+
+/// The label of a partial document.
+pub(crate) const PARTIAL_BADGE: &str = " <span class=\"partial\">partial (interrupted)</span>";
+
+/// The last component of `p` (all of it when it has none).
+pub(crate) fn file_name(p: &Path) -> String {
+    p.file_name().map_or_else(
+        || p.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
 
 /// At most this many rows in a run table (the rest are counted).
 const MAX_ROWS: usize = 400;
