@@ -18,10 +18,6 @@ use pmolap_tier::Topology;
 
 pub use error::{Error, Result};
 
-/// The kind of the demo's summary document.
-pub const KIND: &str = pmolap_results::kind::DEMO.name;
-pub use pmolap_results::demo::FORMAT_VERSION;
-
 /// How the demo runs.
 #[derive(Debug, Clone)]
 pub struct DemoOptions {

@@ -13,6 +13,12 @@
 //!   engine's query run and thread layout, the placement workload, the topology snapshot)
 //!   are type parameters, read as plain JSON ([`Detail`]) by default.
 //! - [`publish`]: a document written whole and durably as pretty JSON.
+//!
+//! Every field name and format version is the one the producers wrote before these types
+//! moved here, so old documents read (`crates/report/tests/roundtrip.rs` reads and writes
+//! back the fixtures and the dated documents under docs/). The header's fields now come
+//! first in each JSON object; documents that never wrote `partial` (`hashbench`) write
+//! it as `false`.
 #![forbid(unsafe_code)]
 
 pub mod demo;

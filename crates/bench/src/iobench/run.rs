@@ -18,6 +18,7 @@ use hdrhistogram::Histogram;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
+use pmolap_results::{kind, Header, Machine};
 use pmolap_tier::io::{fadvise, open_direct, prefault_read, Advice, AlignedBuf, Done, RingIo};
 use pmolap_tier::region::{Region, RegionOptions};
 use pmolap_tier::signal::interrupted;
@@ -32,7 +33,6 @@ use crate::iobench::files::{
 use crate::iobench::results::{Latency, Rep, Results, Run, Summary, ThreadResult};
 use crate::size::format_size;
 use crate::threads::{self, Gate};
-use pmolap_results::{kind, Header, Machine};
 
 /// Operations a thread does between two looks at the interrupt flag.
 const OPS_PER_POLL: u64 = 64;

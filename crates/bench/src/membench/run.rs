@@ -16,6 +16,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
+use pmolap_results::{kind, Header, Machine};
 use pmolap_tier::kernel::{AccessOp, Isa, Kernel};
 use pmolap_tier::pin::pin_current_thread;
 use pmolap_tier::region::{HugePages, Region, RegionInfo, RegionOptions};
@@ -28,7 +29,6 @@ use crate::membench::config::{AccessMode, Distribution, Operation, Params, Patte
 use crate::membench::latency;
 use crate::membench::results::{GroupResult, Rep, Results, Run, Summary, ThreadResult};
 use crate::threads::{self, Gate};
-use pmolap_results::{kind, Header, Machine};
 
 /// How a sweep is run.
 #[derive(Debug, Clone, Default)]

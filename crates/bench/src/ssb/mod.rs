@@ -22,10 +22,3 @@ pub use tiers::{
     TiersConfig, TiersReport,
 };
 pub use workload::ssb_workload;
-
-/// The kinds of the SSB result documents (`kind` field).
-pub const KIND_RUN: &str = pmolap_results::kind::SSB_RUN.name;
-pub const KIND_TIERS: &str = pmolap_results::kind::SSB_TIERS.name;
-pub const KIND_BREAKDOWN: &str = pmolap_results::kind::SSB_BREAKDOWN.name;
-/// The format version of the SSB result documents.
-pub use pmolap_results::ssb::FORMAT_VERSION;

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use indicatif::ProgressBar;
 use pmolap_engine::{ExecOptions, Query, QueryRun};
+use pmolap_results::{kind, Header, Machine};
 use pmolap_tier::{Pinning, TierClass, Topology};
 
 use super::data::{
@@ -13,7 +14,6 @@ use super::data::{
 };
 use super::run::{run_queries, Source};
 use crate::error::{Error, Result};
-use pmolap_results::{kind, Header, Machine};
 
 pub use pmolap_results::ssb::{BreakdownReport, LadderStep, TierChoice, TiersConfig};
 

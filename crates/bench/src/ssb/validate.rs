@@ -31,6 +31,7 @@ use pmolap_place::{
     scenarios, Assignment, Granularity, Model, ModelOptions, PlacementFile, Profile, Workload,
     REFERENCE_TIER,
 };
+use pmolap_results::{kind, Header, Machine};
 use pmolap_tier::cgroup::MemoryLimit;
 use pmolap_tier::io::{fadvise, Advice};
 use pmolap_tier::Topology;
@@ -38,10 +39,6 @@ use pmolap_tier::Topology;
 use super::data::{database_dir_noting, DataOptions, Prepared};
 use super::run::median;
 use crate::error::{Error, Result};
-use pmolap_results::{kind, Header, Machine};
-
-/// The kind of the validation document.
-pub const KIND_VALIDATE: &str = pmolap_results::kind::PLACE_VALIDATE.name;
 
 pub use pmolap_results::place::Setting;
 

@@ -12,6 +12,8 @@ mod machine;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use pmolap_results::kind;
+
 use crate::doc::{Document, Inputs};
 use crate::draw::Figure;
 use crate::error::Result;
@@ -23,56 +25,56 @@ pub(crate) use machine::date;
 /// The sections, in order: kind, heading, what the section shows.
 const SECTIONS: &[(&str, &str, &str)] = &[
     (
-        "membench",
+        kind::MEMBENCH.name,
         "Memory bandwidth and latency (membench)",
         "Bandwidth by access size, threads and pinning, and load latency, per tier \
          (SIGMOD'21 §3–§5, Figs 3–13).",
     ),
     (
-        "iobench",
+        kind::IOBENCH.name,
         "Storage workloads (iobench)",
         "Table scan, buffer manager and logging over I/O paths (DaMoN'21 §3, Figs 2–5).",
     ),
     (
-        "ssb-tiers",
+        kind::SSB_TIERS.name,
         "SSB on every tier (Fig. 14)",
         "The 13 Star Schema Benchmark queries on every tier, and the slowdown vs DRAM \
          (SIGMOD'21 Fig. 14).",
     ),
     (
-        "ssb-breakdown",
+        kind::SSB_BREAKDOWN.name,
         "SSB optimisation ladder (Table 1)",
         "One query from 1 thread to all threads, pinning, striping and replication, per tier \
          (SIGMOD'21 Table 1).",
     ),
     (
-        "place-validate",
+        kind::PLACE_VALIDATE.name,
         "Placement: predicted vs measured",
         "The placement paper's placements with the slow structures on this machine's disk \
          (cold, or behind a bounded page cache): measured relative time against the paper's \
          model, its ablations and the page model (PVLDB'22 §6).",
     ),
     (
-        "pg-tpch",
+        kind::PG_TPCH.name,
         "TPC-H on PostgreSQL per tier (Fig. 6)",
         "An unmodified PostgreSQL with its tablespace on each tier: every TPC-H query cold \
          and warm, the speedup over the slowest tier, and parallel COPY vs psql (DaMoN'21 §4, \
          Fig. 6).",
     ),
     (
-        "hashbench",
+        kind::HASHBENCH.name,
         "Dash persistent hash table (hash bench)",
         "Lookup and insert throughput of the Dash hash table per tier and thread count \
          against std HashMap in DRAM in the same run, its load factor, and the time to \
          reopen a table after a crash (Dash, VLDB'20; the joins of SIGMOD'21 §6.2).",
     ),
     (
-        "ssb-run",
+        kind::SSB_RUN.name,
         "SSB runs",
         "SSB queries on one tier (one tier of SIGMOD'21 Fig. 14).",
     ),
     (
-        "elfbench",
+        kind::ELFBENCH.name,
         "Elf index with selective caching (elf bench)",
         "Queries/s per caching variant and query type, throughput over the query stream, \
          and vs selectivity (the selective-caching Elf paper, Figs 3–5).",
