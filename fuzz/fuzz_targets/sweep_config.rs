@@ -24,12 +24,12 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(cfg) = membench::Config::parse(text, file) {
         // Expansion is itself bounded (combinations counted first): an error is fine.
         for (name, p) in cfg.expand(&membench::Args::default()).unwrap_or_default() {
-            let _ = p.validate(&name, topology());
+            let _ = membench::config::validate(&p, &name, topology());
         }
     }
     if let Ok(cfg) = iobench::Config::parse(text, file) {
         for (name, p) in cfg.expand(&iobench::Args::default()).unwrap_or_default() {
-            if p.validate_shape(&name).is_ok() {
+            if iobench::config::validate_shape(&p, &name).is_ok() {
                 let _ = (p.bytes_per_thread(), p.op_size());
             }
         }

@@ -7,13 +7,13 @@
 
 pub mod error;
 pub mod iobench;
-/// Machine metadata (defined in `pmolap_tier::machine`, so crates below this one can
-/// record it too).
+/// Machine metadata (defined in `pmolap_results::machine`, with the result documents).
 pub mod machine {
-    pub use pmolap_tier::machine::*;
+    pub use pmolap_results::machine::*;
 }
 pub mod membench;
-pub mod size;
+/// Byte sizes (defined in `pmolap_results::size`: the report formats them too).
+pub use pmolap_results::size;
 pub mod ssb;
 pub mod sweep;
 pub mod threads;

@@ -113,7 +113,7 @@ fn every_workload_runs_on_every_possible_path_and_cleans_up() {
                     Err(e) if io.is_uring() && uring_refused(&e) => continue,
                     Err(e) => panic!("{where_} {workload:?} {io:?}: {e}"),
                 };
-                assert_eq!(r.kind, "iobench");
+                assert_eq!(r.header.kind, "iobench");
                 assert!(!r.devices.is_empty());
                 for (run, (_, p)) in r.runs.iter().zip(&runs) {
                     let what = format!("{where_} {workload:?} {io:?} {:?}", p.log_file);
@@ -349,8 +349,7 @@ fn config_files_parse_with_line_numbers_for_mistakes() {
             if p.extension().is_some_and(|x| x == "yaml") {
                 let c = Config::load(&p).unwrap();
                 for (name, params) in c.expand(&Args::default()).unwrap() {
-                    params
-                        .validate_shape(&name)
+                    pmolap_bench::iobench::config::validate_shape(&params, &name)
                         .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
                 }
                 n += 1;

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use pmolap_bench::membench::config::{AccessMode, Operation, Params};
+use pmolap_bench::membench::config::{validate, AccessMode, Operation, Params};
 use pmolap_bench::membench::{Args, Config};
 use pmolap_bench::Error;
 use pmolap_tier::Topology;
@@ -18,7 +18,7 @@ fn params(yaml: &str) -> Vec<(String, Params)> {
 
 fn validate_err(p: &Params) -> String {
     let topo = Topology::detect().unwrap();
-    let e = p.validate("bench", &topo).unwrap_err().to_string();
+    let e = validate(p, "bench", &topo).unwrap_err().to_string();
     assert!(!e.contains('\n'), "one line: {e}");
     e
 }
@@ -107,10 +107,8 @@ fn base() -> Params {
 
 #[test]
 fn valid_params_pass() {
-    Params::default()
-        .validate("ok", &Topology::detect().unwrap())
-        .unwrap();
-    base().validate("ok", &Topology::detect().unwrap()).unwrap();
+    validate(&Params::default(), "ok", &Topology::detect().unwrap()).unwrap();
+    validate(&base(), "ok", &Topology::detect().unwrap()).unwrap();
 }
 
 #[test]
@@ -217,7 +215,7 @@ fn parallel_groups_expand_per_combination() {
             (g.threads, g.operation, g.tier.to_string()),
             (i + 1, Operation::Read, "dram".to_string())
         );
-        p.validate("x", &Topology::detect().unwrap()).unwrap();
+        validate(p, "x", &Topology::detect().unwrap()).unwrap();
     }
     let mut bad = runs[0].1.clone();
     bad.parallel[0].operation = Operation::Latency;

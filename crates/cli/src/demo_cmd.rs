@@ -48,7 +48,6 @@ pub fn run(a: &DemoArgs) -> Result<()> {
         &DemoOptions {
             out: out.clone(),
             sf,
-            report: Some(crate::report_cmd::demo_report),
         },
         &on_event,
     )?;

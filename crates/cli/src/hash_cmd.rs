@@ -125,7 +125,7 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
         .tiers
         .iter()
         .map(|t| TierRunSpec::parse(t, a.keys))
-        .collect::<pmolap_index::Result<Vec<_>>>()
+        .collect::<pmolap_results::Result<Vec<_>>>()
         .context("--tier")?;
     let p = HashBenchParams {
         keys: a.keys,

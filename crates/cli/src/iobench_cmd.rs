@@ -160,7 +160,7 @@ pub fn run(a: &IobenchArgs) -> Result<()> {
         describe,
         header: header(),
         row,
-        partial: |r: &Results| r.partial,
+        partial: |r: &Results| r.header.partial,
     };
     a.sweep.execute(
         &show,

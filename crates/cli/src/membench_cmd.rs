@@ -155,7 +155,7 @@ pub fn run(a: &MembenchArgs) -> Result<()> {
         describe,
         header: header(),
         row,
-        partial: |r: &Results| r.partial,
+        partial: |r: &Results| r.header.partial,
     };
     a.sweep.execute(
         &show,

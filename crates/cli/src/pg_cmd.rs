@@ -147,7 +147,7 @@ fn print_report(r: &TpchReport) {
             l.parallel_rows_per_s() / rps
         );
     }
-    if r.partial {
+    if r.header.partial {
         println!("(interrupted: only the queries that finished are shown)");
     }
     println!("total {:.0} s", r.seconds_total);

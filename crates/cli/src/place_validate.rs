@@ -69,7 +69,7 @@ pub fn run(a: &ValidateArgs) -> Result<()> {
     crate::output::write_json(&r, &a.out)?;
     print_report(&r);
     println!("-> {}", a.out.display());
-    if r.partial {
+    if r.header.partial {
         std::process::exit(pmolap_os::signal::EXIT_INTERRUPTED);
     }
     Ok(())

@@ -1,7 +1,7 @@
 //! `pmolap plot` and `pmolap report`: outputs checked first, then `pmolap_report` draws;
 //! the files written are printed.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Args;
@@ -38,13 +38,6 @@ pub fn plot(a: &PlotArgs) -> Result<()> {
         println!("{}", f.display());
     }
     Ok(())
-}
-
-/// The demo's last step: the report of its output directory, in it.
-pub fn demo_report(out: &Path) -> std::result::Result<PathBuf, String> {
-    pmolap_report::write_report(&[out.to_path_buf()], out)
-        .map(|(page, _)| page)
-        .map_err(|e| e.to_string())
 }
 
 /// `pmolap report`: `out/report.html` from result files and directories.

@@ -150,7 +150,7 @@ pub fn run(a: &RunArgs, queries: Vec<Query>) -> Result<()> {
     for n in &r.notes {
         eprintln!("note: {n}");
     }
-    if r.partial {
+    if r.header.partial {
         eprintln!(
             "interrupted: {} of {} queries finished; writing those (marked partial)",
             r.queries.len(),

@@ -10,6 +10,10 @@ pub enum Error {
     #[error(transparent)]
     Bench(#[from] pmolap_bench::Error),
 
+    /// A result document could not be written.
+    #[error(transparent)]
+    Results(#[from] pmolap_results::Error),
+
     /// The demo cannot run as asked, described in one line.
     #[error("{0}")]
     Demo(String),

@@ -154,7 +154,11 @@ pub(crate) fn postgres_tpch(c: &Ctx) -> Result<Outcome> {
             r.server.version,
             r.rows().len(),
             totals.join("; "),
-            if r.partial { " (interrupted)" } else { "" }
+            if r.header.partial {
+                " (interrupted)"
+            } else {
+                ""
+            }
         ),
     })
 }
@@ -168,7 +172,6 @@ mod tests {
             out,
             sf,
             topo: pmolap_tier::Topology::detect().unwrap(),
-            report: None,
         }
     }
 

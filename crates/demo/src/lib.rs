@@ -13,21 +13,10 @@ mod steps;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use serde::{Deserialize, Serialize};
-
-use pmolap_bench::machine::Machine;
+use pmolap_results::{kind, Header, Machine};
 use pmolap_tier::Topology;
 
 pub use error::{Error, Result};
-
-/// The kind of the demo's summary document.
-pub const KIND: &str = "demo";
-pub const FORMAT_VERSION: u32 = 1;
-
-/// Writes the HTML report of an output directory (every result document in it) and
-/// returns the report's path. The CLI passes `pmolap-report`'s; this crate cannot depend
-/// on it, since the report reads `demo.json`.
-pub type ReportWriter = fn(&Path) -> std::result::Result<PathBuf, String>;
 
 /// How the demo runs.
 #[derive(Debug, Clone)]
@@ -36,48 +25,9 @@ pub struct DemoOptions {
     pub out: PathBuf,
     /// The SSB scale factor (its database is `data/ssb/sf<SF>`, generated once).
     pub sf: f64,
-    /// The last step's report writer (none: the step is skipped, and says so).
-    pub report: Option<ReportWriter>,
 }
 
-/// What became of a step.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Status {
-    Done,
-    /// Not possible on this machine (no such tier, no such CPU feature): `detail` says why.
-    Skipped,
-    /// It ran and failed: `detail` is the error.
-    Failed,
-}
-
-/// One step of the demo.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct StepRecord {
-    pub name: String,
-    pub status: Status,
-    /// What it measured, or why it was skipped, or the error.
-    pub detail: String,
-    /// Result documents it wrote, relative to the output directory.
-    pub files: Vec<String>,
-    pub seconds: f64,
-}
-
-/// `demo.json`: the run as a whole.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct DemoSummary {
-    /// `demo`.
-    pub kind: String,
-    pub format_version: u32,
-    pub pmolap_version: String,
-    pub partial: bool,
-    pub machine: Machine,
-    pub sf: f64,
-    pub steps: Vec<StepRecord>,
-    /// The report, relative to the output directory, once written.
-    pub report: Option<String>,
-    pub seconds: f64,
-}
+pub use pmolap_results::demo::{DemoSummary, Status, StepRecord};
 
 /// Progress events for the caller to show.
 #[derive(Debug)]
@@ -108,7 +58,6 @@ pub fn run(opts: &DemoOptions, on_event: &dyn Fn(Event<'_>)) -> Result<DemoSumma
         out: opts.out.clone(),
         sf: opts.sf,
         topo: topo.clone(),
-        report: opts.report,
     };
     let all = steps::all();
     let mut records = Vec::new();
@@ -153,11 +102,11 @@ fn write_summary(
         .find(|r| r.name == steps::REPORT && r.status == Status::Done)
         .and_then(|r| r.files.first().cloned());
     let s = DemoSummary {
-        kind: KIND.into(),
-        format_version: FORMAT_VERSION,
-        pmolap_version: env!("CARGO_PKG_VERSION").into(),
-        partial: pmolap_os::signal::interrupted(),
-        machine: Machine::from_topology(topo),
+        header: Header::new(
+            kind::DEMO,
+            Machine::from_topology(topo),
+            pmolap_os::signal::interrupted(),
+        ),
         sf: opts.sf,
         steps: records.to_vec(),
         report,

@@ -5,10 +5,11 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use pmolap_bench::machine::Machine;
 use pmolap_bench::ssb::{self, DataOptions};
 use pmolap_engine::ExecOptions;
-use pmolap_tier::{TierClass, TierInfo, Topology};
+use pmolap_results::topology::TopologyDoc;
+use pmolap_results::{kind, Header, Machine};
+use pmolap_tier::{TierClass, Topology};
 
 use crate::error::Result;
 use crate::Outcome;
@@ -20,7 +21,6 @@ pub(crate) struct Ctx {
     pub out: PathBuf,
     pub sf: f64,
     pub topo: Topology,
-    pub report: Option<crate::ReportWriter>,
 }
 
 type Step = fn(&Ctx) -> Result<Outcome>;
@@ -43,22 +43,8 @@ pub(crate) fn all() -> Vec<(&'static str, Step)> {
 
 /// Publishes `doc` as `out/name` (durably, whole).
 pub(crate) fn publish<T: Serialize>(out: &Path, name: &str, doc: &T) -> Result<()> {
-    let bytes = serde_json::to_vec_pretty(doc)
-        .map_err(|e| crate::Error::Demo(format!("{name}: does not serialise: {e}")))?;
-    pmolap_os::durable::publish_file(&out.join(name), &bytes)?;
+    pmolap_results::publish(&out.join(name), doc)?;
     Ok(())
-}
-
-/// `topology.json`: the machine, its tiers and what it lacks.
-#[derive(Debug, Serialize)]
-struct TopologyDoc<'a> {
-    kind: &'static str,
-    format_version: u32,
-    pmolap_version: &'static str,
-    partial: bool,
-    machine: Machine,
-    topology: &'a Topology,
-    tiers: Vec<TierInfo>,
 }
 
 fn topology(c: &Ctx) -> Result<Outcome> {
@@ -68,11 +54,7 @@ fn topology(c: &Ctx) -> Result<Outcome> {
         &c.out,
         "topology.json",
         &TopologyDoc {
-            kind: "topology",
-            format_version: 1,
-            pmolap_version: env!("CARGO_PKG_VERSION"),
-            partial: false,
-            machine: Machine::from_topology(&c.topo),
+            header: Header::new(kind::TOPOLOGY, Machine::from_topology(&c.topo), false),
             topology: &c.topo,
             tiers,
         },
@@ -115,7 +97,7 @@ fn membench(c: &Ctx) -> Result<Outcome> {
         &opts,
         |_| {},
     )?;
-    r.partial |= pmolap_os::signal::interrupted();
+    r.header.partial |= pmolap_os::signal::interrupted();
     publish(&c.out, "membench-dram.json", &r)?;
     Ok(Outcome::Done {
         files: vec!["membench-dram.json".into()],
@@ -182,7 +164,7 @@ fn iobench(c: &Ctx) -> Result<Outcome> {
             &opts,
             |_| {},
         )?;
-        r.partial |= pmolap_os::signal::interrupted();
+        r.header.partial |= pmolap_os::signal::interrupted();
         let name = format!("iobench-{slug}.json");
         publish(&c.out, &name, &r)?;
         files.push(name);
@@ -234,12 +216,8 @@ fn ssb_tiers(c: &Ctx) -> Result<Outcome> {
 
 /// The HTML report of everything in the output directory (the steps so far included).
 fn report(c: &Ctx) -> Result<Outcome> {
-    let Some(write) = c.report else {
-        return Ok(Outcome::Skipped(
-            "no report writer was given to the demo (pmolap-report)".into(),
-        ));
-    };
-    let page = write(&c.out).map_err(crate::Error::Demo)?;
+    let (page, _) = pmolap_report::write_report(std::slice::from_ref(&c.out), &c.out)
+        .map_err(|e| crate::Error::Demo(e.to_string()))?;
     let name = page
         .strip_prefix(&c.out)
         .unwrap_or(&page)

@@ -16,6 +16,9 @@ pub enum Error {
     /// Allocating, mapping or persisting a region failed.
     #[error(transparent)]
     Tier(#[from] pmolap_os::Error),
+    /// A result document could not be written or a setting of one does not parse.
+    #[error(transparent)]
+    Results(#[from] pmolap_results::Error),
     /// The file does not start with the Elf magic.
     #[error("{}: not an Elf index file (bad magic)", path.display())]
     NotElf { path: PathBuf },

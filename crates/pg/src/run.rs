@@ -11,8 +11,7 @@ use crate::error::{Error, Result};
 use crate::load;
 use crate::queries;
 use crate::results::{
-    Answer, LoadSummary, QueryRun, ServerInfo, Setting, TierRun, TpchConfig, TpchReport,
-    FORMAT_VERSION, HEAD_ROWS, KIND,
+    Answer, LoadSummary, QueryRun, ServerInfo, Setting, TierRun, TpchConfig, TpchReport, HEAD_ROWS,
 };
 use crate::server::{self, Cluster, ClusterOptions};
 use crate::settings::{self, MachineFacts};
@@ -160,7 +159,7 @@ pub fn run(opts: &TpchOptions, on_event: &dyn Fn(Event<'_>)) -> Result<TpchRepor
     let bins = server::find_binaries()?;
     let t_start = Instant::now();
     let topo = pmolap_tier::Topology::detect()?;
-    let machine = pmolap_bench::machine::Machine::from_topology(&topo);
+    let machine = pmolap_results::Machine::from_topology(&topo);
     let settings = settings::pgtune(MachineFacts::detect());
     let mut cluster = Cluster::create(
         bins.clone(),
@@ -179,11 +178,7 @@ pub fn run(opts: &TpchOptions, on_event: &dyn Fn(Event<'_>)) -> Result<TpchRepor
         .map(|u| u.name)
         .unwrap_or_else(|| format!("uid {}", server::euid()));
     Ok(TpchReport {
-        kind: KIND.into(),
-        format_version: FORMAT_VERSION,
-        pmolap_version: env!("CARGO_PKG_VERSION").into(),
-        partial,
-        machine,
+        header: pmolap_results::Header::new(pmolap_results::kind::PG_TPCH, machine, partial),
         config: TpchConfig {
             sf: opts.sf,
             tier_paths: opts.tiers.clone(),

@@ -4,8 +4,6 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
 use crate::error::{Error, Result};
 
 /// Bytes a tier needs per scale factor: tables (~1.2 GB at SF 1 in PostgreSQL's heap
@@ -18,23 +16,8 @@ pub const WORK_BYTES_PER_SF: f64 = 1.2e9;
 /// Fixed bytes per cluster (catalog, WAL segments).
 pub const FIXED_BYTES: u64 = 600 << 20;
 
-/// What is known about the storage behind a tier path.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct DeviceInfo {
-    /// The path as given.
-    pub path: PathBuf,
-    pub mount_point: PathBuf,
-    /// `/proc/mounts` source (`/dev/vda`, `tmpfs`).
-    pub device: String,
-    pub fs_type: String,
-    pub mount_options: String,
-    /// `/sys/block/<dev>/device/model` (or vendor), when the device has one.
-    pub model: Option<String>,
-    /// `/sys/block/<dev>/queue/rotational`.
-    pub rotational: Option<bool>,
-    /// Free bytes when checked.
-    pub free_bytes: u64,
-}
+/// The device metadata and cold method a `pg-tpch` document records.
+pub use pmolap_results::pg::{ColdMethod, DeviceInfo};
 
 /// Checks `path` can hold `need` bytes and describes it. Refuses a path that does not
 /// exist, is not a directory, is not writable by this process (and, as root, by the
@@ -147,18 +130,6 @@ fn block_facts(device: &str) -> (Option<String>, Option<bool>) {
     });
     let rotational = read(block.join("queue/rotational")).map(|v| v == "1");
     (model, rotational)
-}
-
-/// How a cold run dropped the tier's files from the page cache.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-#[non_exhaustive]
-pub enum ColdMethod {
-    /// `syncfs` + `posix_fadvise(DONTNEED)` on every file of the data directory and the
-    /// tier's tablespace.
-    Fadvise,
-    /// Nothing could be dropped: the "cold" runs are warm and are labelled so.
-    None,
 }
 
 /// Drops every file under `dirs` from the page cache. Returns the files dropped and the

@@ -1,53 +1,39 @@
 //! Reading result documents: the `kind` and `format_version` are read first, then the
-//! document is deserialised into the producing crate's type. Inputs are files or
+//! document is deserialised into its type in `pmolap_results`. Inputs are files or
 //! directories (every `*.json` in them, non-results listed as skipped).
 
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-use pmolap_bench::machine::Machine;
-use pmolap_bench::ssb::validate::{ValidateReport, KIND_VALIDATE};
-use pmolap_bench::ssb::{BreakdownReport, RunReport, TiersReport};
-use pmolap_bench::{iobench, membench};
-use pmolap_demo::DemoSummary;
-use pmolap_index::dash::bench as hashbench;
-use pmolap_index::elf::bench::results as elfbench;
-use pmolap_tier::TierInfo;
+use pmolap_results::{
+    demo::DemoSummary, elfbench, hashbench, iobench, kind, membench, pg, place, ssb,
+    topology::TopologyDoc, Header, Machine,
+};
 
 use crate::error::{Error, Result};
 
 /// Result files larger than this are refused (the largest sweeps write a few MB).
 const MAX_BYTES: u64 = 512 << 20;
 
-/// One result document, typed by its `kind`.
-#[derive(Debug)]
+/// One result document, typed by its `kind` (the types of `pmolap_results`; the parts
+/// they leave to their producers, such as the engine's query runs, read as plain JSON).
+/// It serialises as the document itself.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
 #[non_exhaustive]
 pub enum Document {
     Membench(Box<membench::Results>),
     Iobench(Box<iobench::Results>),
     Elf(Box<elfbench::BenchReport>),
-    SsbRun(Box<RunReport>),
-    SsbTiers(Box<TiersReport>),
-    SsbBreakdown(Box<BreakdownReport>),
-    PlaceValidate(Box<ValidateReport>),
+    SsbRun(Box<ssb::RunReport>),
+    SsbTiers(Box<ssb::TiersReport>),
+    SsbBreakdown(Box<ssb::BreakdownReport>),
+    PlaceValidate(Box<place::ValidateReport>),
     Demo(Box<DemoSummary>),
     Topology(Box<TopologyDoc>),
-    PgTpch(Box<pmolap_pg::TpchReport>),
+    PgTpch(Box<pg::TpchReport>),
     HashBench(Box<hashbench::HashBenchReport>),
-}
-
-/// `topology.json` of `pmolap demo`: the machine and its tiers (the detailed topology
-/// it also holds is not needed here).
-#[derive(Debug, Clone, Deserialize)]
-pub struct TopologyDoc {
-    pub kind: String,
-    pub format_version: u32,
-    pub pmolap_version: String,
-    #[serde(default)]
-    pub partial: bool,
-    pub machine: Machine,
-    pub tiers: Vec<TierInfo>,
 }
 
 /// The fields every result document starts with.
@@ -57,98 +43,42 @@ struct Envelope {
     format_version: Option<u32>,
 }
 
-/// Every kind this build reads, with the newest format version it reads.
-pub const KINDS: &[(&str, u32)] = &[
-    ("membench", membench::results::FORMAT_VERSION),
-    ("iobench", iobench::results::FORMAT_VERSION),
-    (elfbench::KIND, elfbench::FORMAT_VERSION),
-    (
-        pmolap_bench::ssb::KIND_RUN,
-        pmolap_bench::ssb::FORMAT_VERSION,
-    ),
-    (
-        pmolap_bench::ssb::KIND_TIERS,
-        pmolap_bench::ssb::FORMAT_VERSION,
-    ),
-    (
-        pmolap_bench::ssb::KIND_BREAKDOWN,
-        pmolap_bench::ssb::FORMAT_VERSION,
-    ),
-    (KIND_VALIDATE, pmolap_bench::ssb::FORMAT_VERSION),
-    (pmolap_demo::KIND, pmolap_demo::FORMAT_VERSION),
-    ("topology", 1),
-    (pmolap_pg::KIND, pmolap_pg::FORMAT_VERSION),
-    (hashbench::KIND, hashbench::FORMAT_VERSION),
-];
-
 impl Document {
+    /// The header every document starts with.
+    pub fn header(&self) -> &Header {
+        match self {
+            Document::Membench(d) => &d.header,
+            Document::Iobench(d) => &d.header,
+            Document::Elf(d) => &d.header,
+            Document::SsbRun(d) => &d.header,
+            Document::SsbTiers(d) => &d.header,
+            Document::SsbBreakdown(d) => &d.header,
+            Document::PlaceValidate(d) => &d.header,
+            Document::Demo(d) => &d.header,
+            Document::Topology(d) => &d.header,
+            Document::PgTpch(d) => &d.header,
+            Document::HashBench(d) => &d.header,
+        }
+    }
+
     /// The document's `kind`.
     pub fn kind(&self) -> &str {
-        match self {
-            Document::Membench(d) => &d.kind,
-            Document::Iobench(d) => &d.kind,
-            Document::Elf(d) => &d.kind,
-            Document::SsbRun(d) => &d.kind,
-            Document::SsbTiers(d) => &d.kind,
-            Document::SsbBreakdown(d) => &d.kind,
-            Document::PlaceValidate(d) => &d.kind,
-            Document::Demo(d) => &d.kind,
-            Document::Topology(d) => &d.kind,
-            Document::PgTpch(d) => &d.kind,
-            Document::HashBench(d) => &d.kind,
-        }
+        &self.header().kind
     }
 
     /// What the results were measured on.
     pub fn machine(&self) -> &Machine {
-        match self {
-            Document::Membench(d) => &d.machine,
-            Document::Iobench(d) => &d.machine,
-            Document::Elf(d) => &d.machine,
-            Document::SsbRun(d) => &d.machine,
-            Document::SsbTiers(d) => &d.machine,
-            Document::SsbBreakdown(d) => &d.machine,
-            Document::PlaceValidate(d) => &d.machine,
-            Document::Demo(d) => &d.machine,
-            Document::Topology(d) => &d.machine,
-            Document::PgTpch(d) => &d.machine,
-            Document::HashBench(d) => &d.machine,
-        }
+        &self.header().machine
     }
 
     /// True when the run that wrote it was interrupted (only what finished is there).
     pub fn partial(&self) -> bool {
-        match self {
-            Document::Membench(d) => d.partial,
-            Document::Iobench(d) => d.partial,
-            Document::Elf(d) => d.partial,
-            Document::SsbRun(d) => d.partial,
-            Document::SsbTiers(d) => d.partial,
-            Document::SsbBreakdown(d) => d.partial,
-            Document::PlaceValidate(d) => d.partial,
-            Document::Demo(d) => d.partial,
-            Document::Topology(d) => d.partial,
-            Document::PgTpch(d) => d.partial,
-            // `pmolap hash bench` writes its document only when every measurement finished.
-            Document::HashBench(_) => false,
-        }
+        self.header().partial
     }
 
     /// The pmolap version that wrote it.
     pub fn pmolap_version(&self) -> &str {
-        match self {
-            Document::Membench(d) => &d.pmolap_version,
-            Document::Iobench(d) => &d.pmolap_version,
-            Document::Elf(d) => &d.pmolap_version,
-            Document::SsbRun(d) => &d.pmolap_version,
-            Document::SsbTiers(d) => &d.pmolap_version,
-            Document::SsbBreakdown(d) => &d.pmolap_version,
-            Document::PlaceValidate(d) => &d.pmolap_version,
-            Document::Demo(d) => &d.pmolap_version,
-            Document::Topology(d) => &d.pmolap_version,
-            Document::PgTpch(d) => &d.pmolap_version,
-            Document::HashBench(d) => &d.pmolap_version,
-        }
+        &self.header().pmolap_version
     }
 
     /// When the run started (seconds since the Unix epoch), where the document says.
@@ -193,12 +123,20 @@ pub fn parse(path: &Path, text: &str) -> Result<Document> {
     let Some(kind) = env.kind else {
         return Err(Error::not_a_result(path, "no \"kind\" field"));
     };
-    let Some(&(kind, supported)) = KINDS.iter().find(|(k, _)| *k == kind) else {
+    let Some(kind::Kind {
+        name: kind,
+        format_version: supported,
+    }) = kind::find(&kind)
+    else {
         return Err(Error::not_a_result(
             path,
             format!(
                 "unknown kind {kind:?} (this build reads {})",
-                KINDS.iter().map(|k| k.0).collect::<Vec<_>>().join(", ")
+                kind::ALL
+                    .iter()
+                    .map(|k| k.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         ));
     };
@@ -216,18 +154,34 @@ pub fn parse(path: &Path, text: &str) -> Result<Document> {
             Error::not_a_result(path, format!("a {kind} document that does not parse: {e}"))
         })
     }
-    Ok(match kind {
-        "membench" => Document::Membench(typed(path, kind, text)?),
-        "iobench" => Document::Iobench(typed(path, kind, text)?),
-        elfbench::KIND => Document::Elf(typed(path, kind, text)?),
-        pmolap_bench::ssb::KIND_RUN => Document::SsbRun(typed(path, kind, text)?),
-        pmolap_bench::ssb::KIND_TIERS => Document::SsbTiers(typed(path, kind, text)?),
-        pmolap_bench::ssb::KIND_BREAKDOWN => Document::SsbBreakdown(typed(path, kind, text)?),
-        KIND_VALIDATE => Document::PlaceValidate(typed(path, kind, text)?),
-        pmolap_demo::KIND => Document::Demo(typed(path, kind, text)?),
-        pmolap_pg::KIND => Document::PgTpch(typed(path, kind, text)?),
-        hashbench::KIND => Document::HashBench(typed(path, kind, text)?),
-        _ => Document::Topology(typed(path, kind, text)?),
+    let k = |c: kind::Kind| c.name == kind;
+    Ok(if k(kind::MEMBENCH) {
+        Document::Membench(typed(path, kind, text)?)
+    } else if k(kind::IOBENCH) {
+        Document::Iobench(typed(path, kind, text)?)
+    } else if k(kind::ELFBENCH) {
+        Document::Elf(typed(path, kind, text)?)
+    } else if k(kind::SSB_RUN) {
+        Document::SsbRun(typed(path, kind, text)?)
+    } else if k(kind::SSB_TIERS) {
+        Document::SsbTiers(typed(path, kind, text)?)
+    } else if k(kind::SSB_BREAKDOWN) {
+        Document::SsbBreakdown(typed(path, kind, text)?)
+    } else if k(kind::PLACE_VALIDATE) {
+        Document::PlaceValidate(typed(path, kind, text)?)
+    } else if k(kind::DEMO) {
+        Document::Demo(typed(path, kind, text)?)
+    } else if k(kind::PG_TPCH) {
+        Document::PgTpch(typed(path, kind, text)?)
+    } else if k(kind::HASHBENCH) {
+        Document::HashBench(typed(path, kind, text)?)
+    } else if k(kind::TOPOLOGY) {
+        Document::Topology(typed(path, kind, text)?)
+    } else {
+        return Err(Error::not_a_result(
+            path,
+            format!("kind {kind:?} is listed but not read by this build"),
+        ));
     })
 }
 

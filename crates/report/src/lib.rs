@@ -1,8 +1,9 @@
 //! pmolap's plots and HTML report, made from result documents alone (DESIGN.md: results
-//! are data). Documents are read by `kind` into the producing crate's types
-//! ([`doc`]); [`plot_file`] writes one document's figures as PNG and SVG files;
-//! [`write_report`] writes one self-contained HTML page ([`html`] module docs) for any
-//! number of documents.
+//! are data). Documents are read by `kind` into their `pmolap_results` types ([`doc`]);
+//! one module per kind draws its figures and tables (`kinds`), dispatched from one place;
+//! [`plot_file`] writes one document's figures as PNG and SVG files; [`write_report`]
+//! writes one self-contained HTML page (`html` module docs) for any number of
+//! documents.
 //!
 //! Figures and the paper figures they correspond to: membench — SIGMOD'21 Figs 3–13;
 //! iobench — DaMoN'21 Figs 2–5; SSB — SIGMOD'21 Fig. 14 and Table 1; Elf — the
@@ -13,17 +14,12 @@
 
 pub mod doc;
 mod draw;
-mod elf;
 pub mod error;
-mod hashbench;
 mod html;
-mod iobench;
-mod membench;
-mod pg;
-mod place;
+mod kinds;
+mod markup;
 mod plot;
 mod png;
-mod ssb;
 
 use std::path::{Path, PathBuf};
 

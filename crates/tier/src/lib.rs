@@ -13,7 +13,6 @@ pub mod alloc;
 pub mod cpu;
 pub mod io;
 pub mod kernel;
-pub mod machine;
 pub mod persist;
 pub mod pin;
 pub mod region;

@@ -8,72 +8,9 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::size::Size;
 
-pub use crate::membench::config::{name, parse_name};
+pub use pmolap_results::names::{name, parse_name};
 
-/// The database workload (DaMoN'21 §3.3–§3.5).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Workload {
-    /// Sequential page reads of a per-thread file into one DRAM page buffer.
-    TableScan,
-    /// Random page-ins and page-outs within the data files through a DRAM buffer pool.
-    BufferManager,
-    /// Per-thread log of entries, each persisted before the next.
-    Logging,
-}
-
-/// How pages reach the file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum IoPath {
-    /// `pread`/`pwrite` (+ `fdatasync` to persist) through the page cache.
-    Pread,
-    /// `pread`/`pwrite` on a file opened with `O_DIRECT` (+ `fdatasync`).
-    Direct,
-    /// `mmap` + `memcpy` (+ `msync` to persist).
-    Mmap,
-    /// `MAP_SYNC` mapping of a file on a DAX filesystem: stores + cache-line flush +
-    /// fence, no system call (libpmem2-style).
-    Pmem,
-    /// io_uring reads/writes (+ linked `fdatasync`) with `queue_depth` requests in flight.
-    IoUring,
-    /// io_uring on a file opened with `O_DIRECT`.
-    IoUringDirect,
-}
-
-impl IoPath {
-    pub fn is_direct(self) -> bool {
-        matches!(self, IoPath::Direct | IoPath::IoUringDirect)
-    }
-    pub fn is_mapped(self) -> bool {
-        matches!(self, IoPath::Mmap | IoPath::Pmem)
-    }
-    pub fn is_uring(self) -> bool {
-        matches!(self, IoPath::IoUring | IoPath::IoUringDirect)
-    }
-}
-
-/// Where a log lives (logging workload).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum LogFile {
-    /// A newly created, empty file per repetition: every entry appends.
-    New,
-    /// A preallocated file written in full beforehand (recycled), overwritten in place.
-    Recycled,
-}
-
-/// The `posix_fadvise` hint given to the data files before a repetition.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Readahead {
-    /// No hint (the kernel's default readahead).
-    Normal,
-    /// `POSIX_FADV_SEQUENTIAL` (larger readahead window).
-    Sequential,
-    /// `POSIX_FADV_RANDOM` (readahead off).
-    Random,
-}
+pub use pmolap_results::iobench::{IoPath, LogFile, Params, Readahead, Workload};
 
 /// One directory or a list of them (pages striped round-robin over the list).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -92,77 +29,6 @@ impl<'de> Deserialize<'de> for Paths {
             Raw::One(p) => vec![p],
             Raw::Many(v) => v,
         }))
-    }
-}
-
-/// One fully resolved parameter combination.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Params {
-    pub workload: Workload,
-    pub io: IoPath,
-    /// Directories the files go to; with more than one, each thread's pages are
-    /// striped round-robin over them (a log goes to directory `thread % n`).
-    pub paths: Vec<PathBuf>,
-    pub threads: usize,
-    /// Bytes per page (table scan, buffer manager).
-    pub page_size: u64,
-    /// Bytes of data file per thread (over all stripes).
-    pub file_size: u64,
-    /// Share of buffer-manager operations that are page-outs, 0..=1 (0.2: every fifth).
-    pub write_ratio: f64,
-    /// Bytes of the DRAM buffer pool per thread (buffer manager).
-    pub pool_size: u64,
-    /// Bytes per log entry (logging).
-    pub entry_size: u64,
-    pub log_file: LogFile,
-    /// Bytes of a recycled log file per thread (entries wrap around at its end).
-    pub log_size: u64,
-    /// Requests in flight per thread (io_uring paths).
-    pub queue_depth: u32,
-    /// Persist every page-out (`fdatasync`, `msync`, or flush + fence). Log entries are
-    /// always persisted.
-    pub sync: bool,
-    /// `fdatasync` + `POSIX_FADV_DONTNEED` on every file before each repetition, so no
-    /// repetition reads pages cached by an earlier one.
-    pub drop_cache: bool,
-    /// Rewrite the data files with fresh random bytes before each repetition (untimed).
-    pub scramble: bool,
-    /// Fault the mapping in before timing (mmap and pmem paths).
-    pub prefault: bool,
-    pub readahead: Readahead,
-    /// Bytes per thread a repetition moves (default: one pass over the file or log).
-    pub bytes: Option<u64>,
-    /// Stop a repetition after this many seconds at the latest.
-    pub duration_s: Option<f64>,
-    pub reps: usize,
-    pub seed: u64,
-}
-
-impl Default for Params {
-    fn default() -> Self {
-        Params {
-            workload: Workload::TableScan,
-            io: IoPath::Pread,
-            paths: vec![std::env::temp_dir()],
-            threads: 1,
-            page_size: 4096,
-            file_size: 256 << 20,
-            write_ratio: 0.0,
-            pool_size: 16 << 20,
-            entry_size: 128,
-            log_file: LogFile::Recycled,
-            log_size: 64 << 20,
-            queue_depth: 1,
-            sync: true,
-            drop_cache: true,
-            scramble: false,
-            prefault: false,
-            readahead: Readahead::Normal,
-            bytes: None,
-            duration_s: None,
-            reps: 3,
-            seed: 42,
-        }
     }
 }
 
@@ -244,133 +110,113 @@ pub fn resolve(args: &Args) -> Params {
     p
 }
 
-impl Params {
-    /// Bytes a thread moves per repetition: `bytes`, or one pass over its file (table
-    /// scan, buffer manager) or its log.
-    pub fn bytes_per_thread(&self) -> u64 {
-        self.bytes.unwrap_or(match self.workload {
-            Workload::Logging => self.log_size,
-            _ => self.file_size,
+/// Checks what can be checked of `p` without the filesystem; each problem is one line.
+pub fn validate_shape(p: &Params, bench: &str) -> Result<()> {
+    let bad = |msg: String| {
+        Err(Error::Invalid {
+            bench: bench.to_string(),
+            msg,
         })
+    };
+    if p.paths.is_empty() {
+        return bad("path: give at least one directory".into());
     }
-
-    /// The unit of one operation: a page or a log entry.
-    pub fn op_size(&self) -> u64 {
-        match self.workload {
-            Workload::Logging => self.entry_size,
-            _ => self.page_size,
+    if p.threads == 0 {
+        return bad("threads must be at least 1".into());
+    }
+    if p.reps == 0 {
+        return bad("reps must be at least 1".into());
+    }
+    if let Some(d) = p.duration_s {
+        if !(d > 0.0 && d.is_finite()) {
+            return bad(format!("duration {d} must be a positive number of seconds"));
         }
     }
-
-    /// Checks what can be checked without the filesystem; each problem is one line.
-    pub fn validate_shape(&self, bench: &str) -> Result<()> {
-        let bad = |msg: String| {
-            Err(Error::Invalid {
-                bench: bench.to_string(),
-                msg,
-            })
-        };
-        if self.paths.is_empty() {
-            return bad("path: give at least one directory".into());
-        }
-        if self.threads == 0 {
-            return bad("threads must be at least 1".into());
-        }
-        if self.reps == 0 {
-            return bad("reps must be at least 1".into());
-        }
-        if let Some(d) = self.duration_s {
-            if !(d > 0.0 && d.is_finite()) {
-                return bad(format!("duration {d} must be a positive number of seconds"));
+    if p.bytes == Some(0) {
+        return bad("bytes must be positive".into());
+    }
+    if !(0.0..=1.0).contains(&p.write_ratio) {
+        return bad(format!(
+            "write_ratio {} must be between 0 and 1 (0.2: every fifth operation writes)",
+            p.write_ratio
+        ));
+    }
+    if p.io.is_uring() && p.queue_depth == 0 {
+        return bad("queue_depth must be at least 1".into());
+    }
+    if !p.io.is_uring() && p.queue_depth > 1 {
+        return bad(format!(
+            "queue_depth {} applies to io-uring paths only, not {}",
+            p.queue_depth,
+            name(&p.io)
+        ));
+    }
+    if p.prefault && !p.io.is_mapped() {
+        return bad(format!(
+            "prefault applies to the mmap and pmem paths only, not {}",
+            name(&p.io)
+        ));
+    }
+    match p.workload {
+        Workload::TableScan | Workload::BufferManager => {
+            let page = p.page_size;
+            let stripe = page * p.paths.len() as u64;
+            if page == 0 {
+                return bad("page_size must be positive".into());
             }
-        }
-        if self.bytes == Some(0) {
-            return bad("bytes must be positive".into());
-        }
-        if !(0.0..=1.0).contains(&self.write_ratio) {
-            return bad(format!(
-                "write_ratio {} must be between 0 and 1 (0.2: every fifth operation writes)",
-                self.write_ratio
-            ));
-        }
-        if self.io.is_uring() && self.queue_depth == 0 {
-            return bad("queue_depth must be at least 1".into());
-        }
-        if !self.io.is_uring() && self.queue_depth > 1 {
-            return bad(format!(
-                "queue_depth {} applies to io-uring paths only, not {}",
-                self.queue_depth,
-                name(&self.io)
-            ));
-        }
-        if self.prefault && !self.io.is_mapped() {
-            return bad(format!(
-                "prefault applies to the mmap and pmem paths only, not {}",
-                name(&self.io)
-            ));
-        }
-        match self.workload {
-            Workload::TableScan | Workload::BufferManager => {
-                let page = self.page_size;
-                let stripe = page * self.paths.len() as u64;
-                if page == 0 {
-                    return bad("page_size must be positive".into());
-                }
-                if self.file_size < stripe || !self.file_size.is_multiple_of(stripe) {
-                    return bad(format!(
-                        "file_size {} must be a positive multiple of page_size × paths ({page} × {} = {stripe})",
-                        self.file_size,
-                        self.paths.len()
-                    ));
-                }
-                if self.workload == Workload::TableScan && self.write_ratio > 0.0 {
-                    return bad("write_ratio applies to the buffer-manager workload only".into());
-                }
-                if self.workload == Workload::BufferManager {
-                    if self.pool_size < page {
-                        return bad(format!(
-                            "pool_size {} holds no {page}-byte page",
-                            self.pool_size
-                        ));
-                    }
-                    if self.io.is_uring() && (self.pool_size / page) < self.queue_depth as u64 {
-                        return bad(format!(
-                            "pool_size {} holds fewer pages than queue_depth {}",
-                            self.pool_size, self.queue_depth
-                        ));
-                    }
-                }
+            if p.file_size < stripe || !p.file_size.is_multiple_of(stripe) {
+                return bad(format!(
+                    "file_size {} must be a positive multiple of page_size × paths ({page} × {} = {stripe})",
+                    p.file_size,
+                    p.paths.len()
+                ));
             }
-            Workload::Logging => {
-                if self.io.is_uring() && self.queue_depth > 1 {
+            if p.workload == Workload::TableScan && p.write_ratio > 0.0 {
+                return bad("write_ratio applies to the buffer-manager workload only".into());
+            }
+            if p.workload == Workload::BufferManager {
+                if p.pool_size < page {
                     return bad(format!(
-                        "queue_depth {} with logging: each entry is persisted before the next, so at most one request is in flight (use 1)",
-                        self.queue_depth
+                        "pool_size {} holds no {page}-byte page",
+                        p.pool_size
                     ));
                 }
-                if self.entry_size == 0 {
-                    return bad("entry_size must be positive".into());
-                }
-                if self.write_ratio > 0.0 {
-                    return bad("write_ratio applies to the buffer-manager workload only".into());
-                }
-                if self.log_file == LogFile::Recycled
-                    && (self.log_size < self.entry_size
-                        || !self.log_size.is_multiple_of(self.entry_size))
-                {
+                if p.io.is_uring() && (p.pool_size / page) < p.queue_depth as u64 {
                     return bad(format!(
-                        "log_size {} must be a positive multiple of entry_size {}",
-                        self.log_size, self.entry_size
-                    ));
-                }
-                if self.log_file == LogFile::New && self.io.is_mapped() {
-                    return bad(format!(
-                        "the {} path maps a preallocated file: use log_file recycled (a new, growing log cannot be mapped)",
-                        name(&self.io)
+                        "pool_size {} holds fewer pages than queue_depth {}",
+                        p.pool_size, p.queue_depth
                     ));
                 }
             }
         }
-        Ok(())
+        Workload::Logging => {
+            if p.io.is_uring() && p.queue_depth > 1 {
+                return bad(format!(
+                    "queue_depth {} with logging: each entry is persisted before the next, so at most one request is in flight (use 1)",
+                    p.queue_depth
+                ));
+            }
+            if p.entry_size == 0 {
+                return bad("entry_size must be positive".into());
+            }
+            if p.write_ratio > 0.0 {
+                return bad("write_ratio applies to the buffer-manager workload only".into());
+            }
+            if p.log_file == LogFile::Recycled
+                && (p.log_size < p.entry_size || !p.log_size.is_multiple_of(p.entry_size))
+            {
+                return bad(format!(
+                    "log_size {} must be a positive multiple of entry_size {}",
+                    p.log_size, p.entry_size
+                ));
+            }
+            if p.log_file == LogFile::New && p.io.is_mapped() {
+                return bad(format!(
+                    "the {} path maps a preallocated file: use log_file recycled (a new, growing log cannot be mapped)",
+                    name(&p.io)
+                ));
+            }
+        }
     }
+    Ok(())
 }

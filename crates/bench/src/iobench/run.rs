@@ -19,6 +19,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use pmolap_os::signal::interrupted;
+use pmolap_results::{kind, Header, Machine};
 use pmolap_tier::io::{fadvise, open_direct, prefault_read, Advice, AlignedBuf, Done, RingIo};
 use pmolap_tier::region::{Region, RegionOptions};
 use pmolap_tier::topology::Topology;
@@ -30,7 +31,6 @@ use crate::iobench::files::{
     check_space, describe_device, drop_cache, files_of, validate_fs, FileKey, FileSet,
 };
 use crate::iobench::results::{Latency, Rep, Results, Run, Summary, ThreadResult};
-use crate::machine::Machine;
 use crate::size::format_size;
 use crate::threads::{self, Gate};
 
@@ -91,7 +91,7 @@ pub fn validate_all(
 ) -> Result<Vec<Vec<String>>> {
     let mut notes = Vec::new();
     for (n, p) in runs {
-        p.validate_shape(n)?;
+        super::config::validate_shape(p, n)?;
         threads::check_count(n, p.threads, topo.cpus.len(), opts.oversubscribe)?;
         notes.push(validate_fs(n, p, topo)?);
     }
@@ -150,12 +150,8 @@ pub fn run_all(
         return Err(pmolap_os::Error::Interrupted.into());
     }
     Ok(Results {
-        partial,
-        kind: "iobench".into(),
-        format_version: super::results::FORMAT_VERSION,
-        pmolap_version: env!("CARGO_PKG_VERSION").into(),
+        header: Header::new(kind::IOBENCH, Machine::from_topology(topo), partial),
         started_unix,
-        machine: Machine::from_topology(topo),
         devices,
         config_file,
         runs: out,

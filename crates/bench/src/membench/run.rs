@@ -17,6 +17,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use pmolap_os::signal::interrupted;
+use pmolap_results::{kind, Header, Machine};
 use pmolap_tier::kernel::{AccessOp, Isa, Kernel};
 use pmolap_tier::pin::pin_current_thread;
 use pmolap_tier::region::{HugePages, Region, RegionInfo, RegionOptions};
@@ -24,7 +25,6 @@ use pmolap_tier::topology::Topology;
 use pmolap_tier::{ExistingFile, MemView, Pinning, TierSpec};
 
 use crate::error::{Error, Result};
-use crate::machine::Machine;
 use crate::membench::config::{AccessMode, Distribution, Operation, Params, Pattern};
 use crate::membench::latency;
 use crate::membench::results::{GroupResult, Rep, Results, Run, Summary, ThreadResult};
@@ -587,11 +587,11 @@ fn region_options(p: &Params) -> RegionOptions {
 }
 
 /// Every check a run makes before it measures, for all of `runs`: the parameters
-/// ([`Params::validate`]), the kernel and persist instruction against this CPU, and the
+/// ([`validate`](super::config::validate)), the kernel and persist instruction against this CPU, and the
 /// number of threads against its logical CPUs. `--dry-run` and [`run_all`] both call it.
 pub fn validate_all(runs: &[(String, Params)], topo: &Topology, opts: &RunOptions) -> Result<()> {
     for (name, p) in runs {
-        p.validate(name, topo)?;
+        super::config::validate(p, name, topo)?;
         threads::check_count(name, p.total_threads(), topo.cpus.len(), opts.oversubscribe)?;
         for g in std::iter::once(p).chain(&p.parallel) {
             Isa::select(&g.kernel, &topo.cpu_features)?;
@@ -669,13 +669,9 @@ pub fn run_all(
         return Err(pmolap_os::Error::Interrupted.into());
     }
     Ok(Results {
-        kind: "membench".into(),
-        format_version: super::results::FORMAT_VERSION,
-        pmolap_version: env!("CARGO_PKG_VERSION").into(),
+        header: Header::new(kind::MEMBENCH, Machine::from_topology(topo), partial),
         started_unix,
-        machine: Machine::from_topology(topo),
         config_file,
-        partial,
         runs: out,
     })
 }

@@ -22,10 +22,3 @@ pub use tiers::{
     TiersConfig, TiersReport,
 };
 pub use workload::ssb_workload;
-
-/// The kinds of the SSB result documents (`kind` field).
-pub const KIND_RUN: &str = "ssb-run";
-pub const KIND_TIERS: &str = "ssb-tiers";
-pub const KIND_BREAKDOWN: &str = "ssb-breakdown";
-/// The format version of the SSB result documents.
-pub const FORMAT_VERSION: u32 = 1;

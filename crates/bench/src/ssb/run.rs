@@ -3,70 +3,24 @@
 //! run. After an interrupt the runs stop at the next query or repetition and the document
 //! says it is partial.
 
-use std::path::PathBuf;
-
 use indicatif::ProgressBar;
-use serde::{Deserialize, Serialize};
 
 use pmolap_engine::{Layout, Query, QueryRun};
+use pmolap_results::{kind, Header, Machine};
 use pmolap_tier::Topology;
 
 use super::data::{
     database_dir_noting, open_database, open_placed, ColdTier, DataOptions, Prepared,
 };
 use crate::error::{Error, Result};
-use crate::machine::Machine;
 
-/// Per-query figures of a run.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct QueryFigures {
-    pub id: String,
-    pub median_ms: f64,
-    pub times_ms: Vec<f64>,
-    pub rows: usize,
-    /// Median of planning (predicates, join filters) and of the probe, ms.
-    pub plan_ms: f64,
-    pub probe_ms: f64,
-    pub fact_bytes: u64,
-    /// Packed fact bytes the query reads / median time.
-    pub gbps: f64,
-    pub last: QueryRun,
-}
+pub use pmolap_results::ssb::RunConfig;
 
-/// The configuration of an `ssb run`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RunConfig {
-    pub data: PathBuf,
-    pub tier: String,
-    pub reps: usize,
-    pub threads: usize,
-    pub pin: String,
-    pub stripe: bool,
-    pub replicate_dims: bool,
-    pub morsel_rows: usize,
-    pub join_index: String,
-    /// The bit kernels that unpacked and tested the packed ids (`avx512+vbmi`, `avx512`, `avx2`,
-    /// `portable`; absent in documents from before they existed).
-    #[serde(default)]
-    pub bits_kernel: String,
-}
+/// Per-query figures of a run, with the engine's last run of the query.
+pub type QueryFigures = pmolap_results::ssb::QueryFigures<QueryRun>;
 
-/// The result document of `ssb run` / `ssb query`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RunReport {
-    /// `ssb-run`.
-    pub kind: String,
-    pub format_version: u32,
-    pub pmolap_version: String,
-    /// True when the run was interrupted: only the queries listed finished.
-    pub partial: bool,
-    pub config: RunConfig,
-    pub machine: Machine,
-    pub layout: Layout,
-    /// Notes on switches that did nothing here (one NUMA node, ...).
-    pub notes: Vec<String>,
-    pub queries: Vec<QueryFigures>,
-}
+/// The result document of `ssb run` / `ssb query`, with the engine's runs and layout.
+pub type RunReport = pmolap_results::ssb::RunReport<QueryRun, Layout>;
 
 /// The median of `v` (NaN when empty).
 pub(crate) fn median(v: &[f64]) -> f64 {
@@ -169,10 +123,11 @@ pub fn run(
             format!("{:?}", j.index).to_lowercase()
         });
     Ok(RunReport {
-        kind: super::KIND_RUN.into(),
-        format_version: super::FORMAT_VERSION,
-        pmolap_version: env!("CARGO_PKG_VERSION").into(),
-        partial: pmolap_os::signal::interrupted(),
+        header: Header::new(
+            kind::SSB_RUN,
+            Machine::from_topology(&topo),
+            pmolap_os::signal::interrupted(),
+        ),
         config: RunConfig {
             data: dir,
             tier,
@@ -185,7 +140,6 @@ pub fn run(
             join_index,
             bits_kernel: pmolap_kernels::bits::active().name().to_string(),
         },
-        machine: Machine::from_topology(&topo),
         notes: p.layout.notes.clone(),
         layout: p.layout.clone(),
         queries: figs,

@@ -2,31 +2,20 @@
 //! Table 1 ladder (1 thread → all threads → + pinning → + striping and replication) per
 //! tier. The tiers come from the machine's one tier list (`Topology::tiers_for`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use indicatif::ProgressBar;
-use serde::{Deserialize, Serialize};
-
-use pmolap_engine::{ExecOptions, Query};
+use pmolap_engine::{ExecOptions, Query, QueryRun};
+use pmolap_results::{kind, Header, Machine};
 use pmolap_tier::{Pinning, TierClass, Topology};
 
 use super::data::{
     database_dir, database_dir_noting, open_database, ColdTier, DataOptions, Prepared,
 };
-use super::run::{run_queries, QueryFigures, Source};
+use super::run::{run_queries, Source};
 use crate::error::{Error, Result};
-use crate::machine::Machine;
 
-/// A tier an SSB database can run on: its name, the placement (`home`: the table files
-/// where they are; else a tier spec), and whether pages are dropped before each run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TierChoice {
-    pub name: String,
-    pub spec: String,
-    pub cold: bool,
-    #[serde(default)]
-    pub class: TierClass,
-}
+pub use pmolap_results::ssb::{BreakdownReport, LadderStep, TierChoice, TiersConfig};
 
 /// The machine's tiers for a database in `dir` (the disk tier is the database's own
 /// files, `home`), and notes on what was left out and why.
@@ -104,58 +93,11 @@ fn tier_matches(c: &TierChoice, o: &str) -> bool {
             .any(|w| w == o || w.trim_start_matches("/dev/") == o)
 }
 
-/// One tier's figures.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct TierResult {
-    pub tier: TierChoice,
-    pub queries: Vec<QueryFigures>,
-}
+/// One tier's figures, with the engine's runs.
+pub type TierResult = pmolap_results::ssb::TierResult<QueryRun>;
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct TiersConfig {
-    pub data: PathBuf,
-    pub reps: usize,
-    pub threads: usize,
-    pub pin: String,
-}
-
-/// The result document of `ssb tiers` (Fig. 14).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct TiersReport {
-    /// `ssb-tiers`.
-    pub kind: String,
-    pub format_version: u32,
-    pub pmolap_version: String,
-    /// True when interrupted: only the tiers (and queries) listed finished.
-    pub partial: bool,
-    pub config: TiersConfig,
-    pub machine: Machine,
-    /// Tiers left out and why.
-    pub notes: Vec<String>,
-    /// The first tier is the baseline (DRAM).
-    pub tiers: Vec<TierResult>,
-}
-
-impl TiersReport {
-    /// Median time on tier `t` / median on the first tier, per query both have.
-    pub fn slowdowns(&self, t: usize) -> Vec<(String, f64)> {
-        let (Some(base), Some(r)) = (self.tiers.first(), self.tiers.get(t)) else {
-            return Vec::new();
-        };
-        r.queries
-            .iter()
-            .zip(&base.queries)
-            .map(|(x, b)| (x.id.clone(), x.median_ms / b.median_ms))
-            .collect()
-    }
-
-    /// The geometric mean of [`slowdowns`](Self::slowdowns).
-    pub fn geomean_slowdown(&self, t: usize) -> f64 {
-        let v = self.slowdowns(t);
-        let s: f64 = v.iter().map(|(_, x)| x.ln()).sum();
-        (s / v.len().max(1) as f64).exp()
-    }
-}
+/// The result document of `ssb tiers` (Fig. 14), with the engine's runs.
+pub type TiersReport = pmolap_results::ssb::TiersReport<QueryRun>;
 
 /// `ssb tiers`: every query on every chosen tier; `on_tier(name)` is called as a tier
 /// starts (progress), `pb` ticks per run.
@@ -206,49 +148,20 @@ pub fn tiers(
         ));
     }
     Ok(TiersReport {
-        kind: super::KIND_TIERS.into(),
-        format_version: super::FORMAT_VERSION,
-        pmolap_version: env!("CARGO_PKG_VERSION").into(),
-        partial: pmolap_os::signal::interrupted(),
+        header: Header::new(
+            kind::SSB_TIERS,
+            Machine::from_topology(&topo),
+            pmolap_os::signal::interrupted(),
+        ),
         config: TiersConfig {
             data: dir,
             reps,
             threads: data.exec.threads,
             pin: data.exec.pin.to_string(),
         },
-        machine: Machine::from_topology(&topo),
         notes,
         tiers: results,
     })
-}
-
-/// One rung of the Table 1 ladder on one tier.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct LadderStep {
-    pub tier: String,
-    pub step: String,
-    pub threads: usize,
-    pub pin: String,
-    pub striped: bool,
-    pub replicated: bool,
-    pub notes: Vec<String>,
-    pub median_ms: f64,
-    pub speedup_vs_first: f64,
-}
-
-/// The result document of `ssb breakdown` (Table 1).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct BreakdownReport {
-    /// `ssb-breakdown`.
-    pub kind: String,
-    pub format_version: u32,
-    pub pmolap_version: String,
-    pub partial: bool,
-    pub query: String,
-    pub reps: usize,
-    pub machine: Machine,
-    pub notes: Vec<String>,
-    pub steps: Vec<LadderStep>,
 }
 
 /// The ladder's rungs: (name, options) over `base` with `all` threads.
@@ -330,13 +243,13 @@ pub fn breakdown(
         }
     }
     Ok(BreakdownReport {
-        kind: super::KIND_BREAKDOWN.into(),
-        format_version: super::FORMAT_VERSION,
-        pmolap_version: env!("CARGO_PKG_VERSION").into(),
-        partial: pmolap_os::signal::interrupted(),
+        header: Header::new(
+            kind::SSB_BREAKDOWN,
+            Machine::from_topology(&topo),
+            pmolap_os::signal::interrupted(),
+        ),
         query: query.id.clone(),
         reps,
-        machine: Machine::from_topology(&topo),
         notes,
         steps,
     })

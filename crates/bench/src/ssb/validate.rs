@@ -23,8 +23,6 @@
 use std::path::PathBuf;
 
 use indicatif::ProgressBar;
-use serde::{Deserialize, Serialize};
-
 use pmolap_engine::{Database, Query};
 use pmolap_os::cgroup::MemoryLimit;
 use pmolap_place::placement::{
@@ -34,52 +32,15 @@ use pmolap_place::{
     scenarios, Assignment, Granularity, Model, ModelOptions, PlacementFile, Profile, Workload,
     REFERENCE_TIER,
 };
+use pmolap_results::{kind, Header, Machine};
 use pmolap_tier::io::{fadvise, Advice};
 use pmolap_tier::Topology;
 
 use super::data::{database_dir_noting, DataOptions, Prepared};
 use super::run::median;
 use crate::error::{Error, Result};
-use crate::machine::Machine;
 
-/// The kind of the validation document.
-pub const KIND_VALIDATE: &str = "place-validate";
-
-/// How the slow tier's pages are kept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "kind")]
-pub enum Setting {
-    /// Pages dropped before every query.
-    Cold,
-    /// The page cache bounded by a memory cgroup, kept between queries.
-    Cache { bytes: u64 },
-}
-
-impl std::str::FromStr for Setting {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        if s == "cold" {
-            return Ok(Setting::Cold);
-        }
-        match s.strip_prefix("cache:") {
-            Some(size) => Ok(Setting::Cache {
-                bytes: crate::size::parse_size(size)?,
-            }),
-            None => Err(format!(
-                "setting `{s}`: use `cold` (pages dropped before each query) or `cache:SIZE` (page cache bounded by a memory cgroup)"
-            )),
-        }
-    }
-}
-
-impl std::fmt::Display for Setting {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Setting::Cold => f.write_str("cold"),
-            Setting::Cache { bytes } => write!(f, "cache:{bytes}"),
-        }
-    }
-}
+pub use pmolap_results::place::Setting;
 
 /// What to validate.
 #[derive(Debug, Clone)]
@@ -95,98 +56,12 @@ pub struct ValidateOptions {
     pub llc_bytes: u64,
 }
 
-/// The relative times the model variants predict.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
-pub struct Predicted {
-    /// The paper's model (Eq. 2–6, per access).
-    pub paper: f64,
-    /// No-Cache ablation (CMR ≡ 1).
-    pub no_cmr: f64,
-    /// No-Dense ablation (dense lookups priced as random).
-    pub no_dense: f64,
-    /// The page model (profiles with page costs only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub page: Option<f64>,
-}
+pub use pmolap_results::place::{
+    CgroupFigures, ErrorSummary, Predicted, QueryPoint, ScenarioResult, ValidateConfig,
+};
 
-/// One query under one placement.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct QueryPoint {
-    pub id: String,
-    pub median_ms: f64,
-    pub times_ms: Vec<f64>,
-    /// Median / the all-DRAM placement's median.
-    pub measured: f64,
-    pub predicted: Predicted,
-}
-
-/// One placement: what it moves, what was measured, what the models predict.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ScenarioResult {
-    pub name: String,
-    pub slow_bytes: u64,
-    pub slow_fraction: f64,
-    /// Sum of the queries' medians / the all-DRAM sum.
-    pub measured: f64,
-    pub predicted: Predicted,
-    pub queries: Vec<QueryPoint>,
-}
-
-/// Absolute errors |predicted − measured| of one model variant.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ErrorSummary {
-    pub model: String,
-    /// Over the placements, whole workload.
-    pub workload_median: f64,
-    pub workload_max: f64,
-    /// Over every (placement, query).
-    pub query_median: f64,
-    pub query_max: f64,
-}
-
-/// The memory cgroup of a `cache:` run.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct CgroupFigures {
-    /// The queries' own working memory, measured on the all-DRAM placement.
-    pub working_bytes: u64,
-    /// The limit set: the cache bound plus the working memory.
-    pub limit_bytes: u64,
-    /// Largest page cache seen at the end of a placement's runs.
-    pub max_page_cache_bytes: u64,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ValidateConfig {
-    pub data: PathBuf,
-    pub setting: Setting,
-    pub reps: usize,
-    pub threads: usize,
-    pub queries: Vec<String>,
-    pub profile_tier: String,
-    pub profile_source: String,
-    pub granularity: Granularity,
-    pub llc_bytes: u64,
-    /// The filesystem of the slow tier (the database's files).
-    pub slow_fs: String,
-}
-
-/// The `place-validate` document.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ValidateReport {
-    pub kind: String,
-    pub format_version: u32,
-    pub pmolap_version: String,
-    pub partial: bool,
-    pub config: ValidateConfig,
-    pub machine: Machine,
-    pub workload: Workload,
-    /// The all-DRAM placement measured with the same procedure: per query, ms.
-    pub baseline: Vec<QueryPoint>,
-    pub scenarios: Vec<ScenarioResult>,
-    pub errors: Vec<ErrorSummary>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cgroup: Option<CgroupFigures>,
-}
+/// The `place-validate` document, with the placement model's workload.
+pub type ValidateReport = pmolap_results::place::ValidateReport<Workload>;
 
 /// An in-memory placement document: structures on tier 1 of `a` mapped from their files
 /// (`home`), the rest copied to DRAM.
@@ -483,10 +358,11 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
     }
     let errors = error_summaries(&results, o.profile.pages.is_some());
     Ok(ValidateReport {
-        kind: KIND_VALIDATE.into(),
-        format_version: super::FORMAT_VERSION,
-        pmolap_version: env!("CARGO_PKG_VERSION").into(),
-        partial: partial || pmolap_os::signal::interrupted(),
+        header: Header::new(
+            kind::PLACE_VALIDATE,
+            Machine::from_topology(&runner.topo),
+            partial || pmolap_os::signal::interrupted(),
+        ),
         config: ValidateConfig {
             data: dir,
             setting: o.setting,
@@ -499,7 +375,6 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
             llc_bytes: o.llc_bytes,
             slow_fs,
         },
-        machine: Machine::from_topology(&runner.topo),
         workload: wm,
         baseline,
         scenarios: results,

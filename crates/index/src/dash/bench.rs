@@ -1,155 +1,29 @@
 //! `pmolap hash bench`: insert, positive and negative lookup throughput and load factor
 //! of the Dash table at 1..N threads on each tier, against `std::collections::HashMap`
 //! in DRAM with the same keys in the same run, and the time to reopen a table after a
-//! crash at several sizes. The result is a typed JSON document (`kind` `hashbench`).
+//! crash at several sizes. The result is a typed JSON document (`kind` `hashbench`,
+//! defined in `pmolap_results::hashbench`).
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
-use serde::{Deserialize, Serialize};
 
-use pmolap_tier::machine::Machine;
+use pmolap_results::{kind, Header, Machine};
 use pmolap_tier::TierSpec;
 
 use super::layout::hash;
 use super::{Dash, DashOptions};
 use crate::error::{Error, Result};
 
-/// The `kind` of the document.
-pub const KIND: &str = "hashbench";
-pub const FORMAT_VERSION: u32 = 1;
-
-/// One tier to run on, with how many keys (persisting every update costs a system call
-/// per persist point on a page-cache file, so file tiers usually get fewer keys).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TierRunSpec {
-    pub tier: String,
-    pub keys: usize,
-}
-
-impl TierRunSpec {
-    /// Parses `TIER` or `TIER@KEYS`; without `@KEYS`, `default_keys`.
-    pub fn parse(s: &str, default_keys: usize) -> Result<TierRunSpec> {
-        let (tier, keys) = match s.rsplit_once('@') {
-            Some((t, k)) => (
-                t,
-                k.parse()
-                    .map_err(|_| Error::Bench(format!("`{s}`: `{k}` is not a key count")))?,
-            ),
-            None => (s, default_keys),
-        };
-        tier.parse::<TierSpec>()?;
-        if keys == 0 {
-            return Err(Error::Bench(format!("`{s}`: at least one key")));
-        }
-        Ok(TierRunSpec {
-            tier: tier.to_string(),
-            keys,
-        })
-    }
-}
-
-/// The benchmark's settings.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct HashBenchParams {
-    /// Keys of the DRAM runs and of the HashMap baselines.
-    pub keys: usize,
-    pub tiers: Vec<TierRunSpec>,
-    pub threads: Vec<usize>,
-    /// Table sizes (items) of the recovery measurement; empty: none.
-    pub recovery_items: Vec<usize>,
-    /// Directory for the recovery measurement's table files.
-    pub recovery_dir: PathBuf,
-    pub seed: u64,
-    /// Each lookup phase is timed this many times; the median counts (documents written
-    /// before the option existed timed once).
-    #[serde(default = "one")]
-    pub reps: usize,
-    #[serde(skip)]
-    pub out: Option<PathBuf>,
-}
-
-fn one() -> usize {
-    1
-}
-
-/// Throughput at one thread count.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ThreadPoint {
-    pub threads: usize,
-    /// Million inserts per second (writers are serialised by the table's writer lock).
-    pub insert_mops: f64,
-    pub positive_lookup_mops: f64,
-    pub negative_lookup_mops: f64,
-}
-
-/// The Dash table on one tier.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct TierResult {
-    pub tier: String,
-    /// How updates are made durable there (none, msync, cache-line flush).
-    pub durability: String,
-    pub keys: usize,
-    pub points: Vec<ThreadPoint>,
-    /// Items / slots of all segments after the inserts.
-    pub load_factor: f64,
-    /// Average fill of a segment when it split (the load factor a split was forced at).
-    pub fill_at_split: f64,
-    pub splits: u64,
-    pub persist_points_per_insert: f64,
-}
-
-/// A `std::collections::HashMap<u64, u64>` in DRAM (the same keys): inserts from one
-/// thread, lookups from many on the shared, read-only map.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct BaselineResult {
-    pub name: String,
-    pub hasher: String,
-    pub keys: usize,
-    pub points: Vec<ThreadPoint>,
-}
-
-/// Reopening a table after a crash.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RecoveryResult {
-    pub items: usize,
-    pub file_bytes: u64,
-    /// Opening the file: map, check the header, bump the epoch (the crash recovery proper).
-    pub open_ms: f64,
-    /// The first lookup, which recovers its segment.
-    pub first_lookup_ms: f64,
-    /// Recovering every segment (what lazy recovery spreads over later accesses).
-    pub recover_all_ms: f64,
-    pub segments: u64,
-}
-
-/// Dash positive lookups over a HashMap's, at one thread count.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Ratio {
-    pub threads: usize,
-    pub baseline: String,
-    pub dash_over_baseline_positive: f64,
-}
-
-/// Everything one `pmolap hash bench` measured.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct HashBenchReport {
-    pub kind: String,
-    pub format_version: u32,
-    pub pmolap_version: String,
-    pub started_unix: u64,
-    pub machine: Machine,
-    pub params: HashBenchParams,
-    pub dash: Vec<TierResult>,
-    pub baselines: Vec<BaselineResult>,
-    pub dram_ratios: Vec<Ratio>,
-    pub recovery: Vec<RecoveryResult>,
-}
+pub use pmolap_results::hashbench::{
+    BaselineResult, HashBenchParams, HashBenchReport, Ratio, RecoveryResult, ThreadPoint,
+    TierResult, TierRunSpec, FORMAT_VERSION, KIND,
+};
 
 /// Dash's hash (murmur3's finalizer) as a `Hasher`, for the HashMap with the same hash.
 #[derive(Debug, Default)]
@@ -449,11 +323,8 @@ pub fn run(p: &HashBenchParams, progress: &mut dyn FnMut(&str)) -> Result<HashBe
         rec.push(recovery(n, &p.recovery_dir, p.seed)?);
     }
     let doc = HashBenchReport {
-        kind: KIND.into(),
-        format_version: FORMAT_VERSION,
-        pmolap_version: env!("CARGO_PKG_VERSION").into(),
+        header: Header::new(kind::HASHBENCH, machine, false),
         started_unix,
-        machine,
         params: p.clone(),
         dash,
         baselines,
@@ -461,9 +332,7 @@ pub fn run(p: &HashBenchParams, progress: &mut dyn FnMut(&str)) -> Result<HashBe
         recovery: rec,
     };
     if let Some(out) = &p.out {
-        let bytes = serde_json::to_vec_pretty(&doc)
-            .map_err(|e| Error::Bench(format!("the results do not serialise: {e}")))?;
-        pmolap_os::durable::publish_file(out, &bytes)?;
+        pmolap_results::publish(out, &doc)?;
     }
     Ok(doc)
 }
@@ -506,7 +375,7 @@ mod tests {
         assert_eq!(r.recovery.len(), 1);
         let back: HashBenchReport =
             serde_json::from_slice(&std::fs::read(dir.path().join("r.json")).unwrap()).unwrap();
-        assert_eq!(back.kind, KIND);
+        assert_eq!(back.header.kind, KIND);
         // Only the result file is left behind.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
         assert!(TierRunSpec::parse("dram@x", 1).is_err());

@@ -26,34 +26,8 @@ pub use front::{
 };
 pub use mip::{solve_tiers, Objective, TierProblem};
 
-/// What moves together.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Granularity {
-    /// Each dictionary, data vector and inverted index on its own (the paper's default).
-    #[default]
-    Structure,
-    /// All structures of a column together.
-    Column,
-    /// All structures of a table together.
-    Table,
-}
-
-impl std::str::FromStr for Granularity {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "structure" => Ok(Granularity::Structure),
-            "column" => Ok(Granularity::Column),
-            "table" => Ok(Granularity::Table),
-            _ => Err(Error::Argument(format!(
-                "granularity `{s}`: use structure, column or table"
-            ))),
-        }
-    }
-}
+/// What moves together (defined with the documents that record it).
+pub use pmolap_results::place::Granularity;
 
 /// The structures of `w` grouped by `g`, groups in order of first appearance.
 pub fn groups(w: &Workload, g: Granularity) -> Vec<Vec<usize>> {

@@ -8,7 +8,7 @@ use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::prelude::Ranged;
 
 use super::XAxis;
-use pmolap_bench::size::format_size;
+use pmolap_results::size::format_size;
 
 pub(crate) fn tick_label(axis: XAxis, v: f64) -> String {
     match axis {

@@ -4,12 +4,12 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use pmolap_bench::machine::Machine;
-use pmolap_demo::{DemoSummary, Status};
+use pmolap_results::demo::{DemoSummary, Status};
+use pmolap_results::Machine;
 
-use super::{esc, file_name, table_html, Table};
 use crate::doc::Document;
 use crate::draw::header;
+use crate::markup::{esc, file_name, table_html, Table, PARTIAL_BADGE};
 
 /// One `<section>` per distinct machine (host name and CPU), naming its files.
 pub(super) fn machines_html(docs: &[(PathBuf, Document)]) -> String {
@@ -188,7 +188,7 @@ pub(super) fn demo_html(path: &std::path::Path, d: &DemoSummary) -> String {
         esc(&file_name(path)),
         d.sf,
         d.seconds,
-        if d.partial { super::PARTIAL_BADGE } else { "" },
+        if d.header.partial { PARTIAL_BADGE } else { "" },
         table_html(&t)
     )
 }

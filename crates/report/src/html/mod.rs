@@ -8,125 +8,78 @@
 //! the end.
 
 mod machine;
-mod tables;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use pmolap_results::kind;
+
 use crate::doc::{Document, Inputs};
 use crate::draw::Figure;
 use crate::error::Result;
+use crate::kinds;
+use crate::markup::{esc, file_name, table_html, PARTIAL_BADGE};
 
 pub(crate) use machine::date;
-
-/// The label of a partial document.
-pub(crate) const PARTIAL_BADGE: &str = " <span class=\"partial\">partial (interrupted)</span>";
-
-/// A table of text cells (escaped when written).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Table {
-    pub(crate) head: Vec<String>,
-    pub(crate) rows: Vec<Vec<String>>,
-}
 
 /// The sections, in order: kind, heading, what the section shows.
 const SECTIONS: &[(&str, &str, &str)] = &[
     (
-        "membench",
+        kind::MEMBENCH.name,
         "Memory bandwidth and latency (membench)",
         "Bandwidth by access size, threads and pinning, and load latency, per tier \
          (SIGMOD'21 §3–§5, Figs 3–13).",
     ),
     (
-        "iobench",
+        kind::IOBENCH.name,
         "Storage workloads (iobench)",
         "Table scan, buffer manager and logging over I/O paths (DaMoN'21 §3, Figs 2–5).",
     ),
     (
-        "ssb-tiers",
+        kind::SSB_TIERS.name,
         "SSB on every tier (Fig. 14)",
         "The 13 Star Schema Benchmark queries on every tier, and the slowdown vs DRAM \
          (SIGMOD'21 Fig. 14).",
     ),
     (
-        "ssb-breakdown",
+        kind::SSB_BREAKDOWN.name,
         "SSB optimisation ladder (Table 1)",
         "One query from 1 thread to all threads, pinning, striping and replication, per tier \
          (SIGMOD'21 Table 1).",
     ),
     (
-        "place-validate",
+        kind::PLACE_VALIDATE.name,
         "Placement: predicted vs measured",
         "The placement paper's placements with the slow structures on this machine's disk \
          (cold, or behind a bounded page cache): measured relative time against the paper's \
          model, its ablations and the page model (PVLDB'22 §6).",
     ),
     (
-        "pg-tpch",
+        kind::PG_TPCH.name,
         "TPC-H on PostgreSQL per tier (Fig. 6)",
         "An unmodified PostgreSQL with its tablespace on each tier: every TPC-H query cold \
          and warm, the speedup over the slowest tier, and parallel COPY vs psql (DaMoN'21 §4, \
          Fig. 6).",
     ),
     (
-        "hashbench",
+        kind::HASHBENCH.name,
         "Dash persistent hash table (hash bench)",
         "Lookup and insert throughput of the Dash hash table per tier and thread count \
          against std HashMap in DRAM in the same run, its load factor, and the time to \
          reopen a table after a crash (Dash, VLDB'20; the joins of SIGMOD'21 §6.2).",
     ),
     (
-        "ssb-run",
+        kind::SSB_RUN.name,
         "SSB runs",
         "SSB queries on one tier (one tier of SIGMOD'21 Fig. 14).",
     ),
     (
-        "elfbench",
+        kind::ELFBENCH.name,
         "Elf index with selective caching (elf bench)",
         "Queries/s per caching variant and query type, throughput over the query stream, \
          and vs selectivity (the selective-caching Elf paper, Figs 3–5).",
     ),
 ];
-
-/// Escapes text for HTML element content and attribute values.
-pub(crate) fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-pub(crate) fn file_name(p: &Path) -> String {
-    p.file_name().map_or_else(
-        || p.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    )
-}
-
-pub(crate) fn table_html(t: &Table) -> String {
-    let mut s = String::from("<table>\n<thead><tr>");
-    for h in &t.head {
-        let _ = write!(s, "<th>{}</th>", esc(h));
-    }
-    s.push_str("</tr></thead>\n<tbody>\n");
-    for r in &t.rows {
-        s.push_str("<tr>");
-        for c in r {
-            let _ = write!(s, "<td>{}</td>", esc(c));
-        }
-        s.push_str("</tr>\n");
-    }
-    s.push_str("</tbody>\n</table>\n");
-    s
-}
 
 const STYLE: &str = "
 body { font-family: system-ui, sans-serif; margin: 0 auto; max-width: 1200px; padding: 0 1.5em 3em; color: #222; }
@@ -215,9 +168,9 @@ fn article(path: &Path, d: &Document, fig_no: &mut usize) -> Result<String> {
         "<article class=\"result\">\n<h3>{}{}</h3>\n<p class=\"meta\">{}</p>\n",
         esc(&file_name(path)),
         if partial { PARTIAL_BADGE } else { "" },
-        esc(&tables::summary(path, d))
+        esc(&summary(path, d))
     );
-    let notes = tables::notes(d);
+    let notes = kinds::notes(d);
     if !notes.is_empty() {
         s.push_str("<ul class=\"notes\">\n");
         for n in notes {
@@ -225,22 +178,36 @@ fn article(path: &Path, d: &Document, fig_no: &mut usize) -> Result<String> {
         }
         s.push_str("</ul>\n");
     }
-    let figs = crate::plot::figures(d);
+    let figs = kinds::figures(d);
     if figs.is_empty() {
         let _ = writeln!(
             s,
             "<p class=\"empty\">No figure: {}</p>",
-            esc(&crate::plot::nothing_to_plot(d))
+            esc(&kinds::nothing_to_plot(d))
         );
     }
     for f in &figs {
         s.push_str(&figure_html(f, partial, fig_no)?);
     }
-    for t in tables::tables(d) {
+    for t in kinds::tables(d) {
         s.push_str(&table_html(&t));
     }
     s.push_str("</article>\n");
     Ok(s)
+}
+
+/// Kind, size and provenance of a document, in one line.
+fn summary(path: &Path, d: &Document) -> String {
+    let started = d
+        .started_unix()
+        .map_or(String::new(), |t| format!(", started {}", date(t)));
+    format!(
+        "{} ({}): {}{started}, pmolap {}",
+        path.display(),
+        d.kind(),
+        kinds::summary(d),
+        d.pmolap_version()
+    )
 }
 
 fn figure_html(f: &Figure, partial: bool, fig_no: &mut usize) -> Result<String> {

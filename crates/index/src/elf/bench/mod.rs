@@ -275,7 +275,7 @@ pub fn bench(p: &BenchParams, progress: &dyn Fn(&str)) -> Result<BenchReport> {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
-    let machine = pmolap_tier::machine::Machine::from_topology(&pmolap_tier::Topology::detect()?);
+    let machine = pmolap_results::Machine::from_topology(&pmolap_tier::Topology::detect()?);
     let tier_name = format!("file:{}", p.dir.display());
     let region_tier = TierSpec::File {
         path: p.dir.clone(),
@@ -371,12 +371,12 @@ pub fn bench(p: &BenchParams, progress: &dyn Fn(&str)) -> Result<BenchReport> {
     drop(path);
 
     let doc = BenchReport {
-        kind: results::KIND.into(),
-        format_version: results::FORMAT_VERSION,
-        pmolap_version: env!("CARGO_PKG_VERSION").into(),
+        header: pmolap_results::Header::new(
+            pmolap_results::kind::ELFBENCH,
+            machine,
+            pmolap_os::signal::interrupted(),
+        ),
         started_unix,
-        machine,
-        partial: pmolap_os::signal::interrupted(),
         params: Settings {
             rows: p.rows,
             dims: p.dims,
@@ -404,9 +404,7 @@ pub fn bench(p: &BenchParams, progress: &dyn Fn(&str)) -> Result<BenchReport> {
         cold,
     };
     if let Some(out) = &p.out {
-        let bytes = serde_json::to_vec_pretty(&doc)
-            .map_err(|e| Error::Bench(format!("the results do not serialise: {e}")))?;
-        pmolap_os::durable::publish_file(out, &bytes)?;
+        pmolap_results::publish(out, &doc)?;
     }
     Ok(doc)
 }
@@ -650,7 +648,7 @@ mod tests {
         };
         let doc = bench(&p, &|_| {}).unwrap();
         assert_eq!(doc.query_types.len(), 3);
-        assert_eq!(doc.kind, results::KIND);
+        assert_eq!(doc.header.kind, results::KIND);
         assert_eq!(doc.selectivity.len(), 2);
         assert_eq!(doc.cold.len(), 4);
         let exact = &doc.query_types[0];

@@ -4,11 +4,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use pmolap_bench::iobench::config::{name, Workload};
-use pmolap_bench::iobench::{Results, Run};
-use pmolap_bench::size::format_size;
+use pmolap_results::iobench::{Results, Run, Workload};
+use pmolap_results::names::name;
+use pmolap_results::size::format_size;
 
-use crate::draw::{slug, Figure, LineFigure, Series, XAxis, SEP};
+use crate::draw::{header, slug, Figure, LineFigure, Series, XAxis, SEP};
+use crate::markup::{capped, Table};
 
 /// What decides the chart a run goes on.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -58,7 +59,7 @@ pub(crate) fn figures(doc: &Results) -> Vec<Figure> {
             .or_default()
             .push(r.summary.bandwidth_gib_s_median);
     }
-    let cpu = doc.machine.cpu_model.trim().to_string();
+    let cpu = doc.header.machine.cpu_model.trim().to_string();
     let mut out = Vec::new();
     for (k, lines) in acc {
         let threads: BTreeSet<usize> = lines.values().flat_map(|m| m.keys().copied()).collect();
@@ -184,4 +185,79 @@ fn caption(k: &ChartKey, what: &str, cpu: &str, paper: &str) -> String {
             format!(" ({cpu})")
         },
     )
+}
+
+/// The directories used and their devices, then every run.
+pub(super) fn tables(r: &Results) -> Vec<Table> {
+    vec![devices_table(r), runs_table(r)]
+}
+
+fn devices_table(r: &Results) -> Table {
+    Table {
+        head: header(&[
+            "directory",
+            "filesystem",
+            "device",
+            "rotational",
+            "DAX",
+            "mount options",
+        ]),
+        rows: r
+            .devices
+            .iter()
+            .map(|d| {
+                let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "?".into());
+                vec![
+                    d.path.clone(),
+                    opt(&d.filesystem),
+                    opt(&d.device),
+                    d.rotational
+                        .map_or("–".into(), |r| if r { "yes" } else { "no" }.into()),
+                    if d.dax { "yes" } else { "no" }.into(),
+                    opt(&d.mount_options),
+                ]
+            })
+            .collect(),
+    }
+}
+
+fn runs_table(r: &Results) -> Table {
+    let head = header(&[
+        "benchmark",
+        "workload",
+        "I/O path",
+        "unit",
+        "writes",
+        "threads",
+        "files/thread",
+        "GiB/s (median)",
+        "ops/s",
+        "p50 µs",
+        "p99 µs",
+    ]);
+    let rows = r
+        .runs
+        .iter()
+        .map(|run| {
+            let p = &run.params;
+            let s = &run.summary;
+            vec![
+                run.name.clone(),
+                name(&p.workload),
+                name(&p.io),
+                format_size(p.op_size()),
+                format!("{:.0}%", p.write_ratio * 100.0),
+                p.threads.to_string(),
+                run.files_per_thread.to_string(),
+                format!("{:.3}", s.bandwidth_gib_s_median),
+                format!("{:.0}", s.ops_per_s_median),
+                format!("{:.1}", s.latency_p50_ns_median / 1e3),
+                format!("{:.1}", s.latency_p99_ns_median / 1e3),
+            ]
+        })
+        .collect();
+    Table {
+        rows: capped(rows, head.len()),
+        head,
+    }
 }

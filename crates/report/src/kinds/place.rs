@@ -3,10 +3,10 @@
 //! vs the share of bytes on the slow tier, measured and predicted by each model variant,
 //! and the per-placement table with the error summary.
 
-use pmolap_bench::ssb::validate::{Predicted, ValidateReport};
+use pmolap_results::place::{Predicted, ValidateReport};
 
 use crate::draw::{header, Figure, LineFigure, Series, XAxis, SEP};
-use crate::html::Table;
+use crate::markup::Table;
 
 type Pick = fn(&Predicted) -> Option<f64>;
 
@@ -25,7 +25,7 @@ pub(crate) fn figures(doc: &ValidateReport) -> Vec<Figure> {
     if doc.scenarios.is_empty() {
         return Vec::new();
     }
-    let pts = |f: &dyn Fn(&pmolap_bench::ssb::validate::ScenarioResult) -> Option<f64>| {
+    let pts = |f: &dyn Fn(&pmolap_results::place::ScenarioResult) -> Option<f64>| {
         let mut v: Vec<(f64, f64)> = doc
             .scenarios
             .iter()
@@ -48,7 +48,7 @@ pub(crate) fn figures(doc: &ValidateReport) -> Vec<Figure> {
         }
     }
     let setting = doc.config.setting.to_string();
-    let cpu = doc.machine.cpu_model.trim().to_string();
+    let cpu = doc.header.machine.cpu_model.trim().to_string();
     vec![Figure::Lines(LineFigure {
         stem: format!("place-validate-{}", crate::draw::slug(&setting)),
         title: format!(

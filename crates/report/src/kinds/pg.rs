@@ -3,18 +3,18 @@
 //! (the paper's Fig. 6), the speedup over the slowest tier, the per-query table with the
 //! averages, and the load comparison.
 
-use pmolap_pg::results::TpchReport;
+use pmolap_results::pg::TpchReport;
 
 use crate::draw::grouped::BarSeries;
 use crate::draw::{header, Figure, GroupedBars, SEP};
-use crate::html::Table;
+use crate::markup::Table;
 
 fn subtitle(doc: &TpchReport) -> String {
     [
         format!("SF {}", doc.config.sf),
         doc.server.version.clone(),
         format!("median of {} rep(s)", doc.config.reps),
-        doc.machine.cpu_model.trim().to_string(),
+        doc.header.machine.cpu_model.trim().to_string(),
     ]
     .join(SEP)
 }

@@ -21,15 +21,16 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use pmolap_bench::membench::{Results, Run};
-use pmolap_bench::size::format_size;
+use pmolap_results::membench::{Results, Run};
+use pmolap_results::size::format_size;
 
-use crate::draw::{capitalized, slug, Figure, Series, MAX_SERIES};
+use crate::draw::{capitalized, header, slug, Figure, Series, MAX_SERIES};
+use crate::markup::{capped, Table};
 use charts::{heatmaps, latency_chart, size_chart, threads_chart};
 
 /// Every figure the runs of `doc` support.
 pub(crate) fn figures(doc: &Results) -> Vec<Figure> {
-    let cpu = Some(doc.machine.cpu_model.trim()).filter(|s| !s.is_empty());
+    let cpu = Some(doc.header.machine.cpu_model.trim()).filter(|s| !s.is_empty());
     let mut figs = figures_of(&doc.runs, cpu);
     crate::draw::unique_stems(&mut figs);
     figs
@@ -414,4 +415,49 @@ fn cap(series: Vec<Series>, what: &str) -> (Vec<Series>, Option<String>) {
         .collect();
     let note = format!("showing {} of {n} {what}", kept.len());
     (kept, Some(note))
+}
+
+/// Every run, one row each.
+pub(super) fn table(r: &Results) -> Table {
+    let head = header(&[
+        "benchmark",
+        "operation",
+        "pattern",
+        "access",
+        "size",
+        "threads",
+        "pinning",
+        "tier",
+        "kernel",
+        "reps",
+        "GiB/s (median)",
+        "p50 ns",
+    ]);
+    let rows = r
+        .runs
+        .iter()
+        .map(|run| {
+            let p = &run.params;
+            vec![
+                run.name.clone(),
+                word(&p.operation),
+                word(&p.pattern),
+                word(&p.access_mode),
+                format_size(p.access_size),
+                p.threads.to_string(),
+                word(&p.pinning),
+                p.tier.to_string(),
+                run.kernel.clone(),
+                run.reps.len().to_string(),
+                format!("{:.2}", run.summary.bandwidth_gib_s_median),
+                run.summary
+                    .latency_p50_ns_median
+                    .map_or("–".into(), |v| format!("{v:.1}")),
+            ]
+        })
+        .collect();
+    Table {
+        rows: capped(rows, head.len()),
+        head,
+    }
 }

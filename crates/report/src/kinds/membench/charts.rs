@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use pmolap_bench::size::format_size;
+use pmolap_results::size::format_size;
 
 use super::{cap, mean, metric_word, plural, stem, y_desc, Chart, Facts, Group, Metric};
 use crate::draw::{slug, HeatFigure, LineFigure, Series, XAxis, SEP};

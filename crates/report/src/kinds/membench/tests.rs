@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use pmolap_bench::membench::Run;
+use pmolap_results::membench::Run;
 
 use crate::draw::axis::{tick_label, x_range};
 use crate::draw::{slug, XAxis};

@@ -3,8 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::topology::{NodeKind, Topology};
-use crate::TierInfo;
+use pmolap_tier::topology::{NodeKind, Topology};
+use pmolap_tier::TierInfo;
 
 /// What the results were measured on.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -4,11 +4,11 @@
 //! factor, and the time to reopen a table after a crash (Dash, VLDB'20; the hash joins
 //! through Dash of SIGMOD'21 §6.2).
 
-use pmolap_index::dash::bench::{HashBenchReport, ThreadPoint};
+use pmolap_results::hashbench::{HashBenchReport, ThreadPoint};
 
 use crate::draw::grouped::BarSeries;
 use crate::draw::{header, Figure, GroupedBars, SEP};
-use crate::html::Table;
+use crate::markup::Table;
 
 /// One measured structure: its label and its per-thread-count points.
 fn structures(doc: &HashBenchReport) -> Vec<(String, &[ThreadPoint])> {
@@ -34,8 +34,8 @@ fn subtitle(doc: &HashBenchReport) -> String {
     [
         format!("{} keys (DRAM, baselines)", doc.params.keys),
         format!("seed {}", doc.params.seed),
-        format!("{} logical CPUs", doc.machine.logical_cpus),
-        doc.machine.cpu_model.trim().to_string(),
+        format!("{} logical CPUs", doc.header.machine.logical_cpus),
+        doc.header.machine.cpu_model.trim().to_string(),
     ]
     .join(SEP)
 }

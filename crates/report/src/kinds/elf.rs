@@ -2,17 +2,18 @@
 //! queries/s per caching variant for each query type with the column-scan and
 //! sorted-projection baselines (Fig. 3's query part); the throughput over the query
 //! stream per window (Fig. 4, warm and with the page cache dropped); queries/s vs the
-//! fraction of tuples the exact-match keys come from (Fig. 5).
+//! fraction of tuples the exact-match keys come from (Fig. 5); and its tables.
 
 use std::collections::BTreeMap;
 
-use pmolap_bench::size::format_size;
-use pmolap_index::elf::bench::results::BenchReport;
+use pmolap_results::elfbench::BenchReport;
+use pmolap_results::size::format_size;
 
 use crate::draw::axis::{count, qps_unit};
 use crate::draw::{
-    capitalized, slug, Bar, BarFigure, Figure, LineFigure, Series, XAxis, MAX_SERIES, SEP,
+    capitalized, header, slug, Bar, BarFigure, Figure, LineFigure, Series, XAxis, MAX_SERIES, SEP,
 };
+use crate::markup::Table;
 
 /// Every figure `doc` supports.
 pub(crate) fn figures(doc: &BenchReport) -> Vec<Figure> {
@@ -39,7 +40,7 @@ impl Ctx {
             format!("{} rows × {} dims", count(p.rows as f64), p.dims),
             format!("cache {}", format_size(p.cache_bytes as u64).trim()),
         ];
-        let cpu = doc.machine.cpu_model.trim().to_string();
+        let cpu = doc.header.machine.cpu_model.trim().to_string();
         if !cpu.is_empty() {
             notes.push(cpu.clone());
         }
@@ -311,4 +312,62 @@ fn selectivity_figure(doc: &BenchReport, ctx: &Ctx) -> Option<Figure> {
             "Fig. 5 (throughput of Elf variants varying the selectivity)",
         ),
     }))
+}
+
+/// Build figures, and every variant of every query type.
+pub(super) fn tables(r: &BenchReport) -> Vec<Table> {
+    let b = &r.build;
+    let mib = |x: usize| format!("{:.1}", x as f64 / (1 << 20) as f64);
+    let build = Table {
+        head: header(&["structure", "build s", "MiB"]),
+        rows: vec![
+            vec![
+                "Elf".into(),
+                format!("{:.3}", b.elf_seconds),
+                mib(b.elf_bytes),
+            ],
+            vec![
+                "column scan".into(),
+                format!("{:.3}", b.column_scan_seconds),
+                mib(b.column_scan_bytes),
+            ],
+            vec![
+                "sorted projection".into(),
+                format!("{:.3}", b.sorted_projection_seconds),
+                mib(b.sorted_projection_bytes),
+            ],
+        ],
+    };
+    let ratio = |x: Option<f64>| x.map_or("–".into(), |v| format!("{v:.2}×"));
+    let variants = Table {
+        head: header(&[
+            "query type",
+            "variant",
+            "queries",
+            "q/s",
+            "× hybrid",
+            "× column scan",
+            "hit ratio",
+            "DRAM MiB",
+        ]),
+        rows: r
+            .query_types
+            .iter()
+            .flat_map(|qt| {
+                qt.variants.iter().map(move |v| {
+                    vec![
+                        qt.query_type.clone(),
+                        v.variant.clone(),
+                        v.queries.to_string(),
+                        format!("{:.0}", v.qps),
+                        ratio(v.relative_to_hybrid),
+                        ratio(v.speedup_over_column_scan),
+                        format!("{:.3}", v.hit_ratio),
+                        mib(v.dram_bytes),
+                    ]
+                })
+            })
+            .collect(),
+    };
+    vec![build, variants]
 }

@@ -4,13 +4,13 @@
 
 use std::collections::BTreeSet;
 
-use pmolap_bench::machine::Machine;
-use pmolap_bench::ssb::{BreakdownReport, RunReport, TiersReport};
+use pmolap_results::ssb::{BreakdownReport, RunReport, TiersReport};
+use pmolap_results::Machine;
 
 use crate::draw::grouped::BarSeries;
 use crate::draw::header;
 use crate::draw::{Figure, GroupedBars, SEP};
-use crate::html::Table;
+use crate::markup::Table;
 
 /// The CPU between `before` and `after`, or nothing when unknown.
 fn with_cpu(m: &Machine, before: &str, after: &str) -> String {
@@ -48,7 +48,7 @@ pub(crate) fn tiers_figures(doc: &TiersReport) -> Vec<Figure> {
         doc.config.threads,
         doc.config.pin,
         doc.config.reps,
-        with_cpu(&doc.machine, SEP, "")
+        with_cpu(&doc.header.machine, SEP, "")
     );
     let mut out = vec![Figure::Grouped(GroupedBars {
         stem: "ssb-tiers-ms".into(),
@@ -63,7 +63,7 @@ pub(crate) fn tiers_figures(doc: &TiersReport) -> Vec<Figure> {
             "Median time of each SSB query on every tier ({}){}. \
              Corresponds to SIGMOD'21 Fig. 14 (SSB performance, PMEM vs DRAM).",
             names.join(", "),
-            with_cpu(&doc.machine, " (", ")")
+            with_cpu(&doc.header.machine, " (", ")")
         ),
     })];
     if doc.tiers.len() > 1 {
@@ -80,7 +80,7 @@ pub(crate) fn tiers_figures(doc: &TiersReport) -> Vec<Figure> {
             caption: format!(
                 "Slowdown of each SSB query on each tier relative to {} (dashed: 1×){}. Corresponds to SIGMOD'21 Fig. 14 (the PMEM/DRAM ratio).",
                 base.tier.name,
-                with_cpu(&doc.machine, " (", ")")
+                with_cpu(&doc.header.machine, " (", ")")
             ),
         }));
     }
@@ -157,7 +157,7 @@ pub(crate) fn breakdown_figures(doc: &BreakdownReport) -> Vec<Figure> {
                 .map(|t| t.to_string())
                 .collect::<Vec<_>>()
                 .join("/"),
-            with_cpu(&doc.machine, SEP, "")
+            with_cpu(&doc.header.machine, SEP, "")
         ),
         x_desc: "rung (each adds to the one before)".into(),
         y_desc: "median time (ms)".into(),
@@ -169,7 +169,7 @@ pub(crate) fn breakdown_figures(doc: &BreakdownReport) -> Vec<Figure> {
              + striping and replication) on every tier{}. Corresponds to SIGMOD'21 Table 1 \
              (optimisation of Q2.1).",
             doc.query,
-            with_cpu(&doc.machine, " (", ")")
+            with_cpu(&doc.header.machine, " (", ")")
         ),
     })]
 }
@@ -226,7 +226,7 @@ pub(crate) fn run_figures(doc: &RunReport) -> Vec<Figure> {
             c.threads,
             c.pin,
             c.reps,
-            with_cpu(&doc.machine, SEP, "")
+            with_cpu(&doc.header.machine, SEP, "")
         ),
         x_desc: "query".into(),
         y_desc: "median time (ms)".into(),
@@ -240,7 +240,7 @@ pub(crate) fn run_figures(doc: &RunReport) -> Vec<Figure> {
             "Median time of each SSB query on tier {}{} ({} threads, pinning {}). One tier of \
              SIGMOD'21 Fig. 14.",
             c.tier,
-            with_cpu(&doc.machine, " (", ")"),
+            with_cpu(&doc.header.machine, " (", ")"),
             c.threads,
             c.pin
         ),

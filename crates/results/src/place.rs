@@ -1,0 +1,168 @@
+//! The `place-validate` document of `pmolap place validate` (the placement model's
+//! predictions against measurements on the machine's real tiers), and the placement
+//! settings it records ([`Setting`], [`Granularity`]).
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::header::Header;
+use crate::Detail;
+
+/// The format version of the document.
+pub const FORMAT_VERSION: u32 = crate::kind::PLACE_VALIDATE.format_version;
+
+/// What moves together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Granularity {
+    /// Each dictionary, data vector and inverted index on its own (the paper's default).
+    #[default]
+    Structure,
+    /// All structures of a column together.
+    Column,
+    /// All structures of a table together.
+    Table,
+}
+
+impl std::str::FromStr for Granularity {
+    type Err = crate::Error;
+    fn from_str(s: &str) -> crate::Result<Self> {
+        match s {
+            "structure" => Ok(Granularity::Structure),
+            "column" => Ok(Granularity::Column),
+            "table" => Ok(Granularity::Table),
+            _ => Err(crate::Error::Invalid(format!(
+                "granularity `{s}`: use structure, column or table"
+            ))),
+        }
+    }
+}
+
+/// How the slow tier's pages are kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Setting {
+    /// Pages dropped before every query.
+    Cold,
+    /// The page cache bounded by a memory cgroup, kept between queries.
+    Cache { bytes: u64 },
+}
+
+impl std::str::FromStr for Setting {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        if s == "cold" {
+            return Ok(Setting::Cold);
+        }
+        match s.strip_prefix("cache:") {
+            Some(size) => Ok(Setting::Cache {
+                bytes: crate::size::parse_size(size)?,
+            }),
+            None => Err(format!(
+                "setting `{s}`: use `cold` (pages dropped before each query) or `cache:SIZE` (page cache bounded by a memory cgroup)"
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for Setting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Setting::Cold => f.write_str("cold"),
+            Setting::Cache { bytes } => write!(f, "cache:{bytes}"),
+        }
+    }
+}
+
+/// The relative times the model variants predict.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+pub struct Predicted {
+    /// The paper's model (Eq. 2–6, per access).
+    pub paper: f64,
+    /// No-Cache ablation (CMR ≡ 1).
+    pub no_cmr: f64,
+    /// No-Dense ablation (dense lookups priced as random).
+    pub no_dense: f64,
+    /// The page model (profiles with page costs only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<f64>,
+}
+
+/// One query under one placement.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct QueryPoint {
+    pub id: String,
+    pub median_ms: f64,
+    pub times_ms: Vec<f64>,
+    /// Median / the all-DRAM placement's median.
+    pub measured: f64,
+    pub predicted: Predicted,
+}
+
+/// One placement: what it moves, what was measured, what the models predict.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ScenarioResult {
+    pub name: String,
+    pub slow_bytes: u64,
+    pub slow_fraction: f64,
+    /// Sum of the queries' medians / the all-DRAM sum.
+    pub measured: f64,
+    pub predicted: Predicted,
+    pub queries: Vec<QueryPoint>,
+}
+
+/// Absolute errors |predicted − measured| of one model variant.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ErrorSummary {
+    pub model: String,
+    /// Over the placements, whole workload.
+    pub workload_median: f64,
+    pub workload_max: f64,
+    /// Over every (placement, query).
+    pub query_median: f64,
+    pub query_max: f64,
+}
+
+/// The memory cgroup of a `cache:` run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CgroupFigures {
+    /// The queries' own working memory, measured on the all-DRAM placement.
+    pub working_bytes: u64,
+    /// The limit set: the cache bound plus the working memory.
+    pub limit_bytes: u64,
+    /// Largest page cache seen at the end of a placement's runs.
+    pub max_page_cache_bytes: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ValidateConfig {
+    pub data: PathBuf,
+    pub setting: Setting,
+    pub reps: usize,
+    pub threads: usize,
+    pub queries: Vec<String>,
+    pub profile_tier: String,
+    pub profile_source: String,
+    pub granularity: Granularity,
+    pub llc_bytes: u64,
+    /// The filesystem of the slow tier (the database's files).
+    pub slow_fs: String,
+}
+
+/// The `place-validate` document; `Workload` is the placement model's workload
+/// (`pmolap_place::Workload`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ValidateReport<Workload = Detail> {
+    /// Kind `place-validate`.
+    #[serde(flatten)]
+    pub header: Header,
+    pub config: ValidateConfig,
+    pub workload: Workload,
+    /// The all-DRAM placement measured with the same procedure: per query, ms.
+    pub baseline: Vec<QueryPoint>,
+    pub scenarios: Vec<ScenarioResult>,
+    pub errors: Vec<ErrorSummary>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cgroup: Option<CgroupFigures>,
+}

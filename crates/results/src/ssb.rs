@@ -1,0 +1,153 @@
+//! The SSB result documents: `ssb-run` (queries on one tier), `ssb-tiers` (every query on
+//! every tier, SIGMOD'21 Fig. 14) and `ssb-breakdown` (the Table 1 ladder). The engine's
+//! per-query run and thread layout are type parameters (`pmolap_bench::ssb` fills them
+//! with the engine's types; readers that do not need them read [`Detail`]).
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use pmolap_tier::TierClass;
+
+use crate::header::Header;
+use crate::Detail;
+
+/// The format version of the SSB result documents.
+pub const FORMAT_VERSION: u32 = crate::kind::SSB_RUN.format_version;
+
+/// Per-query figures of a run; `Run` is the engine's last run of the query
+/// (`pmolap_engine::QueryRun`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct QueryFigures<Run = Detail> {
+    pub id: String,
+    pub median_ms: f64,
+    pub times_ms: Vec<f64>,
+    pub rows: usize,
+    /// Median of planning (predicates, join filters) and of the probe, ms.
+    pub plan_ms: f64,
+    pub probe_ms: f64,
+    pub fact_bytes: u64,
+    /// Packed fact bytes the query reads / median time.
+    pub gbps: f64,
+    pub last: Run,
+}
+
+/// The configuration of an `ssb run`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunConfig {
+    pub data: PathBuf,
+    pub tier: String,
+    pub reps: usize,
+    pub threads: usize,
+    pub pin: String,
+    pub stripe: bool,
+    pub replicate_dims: bool,
+    pub morsel_rows: usize,
+    pub join_index: String,
+    /// The bit kernels that unpacked and tested the packed ids (`avx512+vbmi`, `avx512`, `avx2`,
+    /// `portable`; absent in documents from before they existed).
+    #[serde(default)]
+    pub bits_kernel: String,
+}
+
+/// The result document of `ssb run` / `ssb query`; `Layout` is the engine's thread and
+/// data layout (`pmolap_engine::Layout`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunReport<Run = Detail, Layout = Detail> {
+    /// Kind `ssb-run`; `partial` when the run was interrupted: only the queries listed
+    /// finished.
+    #[serde(flatten)]
+    pub header: Header,
+    pub config: RunConfig,
+    pub layout: Layout,
+    /// Notes on switches that did nothing here (one NUMA node, ...).
+    pub notes: Vec<String>,
+    pub queries: Vec<QueryFigures<Run>>,
+}
+
+/// A tier an SSB database can run on: its name, the placement (`home`: the table files
+/// where they are; else a tier spec), and whether pages are dropped before each run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TierChoice {
+    pub name: String,
+    pub spec: String,
+    pub cold: bool,
+    #[serde(default)]
+    pub class: TierClass,
+}
+
+/// One tier's figures.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TierResult<Run = Detail> {
+    pub tier: TierChoice,
+    pub queries: Vec<QueryFigures<Run>>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TiersConfig {
+    pub data: PathBuf,
+    pub reps: usize,
+    pub threads: usize,
+    pub pin: String,
+}
+
+/// The result document of `ssb tiers` (Fig. 14).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TiersReport<Run = Detail> {
+    /// Kind `ssb-tiers`; `partial` when interrupted: only the tiers (and queries) listed
+    /// finished.
+    #[serde(flatten)]
+    pub header: Header,
+    pub config: TiersConfig,
+    /// Tiers left out and why.
+    pub notes: Vec<String>,
+    /// The first tier is the baseline (DRAM).
+    pub tiers: Vec<TierResult<Run>>,
+}
+
+impl<Run> TiersReport<Run> {
+    /// Median time on tier `t` / median on the first tier, per query both have.
+    pub fn slowdowns(&self, t: usize) -> Vec<(String, f64)> {
+        let (Some(base), Some(r)) = (self.tiers.first(), self.tiers.get(t)) else {
+            return Vec::new();
+        };
+        r.queries
+            .iter()
+            .zip(&base.queries)
+            .map(|(x, b)| (x.id.clone(), x.median_ms / b.median_ms))
+            .collect()
+    }
+
+    /// The geometric mean of [`slowdowns`](Self::slowdowns).
+    pub fn geomean_slowdown(&self, t: usize) -> f64 {
+        let v = self.slowdowns(t);
+        let s: f64 = v.iter().map(|(_, x)| x.ln()).sum();
+        (s / v.len().max(1) as f64).exp()
+    }
+}
+
+/// One rung of the Table 1 ladder on one tier.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LadderStep {
+    pub tier: String,
+    pub step: String,
+    pub threads: usize,
+    pub pin: String,
+    pub striped: bool,
+    pub replicated: bool,
+    pub notes: Vec<String>,
+    pub median_ms: f64,
+    pub speedup_vs_first: f64,
+}
+
+/// The result document of `ssb breakdown` (Table 1).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BreakdownReport {
+    /// Kind `ssb-breakdown`.
+    #[serde(flatten)]
+    pub header: Header,
+    pub query: String,
+    pub reps: usize,
+    pub notes: Vec<String>,
+    pub steps: Vec<LadderStep>,
+}
