@@ -355,7 +355,7 @@ fn main() {
         } => ssb_run::ssb_list(&queries).and_then(|q| ssb_run::run(&args, q)),
         Command::Ssb {
             command: SsbCommand::Query { file, args },
-        } => ssb_run::load_query_file(&file, &args.data)
+        } => ssb_run::load_query_file(&file)
             .and_then(|q| ssb_run::run(&args, q))
             .with_context(|| file.display().to_string()),
         Command::Sql { sql, args } => ssb_run::sql_texts(&sql, &args.data)

@@ -7,12 +7,10 @@ use std::path::{Path, PathBuf};
 use indicatif::ProgressBar;
 use serde::{Deserialize, Serialize};
 
-use pmolap_engine::{ExecOptions, Query};
+use pmolap_engine::{ExecOptions, Query, Session};
 use pmolap_tier::{Pinning, TierClass, Topology};
 
-use super::data::{
-    database_dir, database_dir_noting, open_database, ColdTier, DataOptions, Prepared,
-};
+use super::data::{database_dir, database_dir_noting, open_database, ColdTier, DataOptions};
 use super::run::{run_queries, QueryFigures, Source};
 use crate::error::{Error, Result};
 use crate::machine::Machine;
@@ -189,7 +187,7 @@ pub fn tiers(
             };
             run_queries(Source::Cold(&cold, &exec), queries, reps, pb)?
         } else {
-            let p = Prepared::new(open_database(&dir, &c.spec, true)?, &topo, exec)?;
+            let p = Session::new(open_database(&dir, &c.spec, true)?, &topo, exec)?;
             run_queries(Source::Warm(&p), queries, reps, pb)?
         };
         if figs.is_empty() {
@@ -300,7 +298,7 @@ pub fn breakdown(
             let Some(d) = db.take() else {
                 break;
             };
-            let p = Prepared::new(d, &topo, opts.clone())?;
+            let p = Session::new(d, &topo, opts.clone())?;
             let figs = run_queries(
                 Source::Warm(&p),
                 std::slice::from_ref(query),
@@ -316,17 +314,17 @@ pub fn breakdown(
             let step = LadderStep {
                 tier: c.name.clone(),
                 step: name.to_string(),
-                threads: p.layout.threads,
-                pin: p.layout.pin.to_string(),
-                striped: p.layout.striped,
-                replicated: p.layout.replicated,
-                notes: p.layout.notes.clone(),
+                threads: p.layout().threads,
+                pin: p.layout().pin.to_string(),
+                striped: p.layout().striped,
+                replicated: p.layout().replicated,
+                notes: p.layout().notes.clone(),
                 median_ms: ms,
                 speedup_vs_first: first / ms,
             };
             on_step(&step);
             steps.push(step);
-            db = Some(p.db);
+            db = Some(p.into_database());
         }
     }
     Ok(BreakdownReport {

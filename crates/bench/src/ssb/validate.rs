@@ -20,12 +20,12 @@
 //! measurement: a cold reopen includes building the join indexes) and the workload's
 //! per-query access counts.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use indicatif::ProgressBar;
 use serde::{Deserialize, Serialize};
 
-use pmolap_engine::{Database, Query};
+use pmolap_engine::{Database, Query, Session};
 use pmolap_place::placement::{
     PlacedStructure, PlacementTier, PLACEMENT_FORMAT, PLACEMENT_VERSION,
 };
@@ -37,7 +37,7 @@ use pmolap_tier::cgroup::MemoryLimit;
 use pmolap_tier::io::{fadvise, Advice};
 use pmolap_tier::Topology;
 
-use super::data::{database_dir_noting, DataOptions, Prepared};
+use super::data::{database_dir_noting, DataOptions};
 use super::run::median;
 use crate::error::{Error, Result};
 use crate::machine::Machine;
@@ -251,7 +251,7 @@ impl Runner<'_> {
                 if pmolap_tier::signal::interrupted() {
                     return Err(pmolap_tier::Error::Interrupted.into());
                 }
-                let p = Prepared::new(
+                let p = Session::new(
                     open_cold(&self.dir, pf)?,
                     &self.topo,
                     self.o.data.exec.clone(),
@@ -267,7 +267,7 @@ impl Runner<'_> {
     /// Warm-up pass, then `reps` timed passes, inside a cgroup of `limit` bytes (none:
     /// outside any new cgroup). Returns the times and the group's page cache at the end.
     fn cached(&self, pf: &PlacementFile, limit: Option<u64>) -> Result<(Vec<Vec<f64>>, u64, u64)> {
-        let p = Prepared::new(
+        let p = Session::new(
             open_cold(&self.dir, pf)?,
             &self.topo,
             self.o.data.exec.clone(),
@@ -358,6 +358,26 @@ fn predict(
     })
 }
 
+/// The workload a validation predicts from: the file `given` (recorded with `pmolap place
+/// workload` and the same queries), else recorded now on the database of `data` (3 timed
+/// runs per query, [`super::ssb_workload`]).
+pub fn workload(
+    data: &DataOptions,
+    queries: &[Query],
+    given: Option<&Path>,
+    pb: &ProgressBar,
+) -> Result<Workload> {
+    match given {
+        Some(f) => {
+            Workload::load(f).map_err(|e| Error::Ssb(format!("--workload {}: {e}", f.display())))
+        }
+        None => {
+            pb.set_message("workload");
+            super::ssb_workload(data, queries, 3, pb)
+        }
+    }
+}
+
 /// Runs the validation: the workload is given (per-query counts needed) or measured.
 pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<ValidateReport> {
     if o.reps == 0 {
@@ -403,12 +423,12 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
             (t, Some(fig))
         }
     };
-    let threads = Prepared::new(
+    let threads = Session::new(
         open_cold(&dir, &placement_of(&w, &o.profile, &all_dram))?,
         &runner.topo,
         o.data.exec.clone(),
     )?
-    .layout
+    .layout()
     .threads;
     let models = models(o, threads)?;
     // T_DRAM per query: the measured all-DRAM median (CPU time: wall x threads).
