@@ -63,10 +63,11 @@ enum Command {
         #[command(subcommand)]
         command: SsbCommand,
     },
-    /// Run star-join SQL (`SELECT … FROM fact, dims WHERE …`) on an SSB-shaped database:
-    /// the statement is translated into the engine's query model (docs/engine.md).
+    /// Run star-join SQL (`SELECT … FROM fact, dims WHERE …`) on an SSB-shaped database
+    /// named by --data or --sf: each statement is translated into the engine's query model
+    /// (docs/engine.md).
     Sql {
-        /// One SELECT (or several, `;`-separated).
+        /// One SELECT (or several, `;`-separated: all run).
         sql: String,
         #[command(flatten)]
         args: Box<ssb_run::RunArgs>,

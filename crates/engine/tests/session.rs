@@ -13,6 +13,16 @@ use pmolap_tier::{CpuFeatures, Topology};
 
 use star::*;
 
+/// Two threads over morsels of 1024 rows (several morsels per thread).
+fn two_threads() -> ExecOptions {
+    ExecOptions {
+        threads: 2,
+        morsel_rows: 1024,
+        oversubscribe: true,
+        ..ExecOptions::default()
+    }
+}
+
 #[test]
 fn a_session_answers_a_script_on_the_kernels_and_indexes_it_was_given() {
     let dir = tempfile::tempdir().unwrap();
@@ -34,11 +44,8 @@ fn a_session_answers_a_script_on_the_kernels_and_indexes_it_was_given() {
     let best = Isa::best(&CpuFeatures::detect());
     for isa in [Some(Isa::Portable), None, Some(best)] {
         let opts = ExecOptions {
-            threads: 2,
-            morsel_rows: 1024,
-            oversubscribe: true,
             bits_isa: isa,
-            ..ExecOptions::default()
+            ..two_threads()
         };
         let s = Session::open(dir.path(), &Placement::home(), true, &topo, opts).unwrap();
         let kernels = s.bits_kernel();
@@ -65,11 +72,8 @@ fn a_session_answers_a_script_on_the_kernels_and_indexes_it_was_given() {
     let join = "select sum(f_x) from fact, a where f_a = a_key and a_key < 100";
     for (choice, kind) in [(IndexChoice::Hash, "hash"), (IndexChoice::Dense, "dense")] {
         let opts = ExecOptions {
-            threads: 2,
-            morsel_rows: 1024,
-            oversubscribe: true,
             join_index: choice,
-            ..ExecOptions::default()
+            ..two_threads()
         };
         let s = Session::open(dir.path(), &Placement::home(), false, &topo, opts).unwrap();
         let runs = s.sql(join).unwrap();
