@@ -12,6 +12,10 @@
 //! ids; each later step reads only the selected rows — by unpacking the morsel again
 //! when many are left, by random gets when few are — and compacts the selection.
 //! Aggregates decode the surviving rows' ids through the column dictionaries.
+//!
+//! The modules import one way: `morsel` (the views, buffers and id reads a morsel's work
+//! shares) ← `groups`, `packed` ← `aggregate` ← `probe` ← this one; `layout` and `views`
+//! (threads, node-local copies) beside them.
 
 mod aggregate;
 mod groups;

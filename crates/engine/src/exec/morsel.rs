@@ -236,7 +236,7 @@ pub(super) const TESTED_SLACK: usize = 16;
 
 /// Fetches the ids of the selected rows of column `col` into `out` (which holds `n`):
 /// an unpack of the morsel when `unpack` (the caller's density rule: [`reads_morsel`]
-/// for the aggregates, [`unpacks_morsel`] for a filter; of the selected rows only when
+/// for the aggregates, [`unpacks_morsel`](crate::plan::order::unpacks_morsel) for a filter; of the selected rows only when
 /// the selection is a bitmask), else a get per row.
 #[inline(always)]
 pub(super) fn fetch_ids(
