@@ -61,6 +61,40 @@ impl ProfileOptions {
             lookups: if quick { 20_000 } else { 200_000 },
         }
     }
+
+    /// A profile's tier name for `spec` when none is given: its alphanumerics, the rest
+    /// as dashes (`file:/mnt/nvme` → `file--mnt-nvme`).
+    pub fn default_name(spec: &TierSpec) -> String {
+        spec.to_string()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect::<String>()
+            .trim_matches('-')
+            .to_string()
+    }
+
+    /// Fails naming the first option that cannot be measured: DRAM as the tier (it is
+    /// the reference), fewer than 65,536 rows, no repetition.
+    pub fn check(&self) -> Result<()> {
+        let bad = |msg: String| {
+            Err(Error::Invalid {
+                bench: "place profile".into(),
+                msg,
+            })
+        };
+        if self.tier == (TierSpec::Dram { node: None }) {
+            return bad(
+                "--tier dram: DRAM is the reference tier; profile another tier against it".into(),
+            );
+        }
+        if self.rows < 1 << 16 {
+            return bad(format!("--rows {}: at least 65536 rows", self.rows));
+        }
+        if self.reps == 0 {
+            return bad("--reps must be at least 1".into());
+        }
+        Ok(())
+    }
 }
 
 /// The measured table's columns: (name, distinct values, bit width of its ids).
@@ -246,6 +280,7 @@ fn build(dir: &Path, rows: usize) -> Result<()> {
 
 /// Measures the profile; `pb` ticks per measurement.
 pub fn measure(o: &ProfileOptions, topo: &Topology, pb: &ProgressBar) -> Result<Profile> {
+    o.check()?;
     let (dir, paged, _guard) = table_dir(&o.tier, topo)?;
     pb.set_message("building the table");
     build(&dir, o.rows)?;

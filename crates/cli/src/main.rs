@@ -50,8 +50,9 @@ enum Command {
         #[command(subcommand)]
         command: ssb_cli::SsbCommand,
     },
-    /// Run star-join SQL (`SELECT … FROM fact, dims WHERE …`) on an SSB-shaped database:
-    /// the statement is translated into the engine's query model (docs/engine.md).
+    /// Run star-join SQL (`SELECT … FROM fact, dims WHERE …`) on an SSB-shaped database
+    /// named by --data or --sf: each statement is translated into the engine's query model
+    /// (docs/engine.md).
     Sql(ssb_cli::SqlArgs),
     /// Drop-in storage workloads over I/O paths (DaMoN'21 §3): table scan, buffer manager, logging.
     Iobench(Box<iobench_cmd::IobenchArgs>),

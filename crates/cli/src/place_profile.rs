@@ -35,33 +35,23 @@ pub struct ProfileArgs {
     pub quiet: bool,
 }
 
-fn default_name(spec: &TierSpec) -> String {
-    let s = spec.to_string();
-    s.chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect::<String>()
-        .trim_matches('-')
-        .to_string()
-}
-
 pub fn run(a: &ProfileArgs) -> Result<()> {
     crate::output::check_output(&a.out).context("--out")?;
-    if a.tier == (TierSpec::Dram { node: None }) {
-        anyhow::bail!("--tier dram: DRAM is the reference tier; profile another tier against it");
-    }
     let mut o = ProfileOptions::new(
         a.tier.clone(),
-        a.name.clone().unwrap_or_else(|| default_name(&a.tier)),
+        a.name
+            .clone()
+            .unwrap_or_else(|| ProfileOptions::default_name(&a.tier)),
         a.quick,
     );
     if let Some(r) = a.rows {
-        anyhow::ensure!(r >= 1 << 16, "--rows {r}: at least 65536 rows");
         o.rows = r;
     }
     if let Some(r) = a.reps {
-        anyhow::ensure!(r >= 1, "--reps must be at least 1");
         o.reps = r;
     }
+    // Refused before the topology is read (`measure` checks again).
+    o.check()?;
     let topo = Topology::detect()?;
     let pb = crate::progress::bar(0, a.quiet);
     let p = measure(&o, &topo, &pb)?;

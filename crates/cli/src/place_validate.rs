@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Args;
 
-use pmolap_bench::ssb::validate::{validate, Setting, ValidateOptions, ValidateReport};
-use pmolap_bench::ssb::{self, DataOptions};
-use pmolap_place::{Granularity, Workload};
+use pmolap_bench::ssb::validate::{validate, workload, Setting, ValidateOptions, ValidateReport};
+use pmolap_bench::ssb::DataOptions;
+use pmolap_place::Granularity;
 
 use crate::place_cmd::{llc_bytes, profile, QueriesArgs};
 
@@ -48,13 +48,7 @@ pub fn run(a: &ValidateArgs) -> Result<()> {
     let p = profile(&a.profile)?;
     let llc = llc_bytes(a.llc)?;
     let pb = crate::progress::bar(0, a.quiet);
-    let w = match &a.workload {
-        Some(f) => Workload::load(f).with_context(|| format!("--workload {}", f.display()))?,
-        None => {
-            pb.set_message("workload");
-            ssb::ssb_workload(&data, &queries, 3, &pb)?
-        }
-    };
+    let w = workload(&data, &queries, a.workload.as_deref(), &pb)?;
     let o = ValidateOptions {
         data,
         queries,

@@ -85,7 +85,7 @@ pub struct LoadArgs {
 /// Flags of `pmolap sql`.
 #[derive(Debug, Args)]
 pub struct SqlArgs {
-    /// One SELECT (or several, `;`-separated).
+    /// One SELECT (or several, `;`-separated: all run).
     sql: String,
     #[command(flatten)]
     args: Box<ssb_run::RunArgs>,
@@ -106,7 +106,7 @@ pub fn run(cmd: &SsbCommand) -> Result<()> {
         SsbCommand::Run { queries, args } => {
             ssb_run::ssb_list(queries).and_then(|q| ssb_run::run(args, q))
         }
-        SsbCommand::Query { file, args } => ssb_run::load_query_file(file, &args.data)
+        SsbCommand::Query { file, args } => ssb_run::load_query_file(file)
             .and_then(|q| ssb_run::run(args, q))
             .with_context(|| file.display().to_string()),
         SsbCommand::Breakdown(a) => ssb_run::breakdown(a),

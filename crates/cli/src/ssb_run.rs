@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 
 use pmolap_bench::ssb::{self, DataOptions, QueryFigures, TiersReport};
-use pmolap_engine::{parse_queries, select_ssb, ExecOptions, OutValue, Query};
+use pmolap_engine::{parse_queries, select_ssb, ExecOptions, OutValue, Query, Script};
 use pmolap_tier::kernel::Isa;
 use pmolap_tier::Pinning;
 
@@ -56,6 +56,8 @@ pub struct DataArgs {
 }
 
 impl DataArgs {
+    /// The execution switches, the join index and the bit kernels included (the engine
+    /// session selects those when it opens).
     fn exec(&self) -> ExecOptions {
         ExecOptions {
             threads: self.threads,
@@ -64,14 +66,14 @@ impl DataArgs {
             replicate_dims: !self.no_replicate_dims,
             morsel_rows: self.morsel,
             oversubscribe: self.oversubscribe,
+            join_index: self.join_index,
+            bits_isa: Some(self.bits_isa),
             ..ExecOptions::default()
         }
     }
 
-    /// The data options; also makes `--bits-isa` the bit kernels of this process.
+    /// The data options.
     pub(crate) fn options(&self) -> DataOptions {
-        // The parser checked the ISA against this CPU, so this cannot fail.
-        let _ = pmolap_kernels::bits::set_isa(self.bits_isa);
         DataOptions {
             data: self.data.clone(),
             sf: self.sf,
@@ -84,16 +86,6 @@ impl DataArgs {
 /// `--bits-isa`: auto (the widest of this CPU) or an ISA this CPU has.
 fn parse_bits_isa(s: &str) -> std::result::Result<Isa, String> {
     Isa::select(s, &pmolap_tier::CpuFeatures::detect()).map_err(|e| e.to_string())
-}
-
-/// Applies `q`'s join-index choice override.
-fn with_index(mut q: Query, a: &DataArgs) -> Query {
-    if a.join_index != pmolap_engine::query::IndexChoice::Auto {
-        for j in &mut q.joins {
-            j.index = a.join_index;
-        }
-    }
-    q
 }
 
 /// The answers of a run, in the format of `ssb-reference/answers-*.json`.
@@ -129,23 +121,44 @@ pub struct RunArgs {
     pub quiet: bool,
 }
 
-/// `pmolap ssb run` (`queries` = `all` or `1.1,2.3`) and `pmolap ssb query FILE`.
-pub fn run(a: &RunArgs, queries: Vec<Query>) -> Result<()> {
+/// What `ssb run`, `ssb query` and `sql` run: queries as data, or a SQL script (its
+/// syntax checked; translated once the database is open).
+pub enum QuerySource {
+    Given(Vec<Query>),
+    Sql(Script),
+}
+
+impl From<Vec<Query>> for QuerySource {
+    fn from(q: Vec<Query>) -> Self {
+        QuerySource::Given(q)
+    }
+}
+
+impl From<Script> for QuerySource {
+    fn from(s: Script) -> Self {
+        QuerySource::Sql(s)
+    }
+}
+
+/// `pmolap ssb run` (`queries` = `all` or `1.1,2.3`), `pmolap ssb query FILE` and
+/// `pmolap sql`.
+pub fn run(a: &RunArgs, queries: impl Into<QuerySource>) -> Result<()> {
     if a.reps == 0 {
         bail!("--reps must be at least 1");
     }
     check_optional(a.json.as_deref()).context("--json")?;
     check_optional(a.answers.as_deref()).context("--answers")?;
-    let queries: Vec<Query> = queries
-        .into_iter()
-        .map(|q| with_index(q, &a.data))
-        .collect();
+    let source = queries.into();
+    let queries = match &source {
+        QuerySource::Given(q) => ssb::Queries::Given(q),
+        QuerySource::Sql(s) => ssb::Queries::Sql(s),
+    };
     let pb = bar(0, a.quiet);
     let data = DataOptions {
         placement: a.placement.clone(),
         ..a.data.options()
     };
-    let r = ssb::run(&data, &a.tier, &queries, a.reps, &pb)?;
+    let r = ssb::run(&data, &a.tier, queries, a.reps, &pb)?;
     pb.finish_and_clear();
     for n in &r.notes {
         eprintln!("note: {n}");
@@ -207,51 +220,26 @@ pub fn run(a: &RunArgs, queries: Vec<Query>) -> Result<()> {
     Ok(())
 }
 
-/// The queries of a YAML/JSON file.
-pub fn load_query_file(path: &Path, data: &DataArgs) -> Result<Vec<Query>> {
+/// The queries of a YAML/JSON file, or the SQL script of a `.sql` file.
+pub fn load_query_file(path: &Path) -> Result<QuerySource> {
     let text = pmolap_os::input::read_bounded(path, pmolap_os::input::MAX_INPUT_BYTES)?;
     if path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("sql"))
     {
-        return sql_texts(&text, data);
+        return Ok(Script::parse(&text)?.into());
     }
-    Ok(parse_queries(&text, &path.display().to_string())?)
+    Ok(parse_queries(&text, &path.display().to_string())?.into())
 }
 
-/// `;`-separated star-join SQL statements as queries; a `-- Qx.y` comment line before a
-/// statement names it (as in ssb-reference/queries.sql), else it is numbered.
-pub fn sql_texts(text: &str, data: &DataArgs) -> Result<Vec<Query>> {
-    let mut texts = Vec::new();
-    let mut name: Option<String> = None;
-    let mut body = String::new();
-    for line in text.lines() {
-        let t = line.trim();
-        if let Some(c) = t.strip_prefix("--") {
-            let c = c.trim();
-            if let Some(id) = c.strip_prefix('Q').filter(|id| {
-                id.chars().all(|ch| ch.is_ascii_digit() || ch == '.') && !id.is_empty()
-            }) {
-                name = Some(id.to_string());
-            }
-            continue;
-        }
-        body.push_str(line);
-        body.push('\n');
-        if t.ends_with(';') {
-            let id = name.take().unwrap_or_else(|| (texts.len() + 1).to_string());
-            texts.push((id, std::mem::take(&mut body)));
-        }
+/// `pmolap sql TEXT`: `;`-separated star-join SQL statements (a `-- Qx.y` comment line
+/// before a statement names it, else it is numbered), their syntax checked. The database
+/// must be named: `--data DIR` or `--sf SF` (`pmolap sql` never picks one itself).
+pub fn sql_texts(text: &str, data: &DataArgs) -> Result<Script> {
+    if data.data.is_none() && data.sf.is_none() {
+        bail!("no database: give --data DIR (written by `pmolap ssb load`) or --sf SF (generated into data/ssb/sf<SF> on first use)");
     }
-    if !body.trim().is_empty() {
-        let id = name.take().unwrap_or_else(|| (texts.len() + 1).to_string());
-        texts.push((id, body));
-    }
-    anyhow::ensure!(!texts.is_empty(), "no SQL statement");
-    Ok(pmolap_bench::ssb::data::sql_queries(
-        &data.options(),
-        &texts,
-    )?)
+    Ok(Script::parse(text)?)
 }
 
 /// The SSB queries a `--queries` list names.
@@ -287,10 +275,7 @@ pub fn tiers(a: &TiersArgs) -> Result<()> {
         bail!("--reps must be at least 1");
     }
     check_optional(a.json.as_deref()).context("--json")?;
-    let queries: Vec<Query> = ssb_list(&a.queries)?
-        .into_iter()
-        .map(|q| with_index(q, &a.data))
-        .collect();
+    let queries = ssb_list(&a.queries)?;
     let pb = bar(0, a.quiet);
     let r = ssb::tiers(&a.data.options(), &queries, a.reps, &a.only, &pb, &|c| {
         pb.set_prefix(c.name.clone())
@@ -363,13 +348,10 @@ pub fn breakdown(a: &BreakdownArgs) -> Result<()> {
         bail!("--reps must be at least 1");
     }
     check_optional(a.json.as_deref()).context("--json")?;
-    let q = with_index(
-        ssb_list(&a.query)?
-            .into_iter()
-            .next()
-            .context("--query names no query")?,
-        &a.data,
-    );
+    let q = ssb_list(&a.query)?
+        .into_iter()
+        .next()
+        .context("--query names no query")?;
     println!("Q{} — the Table 1 ladder ({} reps, median)", q.id, a.reps);
     let r = ssb::breakdown(&a.data.options(), &q, a.reps, &a.only, &|step| {
         println!(

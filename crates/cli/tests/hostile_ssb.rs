@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{entries, ok, one_line_error, pmolap, signal, ssb_load};
+use common::{entries, ok, one_line_error, pmolap, signal, ssb_load, succeeded};
 
 /// The answers of `queries` on `db`, as JSON text.
 fn answers(db: &Path, queries: &str) -> String {
@@ -394,4 +394,107 @@ fn store_info_resolves_the_tables_of_a_database() {
         .output()
         .unwrap();
     assert!(one_line_error(&o).contains("no table `nosuch`"));
+}
+
+/// Issue 32's SQL cases: a `.sql` of 100,000 `OR` terms or `sum(a + a + …)` of 100,000
+/// terms ends with one line (never a stack overflow); several `;`-separated statements on
+/// one line all run; an unknown column compared with a literal is named; `pmolap sql`
+/// without `--data` or `--sf` refuses instead of generating a database in the current
+/// directory.
+#[test]
+fn hostile_sql_ends_with_one_line_and_scripts_run_whole() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("db");
+    ssb_load("0.01", &db);
+    let query_file = |name: &str, text: &str| -> Output {
+        let p = d.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        pmolap()
+            .args(["ssb", "query", "--quiet", "--reps", "1", "--data"])
+            .arg(&db)
+            .arg(&p)
+            .output()
+            .unwrap()
+    };
+    let ors = |n: usize| {
+        (0..n)
+            .map(|i| format!("lo_discount = {i}"))
+            .collect::<Vec<_>>()
+            .join(" or ")
+    };
+    // The issue's file (2.3 MB) and one of short terms under the text's bound.
+    let e = one_line_error(&query_file(
+        "or.sql",
+        &format!(
+            "select sum(lo_revenue) from lineorder where {};",
+            ors(100_000)
+        ),
+    ));
+    assert!(e.contains("more than the limit"), "{e}");
+    let e = one_line_error(&query_file(
+        "or-short.sql",
+        &format!(
+            "select sum(lo_revenue) from lineorder where {};",
+            vec!["x=1"; 100_000].join(" or ")
+        ),
+    ));
+    assert!(e.contains("operators"), "{e}");
+    let e = one_line_error(&query_file(
+        "sum.sql",
+        &format!(
+            "select sum({}) from lineorder;",
+            vec!["lo_revenue"; 100_000].join(" + ")
+        ),
+    ));
+    assert!(
+        e.contains("operators") || e.contains("more than the limit"),
+        "{e}"
+    );
+    let e = one_line_error(&query_file(
+        "sum-short.sql",
+        &format!(
+            "select sum({}) from lineorder;",
+            vec!["a"; 100_000].join("+")
+        ),
+    ));
+    assert!(e.contains("operators"), "{e}");
+
+    let sql = |args: &[&str]| -> Output {
+        pmolap()
+            .current_dir(d.path())
+            .arg("sql")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    // Two statements on one line: both run, numbered.
+    let data = db.to_str().unwrap();
+    let out = succeeded(&sql(&[
+        "select count(*) from lineorder; select sum(lo_quantity) from lineorder where lo_discount = 1",
+        "--quiet",
+        "--reps",
+        "1",
+        "--print",
+        "--data",
+        data,
+    ]));
+    let ids: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|w| *w == "1" || *w == "2")
+        .collect();
+    assert_eq!(ids, ["1", "2"], "{out}");
+    assert!(out.contains("[60176]"), "{out}");
+    // The unknown column is named, not the literal.
+    let e = one_line_error(&sql(&[
+        "select sum(lo_revenue) from lineorder where zz = 3",
+        "--quiet",
+        "--data",
+        data,
+    ]));
+    assert!(e.contains("`zz`") && !e.contains("`3`"), "{e}");
+    // No database named: refused at once, nothing generated in the current directory.
+    let e = one_line_error(&sql(&["select count(*) from lineorder", "--quiet"]));
+    assert!(e.contains("--data") && e.contains("--sf"), "{e}");
+    assert!(!d.path().join("data").exists(), "nothing generated");
 }

@@ -441,11 +441,41 @@ pub struct Query {
     pub limit: Option<usize>,
 }
 
+/// The most items of any list of a query: a predicate's values, the joins, the
+/// aggregates, the carried columns, the select list, the order by.
+pub const MAX_LIST_ITEMS: usize = 65_536;
+
 impl Query {
-    /// Checks what can be checked without a database: names unique and known, no empty
-    /// predicate.
+    /// Checks what can be checked without a database: lists within [`MAX_LIST_ITEMS`],
+    /// names unique and known, no empty predicate.
     pub fn validate(&self) -> Result<()> {
         let q = |m: String| Error::Query(format!("query {}: {m}", self.label()));
+        let preds = self
+            .filters
+            .iter()
+            .chain(self.joins.iter().flat_map(|j| j.filters.iter()));
+        let mut lists: Vec<(String, usize)> = vec![
+            ("joins".into(), self.joins.len()),
+            ("aggregates".into(), self.aggregates.len()),
+            ("carry".into(), self.carry.len()),
+            ("select".into(), self.select.len()),
+            ("order by".into(), self.order_by.len()),
+        ];
+        for j in &self.joins {
+            lists.push((format!("the carry of {}", j.dim), j.carry.len()));
+        }
+        for (col, p) in preds {
+            for (what, l) in [("in", &p.one_of), ("not_in", &p.not_in)] {
+                if let Some(l) = l {
+                    lists.push((format!("`{what}` of `{col}`"), l.len()));
+                }
+            }
+        }
+        if let Some((what, n)) = lists.into_iter().find(|(_, n)| *n > MAX_LIST_ITEMS) {
+            return Err(q(format!(
+                "{what} holds {n} items, more than the limit of {MAX_LIST_ITEMS}"
+            )));
+        }
         if self.aggregates.is_empty() {
             return Err(q("needs at least one aggregate".into()));
         }
@@ -492,6 +522,15 @@ impl Query {
             }
         }
         Ok(())
+    }
+
+    /// This query with every join on the index `choice`.
+    pub fn with_join_index(&self, choice: IndexChoice) -> Query {
+        let mut q = self.clone();
+        for j in &mut q.joins {
+            j.index = choice;
+        }
+        q
     }
 
     /// `Q<id>` or `the query` when it has no id.

@@ -2,16 +2,17 @@
 //! database `data/ssb/sf<SF>`, generated on first use and reused only when its database
 //! file says it holds all five tables at exactly that scale factor); a database opened on
 //! a tier warm (checksums verified, every page prefaulted) or cold (neither, after its
-//! files' pages were dropped from the page cache).
+//! files' pages were dropped from the page cache), and prepared as an engine
+//! [`Session`].
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use pmolap_engine::{Database, ExecOptions, Layout, StripedFact};
-use pmolap_store::table::OpenOptions;
+use pmolap_engine::session::open_options;
+use pmolap_engine::{Database, ExecOptions, Session};
 use pmolap_store::Placement;
 use pmolap_tier::io::{fadvise, Advice};
-use pmolap_tier::{RegionOptions, TierSpec, Topology};
+use pmolap_tier::{TierSpec, Topology};
 
 use crate::error::{Error, Result};
 
@@ -93,14 +94,7 @@ pub fn placement(tier: &str) -> Result<Placement> {
 /// Opens `dir` on `tier`; `warm`: verify checksums and prefault every page (a cold open
 /// does neither, so the query itself faults its data in from the device).
 pub fn open_database(dir: &Path, tier: &str, warm: bool) -> Result<Database> {
-    let opts = OpenOptions {
-        verify_checksums: warm,
-        region: RegionOptions {
-            prefault: warm,
-            ..RegionOptions::default()
-        },
-    };
-    Database::open(dir, &placement(tier)?, &opts).map_err(|e| {
+    Database::open(dir, &placement(tier)?, &open_options(warm)).map_err(|e| {
         Error::Ssb(format!(
             "opening the database {} on {tier}: {e}",
             dir.display()
@@ -124,20 +118,13 @@ pub fn open_placed(dir: &Path, file: &Path) -> Result<Database> {
 /// Opens `dir` with every structure where `pf` puts it, warm (checksums verified, pages
 /// prefaulted) or not; fails naming a structure `pf` lists that the database lacks.
 pub fn open_under(dir: &Path, pf: &pmolap_place::PlacementFile, warm: bool) -> Result<Database> {
-    let opts = OpenOptions {
-        verify_checksums: warm,
-        region: RegionOptions {
-            prefault: warm,
-            ..RegionOptions::default()
-        },
-    };
     let db = Database::open_placed(
         dir,
         &|table| {
             pf.to_store_placement(table)
                 .map_err(|e| pmolap_engine::Error::Options(e.to_string()))
         },
-        &opts,
+        &open_options(warm),
     )?;
     check_placed(&db, pf)?;
     Ok(db)
@@ -157,49 +144,6 @@ pub fn check_placed(db: &Database, pf: &pmolap_place::PlacementFile) -> Result<(
     Ok(())
 }
 
-/// A prepared database: tables, layout and (when striped) the node-local fact copies.
-#[derive(Debug)]
-pub struct Prepared {
-    pub db: Database,
-    pub layout: Layout,
-    pub striped: StripedFact,
-    pub exec: ExecOptions,
-}
-
-impl Prepared {
-    /// Lays out threads and (when striping) copies the fact partitions onto their nodes.
-    pub fn new(db: Database, topo: &Topology, exec: ExecOptions) -> Result<Prepared> {
-        let fact = match db.table("lineorder") {
-            Ok(t) => t,
-            Err(_) => db
-                .tables()
-                .max_by_key(|(_, t)| t.rows())
-                .map(|(_, t)| t)
-                .ok_or_else(|| Error::Ssb("an empty database".into()))?,
-        };
-        let layout = Layout::new(topo, &exec, fact.rows())?;
-        let cols: Vec<&str> = fact.columns().iter().map(|c| c.name()).collect();
-        let striped = StripedFact::new(fact, &cols, &layout, &RegionOptions::default())?;
-        Ok(Prepared {
-            db,
-            layout,
-            striped,
-            exec,
-        })
-    }
-
-    pub fn run(&self, q: &pmolap_engine::Query) -> Result<pmolap_engine::QueryRun> {
-        Ok(pmolap_engine::run_query(
-            &self.db,
-            q,
-            &self.layout,
-            &self.striped,
-            &self.exec,
-            &RegionOptions::default(),
-        )?)
-    }
-}
-
 /// A disk tier measured cold: before every run, the database is closed, its files' pages
 /// are dropped from the page cache (`POSIX_FADV_DONTNEED`, allowed for any reader) and
 /// it is reopened without reading (checksums unchecked), so the query faults its data in.
@@ -210,7 +154,7 @@ pub struct ColdTier {
 }
 
 impl ColdTier {
-    pub fn cold_open(&self, exec: &ExecOptions) -> Result<Prepared> {
+    pub fn cold_open(&self, exec: &ExecOptions) -> Result<Session> {
         let db = open_database(&self.dir, "home", false)?;
         let files = db.files();
         drop(db);
@@ -218,29 +162,10 @@ impl ColdTier {
             let file = File::open(&f).map_err(|e| Error::io(&f, e))?;
             fadvise(&file, &f, Advice::DontNeed)?;
         }
-        Prepared::new(
+        Ok(Session::new(
             open_database(&self.dir, "home", false)?,
             &self.topo,
             exec.clone(),
-        )
+        )?)
     }
-}
-
-/// Star-join SQL texts as queries, their table and column names resolved against the
-/// database of `o` (opened without reading its data): `(id, sql)` each.
-pub fn sql_queries(
-    o: &DataOptions,
-    texts: &[(String, String)],
-) -> Result<Vec<pmolap_engine::Query>> {
-    let dir = database_dir(o, &|_, _| {}, &|_| {})?;
-    let db = open_database(&dir, "home", false)?;
-    let tables = |t: &str| -> Option<Vec<String>> {
-        db.table(t)
-            .ok()
-            .map(|t| t.columns().iter().map(|c| c.name().to_string()).collect())
-    };
-    texts
-        .iter()
-        .map(|(id, sql)| Ok(pmolap_engine::sql::parse_sql(sql, id, &tables)?))
-        .collect()
 }

@@ -5,7 +5,9 @@
 //! only parses, shows progress and prints.
 //!
 //! - [`data`]: where the database is (`--data`, or generated once per `--sf`) and how it is
-//!   opened on a tier (warm: checksums verified and prefaulted; cold: pages dropped).
+//!   opened on a tier (warm: checksums verified and prefaulted; cold: pages dropped), as
+//!   an engine session (`pmolap_engine::Session`: opened once, it translates SQL against
+//!   its schema and runs the queries; this crate times and repeats them).
 //! - [`run`]: timed repetitions of queries, per-query figures, the `ssb run` document.
 //! - [`tiers`]: the machine's tiers for a database, the Fig. 14 and Table 1 documents.
 
@@ -16,7 +18,7 @@ pub mod validate;
 pub mod workload;
 
 pub use data::{database_dir, open_database, DataOptions};
-pub use run::{run, QueryFigures, RunConfig, RunReport};
+pub use run::{run, Queries, QueryFigures, RunConfig, RunReport};
 pub use tiers::{
     breakdown, chosen_tiers, tiers, BreakdownReport, LadderStep, TierChoice, TierResult,
     TiersConfig, TiersReport,

@@ -5,13 +5,12 @@
 
 use indicatif::ProgressBar;
 
-use pmolap_engine::{Layout, Query, QueryRun};
+use pmolap_engine::query::IndexChoice;
+use pmolap_engine::{Layout, Query, QueryRun, Script, Session};
 use pmolap_results::{kind, Header, Machine};
 use pmolap_tier::Topology;
 
-use super::data::{
-    database_dir_noting, open_database, open_placed, ColdTier, DataOptions, Prepared,
-};
+use super::data::{database_dir_noting, open_database, open_placed, ColdTier, DataOptions};
 use crate::error::{Error, Result};
 
 pub use pmolap_results::ssb::RunConfig;
@@ -33,11 +32,11 @@ pub(crate) fn median(v: &[f64]) -> f64 {
     }
 }
 
-/// What queries run on: a prepared database (each query warmed up once, then timed), or
+/// What queries run on: an engine session (each query warmed up once, then timed), or
 /// a cold disk (reopened cold before every timed run).
 #[derive(Debug, Clone, Copy)]
 pub enum Source<'a> {
-    Warm(&'a Prepared),
+    Warm(&'a Session),
     Cold(&'a ColdTier, &'a pmolap_engine::ExecOptions),
 }
 
@@ -95,12 +94,37 @@ pub fn run_queries(
     Ok(out)
 }
 
-/// `ssb run` / `ssb query`: `queries` on the database of `data`, every structure on
-/// `tier`, `reps` timed runs each. `pb` shows progress (its length is set here).
+/// The queries of a run.
+#[derive(Debug, Clone, Copy)]
+pub enum Queries<'a> {
+    /// Queries as data (the SSB queries, a YAML or JSON file).
+    Given(&'a [Query]),
+    /// A SQL script (its syntax already checked), translated against the database's
+    /// schema once it is open.
+    Sql(&'a Script),
+}
+
+impl Queries<'_> {
+    /// How many queries.
+    pub fn len(&self) -> usize {
+        match self {
+            Queries::Given(q) => q.len(),
+            Queries::Sql(s) => s.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// `ssb run` / `ssb query` / `sql`: `queries` on the database of `data` (opened once),
+/// every structure on `tier`, `reps` timed runs each. `pb` shows progress (its length is
+/// set here).
 pub fn run(
     data: &DataOptions,
     tier: &str,
-    queries: &[Query],
+    queries: Queries<'_>,
     reps: usize,
     pb: &ProgressBar,
 ) -> Result<RunReport> {
@@ -113,15 +137,28 @@ pub fn run(
         Some(f) => (open_placed(&dir, f)?, format!("placement:{}", f.display())),
         None => (open_database(&dir, tier, true)?, tier.to_string()),
     };
-    let p = Prepared::new(db, &topo, data.exec.clone())?;
+    let p = Session::new(db, &topo, data.exec.clone())?;
+    let translated;
+    let queries = match queries {
+        Queries::Given(q) => q,
+        Queries::Sql(s) => {
+            translated = p.queries(s)?;
+            &translated[..]
+        }
+    };
     pb.set_length((queries.len() * reps) as u64);
     let figs = run_queries(Source::Warm(&p), queries, reps, pb)?;
-    let join_index = queries
-        .first()
-        .and_then(|q| q.joins.first())
-        .map_or("auto".to_string(), |j| {
-            format!("{:?}", j.index).to_lowercase()
-        });
+    let join_index =
+        queries
+            .first()
+            .and_then(|q| q.joins.first())
+            .map_or("auto".to_string(), |j| {
+                let index = match data.exec.join_index {
+                    IndexChoice::Auto => j.index,
+                    every => every,
+                };
+                format!("{index:?}").to_lowercase()
+            });
     Ok(RunReport {
         header: Header::new(
             kind::SSB_RUN,
@@ -132,16 +169,16 @@ pub fn run(
             data: dir,
             tier,
             reps,
-            threads: p.layout.threads,
-            pin: p.layout.pin.to_string(),
-            stripe: p.layout.striped,
-            replicate_dims: p.layout.replicated,
+            threads: p.layout().threads,
+            pin: p.layout().pin.to_string(),
+            stripe: p.layout().striped,
+            replicate_dims: p.layout().replicated,
             morsel_rows: data.exec.morsel_rows,
             join_index,
-            bits_kernel: pmolap_kernels::bits::active().name().to_string(),
+            bits_kernel: p.bits_kernel().to_string(),
         },
-        notes: p.layout.notes.clone(),
-        layout: p.layout.clone(),
+        notes: p.layout().notes.clone(),
+        layout: p.layout().clone(),
         queries: figs,
     })
 }

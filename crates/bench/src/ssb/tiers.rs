@@ -5,13 +5,11 @@
 use std::path::Path;
 
 use indicatif::ProgressBar;
-use pmolap_engine::{ExecOptions, Query, QueryRun};
+use pmolap_engine::{ExecOptions, Query, QueryRun, Session};
 use pmolap_results::{kind, Header, Machine};
 use pmolap_tier::{Pinning, TierClass, Topology};
 
-use super::data::{
-    database_dir, database_dir_noting, open_database, ColdTier, DataOptions, Prepared,
-};
+use super::data::{database_dir, database_dir_noting, open_database, ColdTier, DataOptions};
 use super::run::{run_queries, Source};
 use crate::error::{Error, Result};
 
@@ -131,7 +129,7 @@ pub fn tiers(
             };
             run_queries(Source::Cold(&cold, &exec), queries, reps, pb)?
         } else {
-            let p = Prepared::new(open_database(&dir, &c.spec, true)?, &topo, exec)?;
+            let p = Session::new(open_database(&dir, &c.spec, true)?, &topo, exec)?;
             run_queries(Source::Warm(&p), queries, reps, pb)?
         };
         if figs.is_empty() {
@@ -213,7 +211,7 @@ pub fn breakdown(
             let Some(d) = db.take() else {
                 break;
             };
-            let p = Prepared::new(d, &topo, opts.clone())?;
+            let p = Session::new(d, &topo, opts.clone())?;
             let figs = run_queries(
                 Source::Warm(&p),
                 std::slice::from_ref(query),
@@ -229,17 +227,17 @@ pub fn breakdown(
             let step = LadderStep {
                 tier: c.name.clone(),
                 step: name.to_string(),
-                threads: p.layout.threads,
-                pin: p.layout.pin.to_string(),
-                striped: p.layout.striped,
-                replicated: p.layout.replicated,
-                notes: p.layout.notes.clone(),
+                threads: p.layout().threads,
+                pin: p.layout().pin.to_string(),
+                striped: p.layout().striped,
+                replicated: p.layout().replicated,
+                notes: p.layout().notes.clone(),
                 median_ms: ms,
                 speedup_vs_first: first / ms,
             };
             on_step(&step);
             steps.push(step);
-            db = Some(p.db);
+            db = Some(p.into_database());
         }
     }
     Ok(BreakdownReport {

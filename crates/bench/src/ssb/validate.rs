@@ -20,10 +20,10 @@
 //! measurement: a cold reopen includes building the join indexes) and the workload's
 //! per-query access counts.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use indicatif::ProgressBar;
-use pmolap_engine::{Database, Query};
+use pmolap_engine::{Database, Query, Session};
 use pmolap_os::cgroup::MemoryLimit;
 use pmolap_place::placement::{
     PlacedStructure, PlacementTier, PLACEMENT_FORMAT, PLACEMENT_VERSION,
@@ -36,7 +36,7 @@ use pmolap_results::{kind, Header, Machine};
 use pmolap_tier::io::{fadvise, Advice};
 use pmolap_tier::Topology;
 
-use super::data::{database_dir_noting, DataOptions, Prepared};
+use super::data::{database_dir_noting, DataOptions};
 use super::run::median;
 use crate::error::{Error, Result};
 
@@ -126,7 +126,7 @@ impl Runner<'_> {
                 if pmolap_os::signal::interrupted() {
                     return Err(pmolap_os::Error::Interrupted.into());
                 }
-                let p = Prepared::new(
+                let p = Session::new(
                     open_cold(&self.dir, pf)?,
                     &self.topo,
                     self.o.data.exec.clone(),
@@ -142,7 +142,7 @@ impl Runner<'_> {
     /// Warm-up pass, then `reps` timed passes, inside a cgroup of `limit` bytes (none:
     /// outside any new cgroup). Returns the times and the group's page cache at the end.
     fn cached(&self, pf: &PlacementFile, limit: Option<u64>) -> Result<(Vec<Vec<f64>>, u64, u64)> {
-        let p = Prepared::new(
+        let p = Session::new(
             open_cold(&self.dir, pf)?,
             &self.topo,
             self.o.data.exec.clone(),
@@ -233,6 +233,26 @@ fn predict(
     })
 }
 
+/// The workload a validation predicts from: the file `given` (recorded with `pmolap place
+/// workload` and the same queries), else recorded now on the database of `data` (3 timed
+/// runs per query, [`super::ssb_workload`]).
+pub fn workload(
+    data: &DataOptions,
+    queries: &[Query],
+    given: Option<&Path>,
+    pb: &ProgressBar,
+) -> Result<Workload> {
+    match given {
+        Some(f) => {
+            Workload::load(f).map_err(|e| Error::Ssb(format!("--workload {}: {e}", f.display())))
+        }
+        None => {
+            pb.set_message("workload");
+            super::ssb_workload(data, queries, 3, pb)
+        }
+    }
+}
+
 /// Runs the validation: the workload is given (per-query counts needed) or measured.
 pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<ValidateReport> {
     if o.reps == 0 {
@@ -278,12 +298,12 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
             (t, Some(fig))
         }
     };
-    let threads = Prepared::new(
+    let threads = Session::new(
         open_cold(&dir, &placement_of(&w, &o.profile, &all_dram))?,
         &runner.topo,
         o.data.exec.clone(),
     )?
-    .layout
+    .layout()
     .threads;
     let models = models(o, threads)?;
     // T_DRAM per query: the measured all-DRAM median (CPU time: wall x threads).

@@ -6,11 +6,11 @@
 
 use indicatif::ProgressBar;
 
-use pmolap_engine::Query;
+use pmolap_engine::{Query, Session};
 use pmolap_place::{StoreTable, Workload};
 use pmolap_tier::Topology;
 
-use super::data::{database_dir_noting, open_database, DataOptions, Prepared};
+use super::data::{database_dir_noting, open_database, DataOptions};
 use super::run::{run_queries, Source};
 use crate::error::{Error, Result};
 
@@ -30,7 +30,7 @@ pub fn ssb_workload(
     }
     let topo = Topology::detect()?;
     let dir = database_dir_noting(data, pb)?;
-    let p = Prepared::new(open_database(&dir, "dram", true)?, &topo, data.exec.clone())?;
+    let p = Session::new(open_database(&dir, "dram", true)?, &topo, data.exec.clone())?;
     pb.set_length((queries.len() * (reps + 1)) as u64);
     let figs = run_queries(Source::Warm(&p), queries, reps, pb)?;
     if figs.len() < queries.len() {
@@ -39,30 +39,31 @@ pub fn ssb_workload(
         ));
     }
     let wall_ms: f64 = figs.iter().map(|f| f.median_ms).sum();
-    let threads = p.layout.threads as f64;
-    let names: Vec<String> = p.db.tables().map(|(n, _)| n.to_string()).collect();
+    let threads = p.layout().threads as f64;
+    let names: Vec<String> = p.database().tables().map(|(n, _)| n.to_string()).collect();
     let mut per_query = Vec::new();
     for (q, f) in queries.iter().zip(&figs) {
         // A fresh preparation per query, as a cold run has: building the join indexes
         // (reading the dimension keys) is part of the query's accesses.
-        let p = Prepared::new(open_database(&dir, "dram", true)?, &topo, data.exec.clone())?;
-        for (_, t) in p.db.tables() {
+        let p = Session::new(open_database(&dir, "dram", true)?, &topo, data.exec.clone())?;
+        for (_, t) in p.database().tables() {
             t.reset_counters();
             t.set_counting(true);
         }
         let run = p.run(q);
-        let counts: Vec<_> =
-            p.db.tables()
-                .map(|(_, t)| {
-                    t.set_counting(false);
-                    t.access_counts()
-                })
-                .collect();
+        let counts: Vec<_> = p
+            .database()
+            .tables()
+            .map(|(_, t)| {
+                t.set_counting(false);
+                t.access_counts()
+            })
+            .collect();
         run?;
         per_query.push((q.id.clone(), f.median_ms * 1e6 * threads, counts));
         pb.inc(1);
     }
-    let infos: Vec<_> = p.db.tables().map(|(_, t)| t.info()).collect();
+    let infos: Vec<_> = p.database().tables().map(|(_, t)| t.info()).collect();
     let tables: Vec<StoreTable<'_>> = names
         .iter()
         .zip(&infos)
@@ -79,8 +80,8 @@ pub fn ssb_workload(
             .collect::<Vec<_>>()
             .join(","),
         dir.display(),
-        p.layout.threads,
-        p.layout.threads
+        p.layout().threads,
+        p.layout().threads
     );
     Ok(w)
 }

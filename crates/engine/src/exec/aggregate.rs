@@ -14,8 +14,8 @@ use pmolap_kernels::prefetch::prefetch_read;
 use pmolap_store::dictionary::IntValues;
 use pmolap_store::AccessCounts;
 
-use super::packed::{fused_sums, packed, packed_read, pair_extremes};
-use super::probe::{ColRef, ColumnIds, Rows, Scratch, Tally};
+use super::morsel::{ColRef, ColumnIds, Rows, Scratch, Tally};
+use super::packed::{can_overflow, fused_sums, packed, packed_read, pair_extremes};
 use crate::error::{Error, Result};
 use crate::plan::{AggPlan, Double, OutValue, Plan};
 use crate::query::{AggFn, Op};
@@ -209,22 +209,6 @@ fn decode(vals: &mut [i64], ids: &[u32], values: IntValues<'_>) {
         }
         _ => gather(ids, values, |j, v| vals[j] = v),
     }
-}
-
-/// Whether `a op b` can leave the 64-bit range for some values of the two columns: their
-/// values lie between their first and last value ids' (dictionaries are sorted, frames
-/// ascend), so the largest magnitudes bound every result.
-pub(super) fn can_overflow(op: Op, a: IntValues<'_>, b: IntValues<'_>) -> bool {
-    let mag = |v: IntValues<'_>| match (v.first(), v.last()) {
-        (Some(x), Some(y)) => i128::from(x).abs().max(i128::from(y).abs()),
-        _ => 0,
-    };
-    let (a, b) = (mag(a), mag(b));
-    let worst = match op {
-        Op::Mul => a * b,
-        Op::Add | Op::Sub => a + b,
-    };
-    worst > i128::from(i64::MAX)
 }
 
 /// `vals[j] op= db[ids[j]]`; true when a value left the 64-bit range. `checked`: test each
@@ -750,7 +734,7 @@ pub(super) fn result_rows(plan: &Plan<'_>, mut total: Totals) -> Vec<Vec<OutValu
 
 #[cfg(test)]
 mod tests {
-    use super::can_overflow;
+    use crate::exec::packed::can_overflow;
     use crate::query::Op;
     use pmolap_store::dictionary::IntValues;
 

@@ -2,29 +2,8 @@
 //! fact ids (from a table narrowed to the codes' integers), or a fact column's ids taken as
 //! codes; the rows' group ids written without compacting the selection.
 
-use super::probe::TestRef;
-use crate::plan::{Lut, MISS};
-
-/// A join's group codes as the probe reads them ([`crate::plan::Lut`]: the miss marker
-/// is the type's largest value).
-#[derive(Clone, Copy)]
-pub(super) enum LutRef<'a> {
-    U8(&'a [u8]),
-    U16(&'a [u16]),
-    U32(&'a [u32]),
-}
-
-impl<'a> LutRef<'a> {
-    /// `bytes` (the plan's table or a node-local copy of it, as aligned) read as `lut`'s
-    /// type.
-    pub(super) fn of(lut: &Lut, bytes: &'a [u8]) -> LutRef<'a> {
-        match lut {
-            Lut::U8(_) => LutRef::U8(bytes),
-            Lut::U16(_) => LutRef::U16(bytemuck::cast_slice(bytes)),
-            Lut::U32(_) => LutRef::U32(bytemuck::cast_slice(bytes)),
-        }
-    }
-}
+use super::morsel::{LutRef, TestRef};
+use crate::plan::MISS;
 
 /// An entry of a [`LutRef`]: widened to a group code, the type's largest value a miss.
 trait LutCode: Copy + Into<u32> {
@@ -129,8 +108,8 @@ pub(super) fn drop_misses(
 
 #[cfg(test)]
 mod tests {
-    use super::{drop_misses, group_codes, LutRef};
-    use crate::exec::probe::TestRef;
+    use super::{drop_misses, group_codes};
+    use crate::exec::morsel::{LutRef, TestRef};
     use crate::plan::MISS;
 
     #[test]

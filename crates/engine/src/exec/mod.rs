@@ -12,10 +12,15 @@
 //! ids; each later step reads only the selected rows — by unpacking the morsel again
 //! when many are left, by random gets when few are — and compacts the selection.
 //! Aggregates decode the surviving rows' ids through the column dictionaries.
+//!
+//! The modules import one way: `morsel` (the views, buffers and id reads a morsel's work
+//! shares) ← `groups`, `packed` ← `aggregate` ← `probe` ← this one; `layout` and `views`
+//! (threads, node-local copies) beside them.
 
 mod aggregate;
 mod groups;
 mod layout;
+mod morsel;
 mod packed;
 mod probe;
 mod views;
@@ -24,16 +29,19 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
+use pmolap_tier::kernel::Isa;
 use pmolap_tier::{pin, Pinning, RegionOptions};
-use serde::{Deserialize, Serialize};
 
 use self::aggregate::{from_dictionaries, merge, result_rows, Acc, Totals};
-use self::probe::{run_morsel, Scratch, Tally};
+use self::morsel::{Scratch, Tally};
+use self::probe::run_morsel;
 use self::views::{group_views, replicate_filters, GroupView};
 use crate::error::{Error, Result};
 use crate::plan::{OutValue, Plan, DENSE_GROUPS_MAX};
+use crate::query::IndexChoice;
 
 pub use self::layout::{Layout, StripedFact, ThreadGroup};
+pub use crate::answer::ExecStats;
 
 /// Execution switches.
 #[derive(Debug, Clone)]
@@ -55,6 +63,14 @@ pub struct ExecOptions {
     pub nodes_override: Option<Vec<u32>>,
     /// Allow far more threads than CPUs (more than [`OVERSUBSCRIBE_FACTOR`] per CPU).
     pub oversubscribe: bool,
+    /// The join index of every join ([`IndexChoice::Auto`]: each join's own choice, as
+    /// the query says); applied by [`crate::run_query`].
+    pub join_index: IndexChoice,
+    /// The bit kernels that unpack and test the packed value ids (None: the widest this
+    /// CPU has). The kernels dispatch through one process-wide table
+    /// (`pmolap_kernels::bits::active`): [`crate::Session::new`] is the one place
+    /// that selects it, from this option; [`execute`] runs whichever is selected.
+    pub bits_isa: Option<Isa>,
 }
 
 /// Threads per logical CPU allowed without [`ExecOptions::oversubscribe`].
@@ -82,20 +98,10 @@ impl Default for ExecOptions {
             dense_groups_max: DENSE_GROUPS_MAX,
             nodes_override: None,
             oversubscribe: false,
+            join_index: IndexChoice::Auto,
+            bits_isa: None,
         }
     }
-}
-
-/// What one execution did.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ExecStats {
-    pub probe_ms: f64,
-    pub morsels: usize,
-    /// Fact rows surviving every step.
-    pub rows_qualifying: u64,
-    pub groups: usize,
-    /// Bytes of join filters copied per node (replication), this run.
-    pub replicated_bytes: u64,
 }
 
 /// What one worker thread returns: its accumulator, qualifying rows and morsels.
@@ -269,8 +275,8 @@ impl Claims<'_> {
 /// accumulator, qualifying rows and morsels.
 fn probe_rows(
     plan: &Plan<'_>,
-    cols: &[probe::ColRef<'_>],
-    steps: &[probe::StepRef<'_>],
+    cols: &[morsel::ColRef<'_>],
+    steps: &[morsel::StepRef<'_>],
     claims: Claims<'_>,
     dense_max: u64,
 ) -> (Acc, u64, usize) {

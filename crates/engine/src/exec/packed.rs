@@ -6,11 +6,26 @@
 use pmolap_kernels::bits::{self, Packed, Pair};
 use pmolap_store::dictionary::IntValues;
 
-use super::aggregate::can_overflow;
-use super::probe::{ColRef, Rows, Tally};
+use super::morsel::{ColRef, Rows, Tally};
 use crate::plan::order::folds_by_mask;
 use crate::plan::Plan;
 use crate::query::Op;
+
+/// Whether `a op b` can leave the 64-bit range for some values of the two columns: their
+/// values lie between their first and last value ids' (dictionaries are sorted, frames
+/// ascend), so the largest magnitudes bound every result.
+pub(super) fn can_overflow(op: Op, a: IntValues<'_>, b: IntValues<'_>) -> bool {
+    let mag = |v: IntValues<'_>| match (v.first(), v.last()) {
+        (Some(x), Some(y)) => i128::from(x).abs().max(i128::from(y).abs()),
+        _ => 0,
+    };
+    let (a, b) = (mag(a), mag(b));
+    let worst = match op {
+        Op::Mul => a * b,
+        Op::Add | Op::Sub => a + b,
+    };
+    worst > i128::from(i64::MAX)
+}
 
 /// Whether the selected rows' aggregates over the columns `cs` are computed straight
 /// from the packed words (`BitKernels::sum_packed`, `dot_packed`, `min_max_packed`:

@@ -3,9 +3,8 @@
 
 use pmolap_tier::{Region, RegionOptions, TierSpec};
 
-use super::groups::LutRef;
-use super::probe::{ColRef, StepRef, TestRef};
-use super::{Layout, StripedFact};
+use super::layout::{Layout, StripedFact};
+use super::morsel::{ColRef, LutRef, StepRef, TestRef};
 use crate::error::Result;
 use crate::plan::{Plan, Test};
 

@@ -12,13 +12,12 @@ pub(crate) mod order;
 use std::time::Instant;
 
 use pmolap_store::dictionary::{Dictionary, IntValues};
-use pmolap_store::{ColumnType, Table, Value};
-use serde::{Deserialize, Serialize};
+use pmolap_store::{ColumnType, Table};
 
 use self::codes::{sample_selectivity, CodeSet};
+pub use crate::answer::{Double, JoinReport, OutValue};
 use crate::db::Database;
 use crate::error::{Error, Result};
-use crate::joinindex::JoinIndexInfo;
 use crate::query::{AggFn, Expr, Op, Query};
 
 /// "No match" in a join filter.
@@ -82,51 +81,6 @@ impl Lut {
 
 /// Largest group domain aggregated in dense per-thread arrays; larger ones use hash tables.
 pub const DENSE_GROUPS_MAX: u64 = 1 << 20;
-
-/// A value of a result row.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum OutValue {
-    Null,
-    Int(i64),
-    Str(String),
-    /// A double (`AVG`).
-    Float(Double),
-}
-
-/// A double ordered and compared by [`f64::total_cmp`] (result rows sort and compare).
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct Double(pub f64);
-
-impl PartialEq for Double {
-    fn eq(&self, o: &Self) -> bool {
-        self.0.total_cmp(&o.0).is_eq()
-    }
-}
-
-impl Eq for Double {}
-
-impl PartialOrd for Double {
-    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(o))
-    }
-}
-
-impl Ord for Double {
-    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&o.0)
-    }
-}
-
-impl From<Value<'_>> for OutValue {
-    fn from(v: Value<'_>) -> Self {
-        match v {
-            Value::Int(i) => OutValue::Int(i),
-            Value::Str(s) => OutValue::Str(s.to_string()),
-        }
-    }
-}
 
 /// A fact column the query reads.
 #[derive(Debug)]
@@ -238,24 +192,6 @@ impl GroupValues<'_> {
             GroupValues::Column(d) => OutValue::from(d.get(t as u32)),
         }
     }
-}
-
-/// What planning found out about one join, for reports.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct JoinReport {
-    pub dim: String,
-    pub index: JoinIndexInfo,
-    /// Set when this query built the index (ms); absent when it was cached.
-    pub index_build_ms: Option<f64>,
-    pub dim_rows: usize,
-    pub dim_rows_passing: usize,
-    pub groups: usize,
-    /// The filter — `bitmap` (a bit per fact value id), `range` (contiguous value ids) or
-    /// none (every key passes) — and `lookup` when group codes are carried; `eliminated`
-    /// when the join neither filters nor carries
-    /// (every fact key passes and nothing is carried).
-    pub filter: String,
-    pub filter_bytes: usize,
 }
 
 /// A query bound to a database, ready to execute.

@@ -2,6 +2,7 @@
 //! and refusals naming the construct and its position.
 
 use super::*;
+use crate::query::{AggFn, Expr, Literal};
 
 fn ssb_tables(t: &str) -> Option<Vec<String>> {
     let cols: &[&str] = match t {
@@ -146,4 +147,166 @@ fn order_by_an_aggregate_written_again_or_a_position() {
         .collect();
     assert_eq!(keys, [("r", true), ("d_year", false), ("count(*)", false)]);
     assert_eq!(q.limit, Some(3));
+}
+
+/// A script's statements split by the parser's tokens — several on a line, a `;` inside a
+/// string splitting nothing — named by `-- Qx.y` comments or numbered by position.
+#[test]
+fn a_script_holds_several_statements_named_or_numbered() {
+    let text = "select sum(lo_revenue) from lineorder; select count(*) from lineorder where lo_discount = 1;\n\
+                -- Q2.1\n-- another comment\nselect sum(lo_tax) from lineorder\n  where lo_quantity in (1, 2);;\n\
+                select count(*) from lineorder where lo_shipmode = 'A;B' -- trailing\n";
+    let s = Script::parse(text).unwrap();
+    assert_eq!(s.ids().collect::<Vec<_>>(), ["1", "2", "2.1", "4"]);
+    let qs = s.queries(&ssb_tables_with_tax).unwrap();
+    assert_eq!(qs.len(), 4);
+    assert_eq!(qs[2].id, "2.1");
+    assert_eq!(
+        qs[3].filters["lo_shipmode"].eq,
+        Some(Literal::Str("A;B".into()))
+    );
+    // Errors name the statement when there are several.
+    let e = Script::parse("select 1 from lineorder; select sum(x from lineorder")
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("query 2: SQL:"), "{e}");
+    let e = Script::parse(
+        "select sum(lo_revenue) from lineorder;\n-- Q3\nselect sum(zz) from lineorder",
+    )
+    .unwrap()
+    .queries(&ssb_tables)
+    .unwrap_err()
+    .to_string();
+    assert!(e.starts_with("query 3: SQL:") && e.contains("`zz`"), "{e}");
+    for empty in ["", " ;; ", "-- Q1.1\n"] {
+        let e = Script::parse(empty).unwrap_err().to_string();
+        assert_eq!(e, "SQL: no statement");
+    }
+    // One statement wanted by `parse_sql`.
+    let e = parse_sql(
+        "select 1 from lineorder; select 2 from lineorder",
+        "x",
+        &ssb_tables,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("2 statements"), "{e}");
+}
+
+fn ssb_tables_with_tax(t: &str) -> Option<Vec<String>> {
+    let mut cols = ssb_tables(t)?;
+    if t == "lineorder" {
+        cols.extend(["lo_tax".to_string(), "lo_shipmode".to_string()]);
+    }
+    Some(cols)
+}
+
+/// An unknown column compared with a literal is named, on either side and in an OR.
+#[test]
+fn an_unknown_column_is_named_not_the_literal() {
+    for sql in [
+        "select sum(lo_revenue) from lineorder where zz = 3",
+        "select sum(lo_revenue) from lineorder where 3 < zz",
+        "select sum(lo_revenue) from lineorder where zz = 3 or zz = 4",
+        "select sum(lo_revenue) from lineorder, ddate where zz = d_datekey",
+        "select sum(lo_revenue) from lineorder where zz between 1 and 2",
+    ] {
+        let e = parse_sql(sql, "x", &ssb_tables).unwrap_err().to_string();
+        assert!(e.contains("has the column `zz`"), "{sql}: {e}");
+        assert!(!e.contains("`3`"), "{sql}: {e}");
+        assert!(e.contains("line 1 column"), "{sql}: {e}");
+    }
+}
+
+/// Hostile sizes end with one line each: long chains of operators are refused before the
+/// parser builds a tree that deep (which walking, printing or dropping would overflow the
+/// stack on), deep nesting at the parser's recursion limit, long IN lists and texts at
+/// their bounds; chains up to the bound translate (or are refused) on a test thread's
+/// stack.
+#[test]
+fn operator_chains_nesting_and_lists_are_bounded() {
+    let one_line = |text: &str, want: &str| {
+        let e = parse_sql(text, "x", &ssb_tables).unwrap_err().to_string();
+        assert!(e.contains(want), "{}: {e}", &text[..60.min(text.len())]);
+        assert_eq!(e.lines().count(), 1);
+        assert!(e.len() < 400, "{e}");
+    };
+    let ors = |n: usize| {
+        (0..n)
+            .map(|i| format!("lo_discount = {i}"))
+            .collect::<Vec<_>>()
+            .join(" or ")
+    };
+    let sum_of = |n: usize| vec!["lo_revenue"; n].join(" + ");
+    // 100,000 terms (as short as they come, to stay under the text's bound).
+    one_line(
+        &format!(
+            "select sum(lo_revenue) from lineorder where {}",
+            vec!["x=1"; 100_000].join(" or ")
+        ),
+        "more than 256 operators",
+    );
+    one_line(
+        &format!(
+            "select sum({}) from lineorder",
+            vec!["a"; 100_000].join("+")
+        ),
+        "more than 256 operators",
+    );
+    one_line(
+        &format!(
+            "select sum(lo_revenue) from lineorder where {}lo_discount = 1{}",
+            "(".repeat(100_000),
+            ")".repeat(100_000)
+        ),
+        "nested more than 50 levels",
+    );
+    let list: Vec<String> = (0..=MAX_LIST_ITEMS).map(|i| i.to_string()).collect();
+    one_line(
+        &format!(
+            "select sum(lo_revenue) from lineorder where lo_discount in ({})",
+            list.join(",")
+        ),
+        "an IN list of 65537 values",
+    );
+    one_line(&" ".repeat(MAX_SQL_BYTES + 1), "more than the limit");
+    // At the bounds: the longest chains allowed go through (or are refused) in one piece.
+    let near = (MAX_OPERATORS - 10) / 2;
+    let q = parse_sql(
+        &format!("select sum(lo_revenue) from lineorder where {}", ors(near)),
+        "x",
+        &ssb_tables,
+    )
+    .unwrap();
+    assert_eq!(
+        q.filters["lo_discount"].one_of.as_ref().unwrap().len(),
+        near
+    );
+    one_line(
+        &format!("select sum({}) from lineorder", sum_of(MAX_OPERATORS - 10)),
+        "a column is needed",
+    );
+    one_line(
+        &format!(
+            "select sum(lo_revenue) from lineorder where {} or lo_quantity = 1",
+            ors(near)
+        ),
+        "OR over several columns",
+    );
+    let nested = format!(
+        "select sum(lo_revenue) from lineorder where {}lo_discount = 1{}",
+        "(".repeat(MAX_NESTING - 5),
+        ")".repeat(MAX_NESTING - 5)
+    );
+    assert!(parse_sql(&nested, "x", &ssb_tables).is_ok());
+    // Both at once: a chain at the bound inside nesting at the bound, refused whole.
+    one_line(
+        &format!(
+            "select sum(lo_revenue) from lineorder where {}{} or lo_quantity = 1{}",
+            "(".repeat(MAX_NESTING - 10),
+            ors(near),
+            ")".repeat(MAX_NESTING - 10)
+        ),
+        "OR over several columns",
+    );
 }

@@ -1,20 +1,7 @@
-//! Star-join SQL into the engine's [`Query`] (one model, two syntaxes: this and the YAML
-//! of [`crate::query`]). Parsed with `sqlparser`; the family accepted is the SSB texts and
-//! queries of their shape:
-//!
-//! - `SELECT` of group-by columns and `SUM(col)` / `SUM(a op b)` (`op`: `+ - *`), each
-//!   optionally `AS alias`;
-//! - `FROM` the fact table and dimensions, as a comma list or `JOIN … ON`;
-//! - `WHERE`: a conjunction of join equalities (`fact_fk = dim_key`) and predicates on one
-//!   column each: `= <> < <= > >=`, `BETWEEN`, `IN (…)`, and `OR` of equalities on one column;
-//! - `GROUP BY` exactly the selected columns; `ORDER BY` select names or aliases (`ASC` /
-//!   `DESC`); `LIMIT n`.
-//!
-//! The fact table is the table every join equality touches. Unqualified columns are found
-//! in the `FROM` tables' schemas (`tables(name)` gives a table's columns); the SSB texts'
-//! `ddate` names the database's `date` table when there is no `ddate`. Anything outside the
-//! family is a one-line error naming the construct and its line and column — never a
-//! guess.
+//! The translation of one parsed star-join `SELECT` into the engine's [`Query`]: the
+//! FROM tables and their columns, the WHERE conjunction into join equalities and
+//! per-column predicates, the select list, GROUP BY, ORDER BY and LIMIT (the family:
+//! [`super`]).
 
 use std::collections::BTreeMap;
 
@@ -23,14 +10,10 @@ use sqlparser::ast::{
     JoinConstraint, JoinOperator, LimitClause, OrderByKind, OrderBySort, SelectItem, SetExpr,
     Spanned, Statement, TableFactor, UnaryOperator, Value,
 };
-use sqlparser::dialect::GenericDialect;
-use sqlparser::parser::Parser;
 
+use super::{Tables, MAX_LIST_ITEMS};
 use crate::error::{Error, Result};
 use crate::query::{AggFn, Aggregate, Expr, Join, Literal, Op, OrderKey, Predicate, Query};
-
-/// The columns of a table of the database, or None when it has no such table.
-pub type Tables<'a> = &'a dyn Fn(&str) -> Option<Vec<String>>;
 
 fn at(node: &impl Spanned) -> String {
     let s = node.span().start;
@@ -53,20 +36,9 @@ fn unsupported(what: &str, node: &(impl Spanned + std::fmt::Display)) -> Error {
     ))
 }
 
-/// Parses `text` (one `SELECT`) into a query named `id`.
-pub fn parse_sql(text: &str, id: &str, tables: Tables<'_>) -> Result<Query> {
-    let stmts = Parser::parse_sql(&GenericDialect {}, text)
-        .map_err(|e| Error::Query(format!("SQL: {e}")))?;
-    let stmt = match stmts.as_slice() {
-        [s] => s,
-        [] => return Err(Error::Query("SQL: no statement".into())),
-        _ => {
-            return Err(Error::Query(format!(
-                "SQL: {} statements; give one SELECT",
-                stmts.len()
-            )))
-        }
-    };
+/// Translates one parsed statement (a `SELECT` of the family) into a query named `id`;
+/// `tables(name)` gives a table's columns.
+pub(super) fn translate(stmt: &Statement, id: &str, tables: Tables<'_>) -> Result<Query> {
     let Statement::Query(q) = stmt else {
         return Err(unsupported("the statement", stmt));
     };
@@ -286,7 +258,15 @@ impl<'a> Translator<'a> {
                 table: t.clone(),
                 column: name,
             }),
-            [] => Err(unsupported("the column (in no FROM table)", e)),
+            [] => Err(Error::Query(format!(
+                "SQL: no FROM table ({}) has the column `{e}`{}",
+                self.from
+                    .iter()
+                    .map(|(t, _, _)| t.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                at(e)
+            ))),
             _ => Err(unsupported(
                 "the column (in several FROM tables; qualify it)",
                 e,
@@ -333,12 +313,12 @@ impl<'a> Translator<'a> {
                         self.equal.push((a.clone(), b.clone(), e.to_string()));
                         return Ok(());
                     }
-                    // column op literal, or literal op column (flipped).
-                    let (c, lit, op) = match (l_col, literal(right)) {
-                        (Ok(c), Ok(l)) => (c, l, op.clone()),
-                        _ => {
-                            let c = self.column(right)?;
-                            let l = literal(left)?;
+                    // column op literal, or literal op column (flipped); a side that is
+                    // no literal must be a column, and its error (an unknown column) is the
+                    // one reported.
+                    let (c, lit, op) = match (literal(right), literal(left)) {
+                        (Ok(l), _) => (l_col?, l, op.clone()),
+                        (Err(_), Ok(l)) => {
                             let flipped = match op {
                                 B::Lt => B::Gt,
                                 B::LtEq => B::GtEq,
@@ -346,7 +326,14 @@ impl<'a> Translator<'a> {
                                 B::GtEq => B::LtEq,
                                 o => o.clone(),
                             };
-                            (c, l, flipped)
+                            (r_col?, l, flipped)
+                        }
+                        (Err(e), Err(_)) => {
+                            // No literal, and not two columns: name the side that is no
+                            // column.
+                            l_col?;
+                            r_col?;
+                            return Err(e);
                         }
                     };
                     self.add_pred(c, e, |p| match op {
@@ -381,6 +368,13 @@ impl<'a> Translator<'a> {
                 global: false,
             } => {
                 let c = self.column(expr)?;
+                if list.len() > MAX_LIST_ITEMS {
+                    return Err(Error::Query(format!(
+                        "SQL: an IN list of {} values{} (at most {MAX_LIST_ITEMS})",
+                        list.len(),
+                        at(expr.as_ref())
+                    )));
+                }
                 let lits = list.iter().map(literal).collect::<Result<Vec<_>>>()?;
                 if *negated {
                     self.add_pred(c, e, |p| set(&mut p.not_in, lits))
@@ -665,6 +659,3 @@ fn set<T>(slot: &mut Option<T>, v: T) -> bool {
     *slot = Some(v);
     true
 }
-
-#[cfg(test)]
-mod tests;
