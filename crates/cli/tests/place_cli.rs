@@ -347,15 +347,18 @@ fn user_queries_and_the_default_profile() {
          where lo_orderdate = d_datekey and lo_quantity < 25 group by d_year order by d_year;\n",
     )
     .unwrap();
+    let record = |queries: &Path, out: &Path| {
+        ok(pmolap()
+            .current_dir(root)
+            .args(["place", "workload", "--reps", "1", "--queries"])
+            .arg(queries)
+            .arg("--data")
+            .arg(&data)
+            .arg("--out")
+            .arg(out))
+    };
     let w = root.join("w-sql.json");
-    ok(pmolap()
-        .current_dir(root)
-        .args(["place", "workload", "--reps", "1", "--queries"])
-        .arg(&sql)
-        .arg("--data")
-        .arg(&data)
-        .arg("--out")
-        .arg(&w));
+    record(&sql, &w);
     let doc = read_json(&w);
     let ids: Vec<&str> = doc["queries"]
         .as_array()
@@ -397,14 +400,7 @@ fn user_queries_and_the_default_profile() {
     )
     .unwrap();
     let wy = root.join("w-yaml.json");
-    ok(pmolap()
-        .current_dir(root)
-        .args(["place", "workload", "--reps", "1", "--queries"])
-        .arg(&yaml)
-        .arg("--data")
-        .arg(&data)
-        .arg("--out")
-        .arg(&wy));
+    record(&yaml, &wy);
     assert_eq!(read_json(&wy)["queries"][0]["id"], "by-mode");
 
     // No profile measured here and none named: one line saying what to do.
@@ -548,8 +544,9 @@ fn bad_placements_profiles_and_settings_are_refused() {
 }
 
 /// `place profile` measures every access type the store counts, on DRAM and the tier in
-/// the same run (a tmpfs directory here: DRAM-backed, so no page costs), and refuses
-/// DRAM itself and a tier that is not a directory.
+/// the same run (a tmpfs directory here: DRAM-backed, so no page costs), writes it to
+/// results/place/profiles/ by default, and refuses DRAM itself and a tier that is not a
+/// directory.
 #[test]
 fn profile_measures_every_counted_access() {
     let shm = std::path::Path::new("/dev/shm");
@@ -558,12 +555,15 @@ fn profile_measures_every_counted_access() {
     } else {
         tempfile::tempdir().unwrap()
     };
-    let out = base.path().join("p.json");
+    // No --out: written where `advise` looks by default (under the working directory).
+    let cwd = tempfile::tempdir().unwrap();
+    let out = cwd.path().join("results/place/profiles/shm.json");
     ok(pmolap()
-        .args(["place", "profile", "--quick", "--quiet", "--tier"])
-        .arg(format!("file:{}", base.path().display()))
-        .arg("--out")
-        .arg(&out));
+        .current_dir(cwd.path())
+        .args([
+            "place", "profile", "--quick", "--quiet", "--name", "shm", "--tier",
+        ])
+        .arg(format!("file:{}", base.path().display())));
     let p = read_json(&out);
     assert_eq!(p["source"]["kind"], "measured_here");
     let keys: Vec<String> = p["costs"]
@@ -598,9 +598,9 @@ fn profile_measures_every_counted_access() {
     if shm.is_dir() {
         assert!(p.get("pages").is_none(), "tmpfs is not page-granular");
     }
-    // Nothing left in the tier's directory but the profile itself.
+    // Nothing left in the tier's directory.
     let left: Vec<_> = std::fs::read_dir(base.path()).unwrap().collect();
-    assert_eq!(left.len(), 1, "{left:?}");
+    assert!(left.is_empty(), "{left:?}");
     let e = refused(
         pmolap()
             .args(["place", "profile", "--quick", "--tier", "dram", "--out"])
