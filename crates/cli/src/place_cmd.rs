@@ -1,37 +1,44 @@
-//! `pmolap place workload | advise | whatif | profiles`: parses, prints and writes files; the model,
-//! the solvers and the workload recording live in `pmolap_place` and `pmolap_bench::ssb`.
+//! `pmolap place workload | advise | whatif | profiles`: parses, prints and writes files; the
+//! shared solver flags ([`SolverArgs`]), the default profile and the accuracy records'
+//! directory ([`PLACE_DIR`]); the model, the solvers and the workload recording live in
+//! `pmolap_place` and `pmolap_bench::ssb`.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 
+use indicatif::ProgressBar;
 use pmolap_bench::machine::Machine;
 use pmolap_bench::ssb::{self, DataOptions};
+use pmolap_engine::Query;
 use pmolap_place::{
-    scenarios, solve_budget, solve_target, Granularity, Model, ModelOptions, PlacementFile,
-    Profile, Source, TwoTierProblem, Workload, BUILTIN_PROFILES,
+    scenarios, AccuracyRecord, AdviceOptions, Goal, Granularity, PlacementFile, Profile, Source,
+    Workload, BUILTIN_PROFILES,
 };
 use pmolap_tier::cpu::CacheSizes;
 use pmolap_tier::Topology;
 
 use crate::output::{check_output, create_parent};
-use crate::ssb_run::DataArgs;
+use crate::ssb_run::{DataArgs, QuerySource};
 
 #[derive(Debug, Subcommand)]
 pub enum PlaceCommand {
-    /// Run SSB queries in DRAM with the store's access counters on and write the workload
-    /// (per structure: bytes, type, width, counts per access type; T_DRAM).
+    /// Run queries (the SSB ones, or a SQL/YAML file of the engine's family) in DRAM with
+    /// the store's access counters on and write the workload (per structure: bytes, type,
+    /// width, counts per access type; T_DRAM; the worker threads).
     Workload(Box<WorkloadArgs>),
     /// Solve a placement: most bytes on the slow tier within a slowdown budget, or least
-    /// slowdown with a target share of bytes there; print it and write a placement file.
+    /// slowdown with a target share of bytes there; print it, with the model's measured
+    /// error on this tier, and write a placement file.
     Advise(Box<AdviseArgs>),
-    /// Predict the slowdown of the usual placements on a tier this machine may not have
-    /// (a published profile): model output, labelled as such.
+    /// Predict the slowdown of the usual placements (the fixed ones and the advice of
+    /// every budget and target `validate` measures): model output, labelled as such.
     Whatif(Box<ModelArgs>),
-    /// Predicted vs measured: run the paper's placements with the slow tier on this
-    /// machine's disk (cold, or behind a page cache bounded by a memory cgroup) and
-    /// compare each model variant's prediction with the measured relative time.
+    /// Predicted vs measured: run the placements `advise` would write (and the paper's
+    /// fixed ones) with the slow tier on this machine's disk (cold, or behind a page cache
+    /// bounded by a memory cgroup) and compare each model variant's prediction with the
+    /// measured relative time.
     Validate(Box<crate::place_validate::ValidateArgs>),
     /// Measure a tier's profile against DRAM (placement paper §4.2) over the store's own
     /// primitives: per structure type and access type the extra ns per access; page
@@ -41,18 +48,62 @@ pub enum PlaceCommand {
     Profiles,
 }
 
-/// The database, the SSB queries and their timed repetitions (`place workload` and
+/// Where `place` keeps what later commands find by default: measured profiles
+/// (`profiles/`, written by `place profile` without `--out`) and the accuracy records of
+/// `place validate` (`accuracy/`). Relative to the working directory, like `results/`.
+pub(crate) const PLACE_DIR: &str = "results/place";
+
+pub(crate) fn profiles_dir() -> PathBuf {
+    Path::new(PLACE_DIR).join("profiles")
+}
+
+pub(crate) fn accuracy_dir() -> PathBuf {
+    Path::new(PLACE_DIR).join("accuracy")
+}
+
+/// The database, the queries and their timed repetitions (`place workload` and
 /// `place validate`).
 #[derive(Debug, Clone, Args)]
 pub struct QueriesArgs {
     #[command(flatten)]
     pub data: DataArgs,
-    /// Queries: all, or a list such as 1.1,2.3.
+    /// Queries: all (the 13 SSB queries), a list such as 1.1,2.3, or a file of the
+    /// engine's family: FILE.sql (a SQL script) or FILE.yaml / FILE.json (queries as data).
     #[arg(long, default_value = "all")]
     pub queries: String,
     /// Timed repetitions per query (for T_DRAM; per placement with `validate`).
     #[arg(long, default_value_t = 3)]
     pub reps: usize,
+}
+
+impl QueriesArgs {
+    /// The queries `--queries` names, a SQL script translated against the database, and
+    /// where they come from (`SSB` or the file).
+    pub fn resolve(&self, data: &DataOptions, pb: &ProgressBar) -> Result<(Vec<Query>, String)> {
+        let q = &self.queries;
+        let is_file = Path::new(q)
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| {
+                ["sql", "yaml", "yml", "json"].contains(&e.to_ascii_lowercase().as_str())
+            });
+        if !is_file {
+            return Ok((crate::ssb_run::ssb_list(q)?, "SSB".into()));
+        }
+        let path = Path::new(q);
+        let source =
+            crate::ssb_run::load_query_file(path).with_context(|| format!("--queries {q}"))?;
+        let queries = match source {
+            QuerySource::Given(v) => v,
+            QuerySource::Sql(script) => {
+                ssb::translate(data, &script, pb).with_context(|| format!("--queries {q}"))?
+            }
+        };
+        if queries.is_empty() {
+            bail!("--queries {q}: no queries in the file");
+        }
+        Ok((queries, path.display().to_string()))
+    }
 }
 
 /// Flags of `pmolap place workload`.
@@ -65,17 +116,16 @@ pub struct WorkloadArgs {
     pub out: PathBuf,
 }
 
-/// The workload and the model.
+/// The profile and the model's options: one set shared by `advise`, `whatif` and
+/// `validate` (so a budget means the same placement in each).
 #[derive(Debug, Clone, Args)]
-pub struct ModelArgs {
-    /// A workload file (`pmolap place workload`).
+pub struct SolverArgs {
+    /// The slow tier's profile: a profile file, or optane-100, optane-200 (published, the
+    /// paper's Table 2), cxl, far-numa (derived from published figures; `place
+    /// profiles`). Default: the newest profile measured here by `place profile` in
+    /// results/place/profiles/.
     #[arg(long)]
-    pub workload: PathBuf,
-    /// The slow tier's profile: optane-100, optane-200 (published, the paper's Table 2),
-    /// cxl, far-numa (derived from published latency/bandwidth figures; `place profiles`)
-    /// or a profile file.
-    #[arg(long, default_value = "optane-200")]
-    pub profile: String,
+    pub profile: Option<String>,
     /// structure, column or table: what moves as one unit.
     #[arg(long, default_value = "structure")]
     pub granularity: Granularity,
@@ -88,6 +138,27 @@ pub struct ModelArgs {
     /// Ablation: dense lookups counted as random lookups.
     #[arg(long)]
     pub no_dense: bool,
+}
+
+impl SolverArgs {
+    /// The advice's options for `w` (I/O threads: the workload's worker threads).
+    pub fn options(&self, w: &Workload) -> Result<AdviceOptions> {
+        let mut o = AdviceOptions::new(w, llc_bytes(self.llc)?);
+        o.granularity = self.granularity;
+        o.cache_miss_ratio = !self.no_cmr;
+        o.dense_classes = !self.no_dense;
+        Ok(o)
+    }
+}
+
+/// The workload and the model.
+#[derive(Debug, Clone, Args)]
+pub struct ModelArgs {
+    /// A workload file (`pmolap place workload`).
+    #[arg(long)]
+    pub workload: PathBuf,
+    #[command(flatten)]
+    pub solver: SolverArgs,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -120,16 +191,71 @@ fn fraction(s: &str, what: &str) -> Result<f64> {
     Ok(v)
 }
 
-pub(crate) fn profile(name: &str) -> Result<Profile> {
-    Ok(match Profile::builtin(name) {
-        Some(p) => p,
-        None => Profile::load(Path::new(name)).with_context(|| {
+/// A profile and what its numbers are: `measured here (FILE)` or `model output
+/// (published profile)`.
+pub(crate) struct ChosenProfile {
+    pub profile: Profile,
+    pub label: String,
+}
+
+fn label(p: &Profile, file: Option<&Path>) -> String {
+    match (&p.source, file) {
+        (Source::Published { .. }, _) => "model output (published profile)".into(),
+        (Source::MeasuredHere { .. }, Some(f)) => format!("measured profile {}", f.display()),
+        (Source::MeasuredHere { .. }, None) => "measured profile".into(),
+    }
+}
+
+/// `--profile NAME|FILE`, or by default the newest profile measured here in
+/// [`profiles_dir`]; neither: a one-line error saying what to do.
+pub(crate) fn profile(name: Option<&str>) -> Result<ChosenProfile> {
+    if let Some(name) = name {
+        if let Some(p) = Profile::builtin(name) {
+            let label = label(&p, None);
+            return Ok(ChosenProfile { profile: p, label });
+        }
+        let p = Profile::load(Path::new(name)).with_context(|| {
             format!(
                 "--profile {name}: not a built-in profile ({}) nor a readable profile file",
                 BUILTIN_PROFILES.join(", ")
             )
-        })?,
-    })
+        })?;
+        let label = label(&p, Some(Path::new(name)));
+        return Ok(ChosenProfile { profile: p, label });
+    }
+    let dir = profiles_dir();
+    let mut newest: Option<(std::time::SystemTime, PathBuf, Profile)> = None;
+    if let Ok(entries) = std::fs::read_dir(&dir) {
+        for e in entries {
+            let e = e.with_context(|| format!("reading {}", dir.display()))?;
+            let path = e.path();
+            if path.extension().and_then(|x| x.to_str()) != Some("json") {
+                continue;
+            }
+            let p = Profile::load(&path)?;
+            if !matches!(p.source, Source::MeasuredHere { .. }) {
+                continue;
+            }
+            let t = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .with_context(|| format!("{}: modification time", path.display()))?;
+            if newest.as_ref().is_none_or(|(n, _, _)| t >= *n) {
+                newest = Some((t, path, p));
+            }
+        }
+    }
+    match newest {
+        Some((_, path, p)) => Ok(ChosenProfile {
+            label: label(&p, Some(&path)),
+            profile: p,
+        }),
+        None => bail!(
+            "no profile of this machine's slow tier in {}: run `pmolap place profile --tier file:DIR` (it writes one there) or name one with --profile ({} or a file)",
+            dir.display(),
+            BUILTIN_PROFILES.join(", ")
+        ),
+    }
 }
 
 /// `S_LLC`: `given`, or L3 + every core's L2 of this machine.
@@ -146,12 +272,9 @@ pub(crate) fn llc_bytes(given: Option<u64>) -> Result<u64> {
     })
 }
 
-fn model(a: &ModelArgs) -> Result<(Model, u64)> {
-    let llc = llc_bytes(a.llc)?;
-    let mut o = ModelOptions::new(llc);
-    o.cache_miss_ratio = !a.no_cmr;
-    o.dense_classes = !a.no_dense;
-    Ok((Model::new(o)?, llc))
+/// This machine's host name, as result documents record it.
+pub(crate) fn hostname() -> Result<String> {
+    Ok(Machine::from_topology(&Topology::detect()?).hostname)
 }
 
 pub fn run(cmd: &PlaceCommand) -> Result<()> {
@@ -170,9 +293,11 @@ pub fn run(cmd: &PlaceCommand) -> Result<()> {
 
 fn workload(a: &WorkloadArgs) -> Result<()> {
     check_output(&a.out).context("--out")?;
-    let qs = crate::ssb_run::ssb_list(&a.q.queries)?;
     let opts: DataOptions = a.q.data.options();
-    let w = ssb::ssb_workload(&opts, &qs, a.q.reps, &indicatif::ProgressBar::hidden())?;
+    let pb = ProgressBar::hidden();
+    let (qs, from) = a.q.resolve(&opts, &pb)?;
+    let mut w = ssb::ssb_workload(&opts, &qs, a.q.reps, &pb)?;
+    w.description = format!("{} from {from}", w.description);
     create_parent(&a.out)?;
     w.save(&a.out)?;
     println!(
@@ -186,37 +311,47 @@ fn workload(a: &WorkloadArgs) -> Result<()> {
     Ok(())
 }
 
+/// The model line every command prints: which model, its I/O threads, S_LLC, T_DRAM.
+fn model_line(w: &Workload, p: &Profile, o: &AdviceOptions) -> String {
+    format!(
+        "{} model{}, {} I/O thread(s), S_LLC {} KiB, {:?} granularity{}{}, T_DRAM {:.1} ms (the workload's)",
+        o.model_name(p),
+        if p.pages.is_some() {
+            " (page-granular tier)"
+        } else {
+            " (per access)"
+        },
+        o.io_threads,
+        o.llc_bytes >> 10,
+        o.granularity,
+        if o.cache_miss_ratio { "" } else { ", no CMR" },
+        if o.dense_classes { "" } else { ", no dense classes" },
+        w.t_dram_ns / 1e6
+    )
+}
+
 fn advise(a: &AdviseArgs) -> Result<()> {
     check_output(&a.out).context("--out")?;
     let w = Workload::load(&a.model.workload)?;
-    let p = profile(&a.model.profile)?;
-    let (m, llc) = model(&a.model)?;
-    let problem = TwoTierProblem::new(&w, &m, &p, a.model.granularity)?;
-    let (s, mode) = match (&a.budget, &a.target) {
-        (Some(b), None) => (
-            solve_budget(&problem, fraction(b, "--budget")?)?,
-            format!("budget {b}"),
-        ),
-        (None, Some(t)) => (
-            solve_target(&problem, fraction(t, "--target")?)?,
-            format!("target {t}"),
-        ),
+    let ChosenProfile { profile: p, label } = profile(a.model.solver.profile.as_deref())?;
+    let o = a.model.solver.options(&w)?;
+    let goal = match (&a.budget, &a.target) {
+        (Some(b), None) => Goal::Budget(fraction(b, "--budget")?),
+        (None, Some(t)) => Goal::Target(fraction(t, "--target")?),
         _ => bail!("give --budget (e.g. 10%) or --target (e.g. 75%)"),
     };
+    let s = pmolap_place::advise(&w, &p, &o, goal)?;
+    let accuracy = AccuracyRecord::latest(&accuracy_dir(), &o.key(&w, &p), &hostname()?)?;
     let mut pf = PlacementFile::from_solution(&w, std::slice::from_ref(&p), &s);
     pf.tiers[0].location = Some("dram".into());
     if let Some(t) = pf.tiers.get_mut(1) {
         t.location = Some(a.location.clone());
     }
+    pf.accuracy = Some(accuracy.clone());
     create_parent(&a.out)?;
     pf.save(&a.out)?;
-    println!(
-        "{mode} on {} ({}), S_LLC {} KiB, {:?} granularity",
-        p.tier,
-        p.source,
-        llc >> 10,
-        a.model.granularity
-    );
+    println!("{goal} on {} ({}): {label}", p.tier, p.source);
+    println!("{}", model_line(&w, &p, &o));
     for (si, st) in w.structures.iter().enumerate() {
         if s.assignment.tier[si] != 0 {
             println!(
@@ -235,22 +370,21 @@ fn advise(a: &AdviseArgs) -> Result<()> {
         100.0 * s.bytes_moved as f64 / w.total_bytes().max(1) as f64,
         s.relative
     );
+    println!("accuracy: {accuracy}");
     println!("placement: {}", a.out.display());
     Ok(())
 }
 
 fn whatif(a: &ModelArgs) -> Result<()> {
     let w = Workload::load(&a.workload)?;
-    let p = profile(&a.profile)?;
-    let (m, llc) = model(a)?;
+    let ChosenProfile { profile: p, label } = profile(a.solver.profile.as_deref())?;
+    let o = a.solver.options(&w)?;
     println!(
-        "model output, not a measurement: predicted relative time of {} on {}, S_LLC {} KiB{}{}",
+        "model output, not a measurement: predicted relative time of {} on {} ({label})",
         a.workload.display(),
         p.tier,
-        llc >> 10,
-        if a.no_cmr { ", no CMR" } else { "" },
-        if a.no_dense { ", no dense classes" } else { "" }
     );
+    println!("{}", model_line(&w, &p, &o));
     match &p.source {
         Source::Published { citation } => {
             println!("profile {}: published figures, {}", p.tier, p.description);
@@ -264,7 +398,7 @@ fn whatif(a: &ModelArgs) -> Result<()> {
         "{:<20} {:>12} {:>10}",
         "placement", "bytes slow", "relative"
     );
-    for s in scenarios(&w, &m, &p, a.granularity)? {
+    for s in scenarios(&w, &p, &o)? {
         println!(
             "{:<20} {:>11.1}% {:>10.3}",
             s.name,

@@ -27,23 +27,38 @@ pub struct ProfileArgs {
     /// A short run (seconds): fewer rows, lookups and repetitions.
     #[arg(long)]
     pub quick: bool,
-    /// Where to write the profile JSON.
+    /// Where to write the profile JSON (default: results/place/profiles/NAME.json, where
+    /// `place advise`, `whatif` and `validate` find the newest one without --profile).
     #[arg(short, long)]
-    pub out: PathBuf,
+    pub out: Option<PathBuf>,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
 }
 
 pub fn run(a: &ProfileArgs) -> Result<()> {
-    crate::output::check_output(&a.out).context("--out")?;
-    let mut o = ProfileOptions::new(
-        a.tier.clone(),
-        a.name
-            .clone()
-            .unwrap_or_else(|| ProfileOptions::default_name(&a.tier)),
-        a.quick,
-    );
+    let name = a
+        .name
+        .clone()
+        .unwrap_or_else(|| ProfileOptions::default_name(&a.tier));
+    let out = match &a.out {
+        Some(o) => o.clone(),
+        None => {
+            let file: String = name
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            crate::place_cmd::profiles_dir().join(format!("{file}.json"))
+        }
+    };
+    crate::output::check_output(&out).context("--out")?;
+    let mut o = ProfileOptions::new(a.tier.clone(), name, a.quick);
     if let Some(r) = a.rows {
         o.rows = r;
     }
@@ -56,8 +71,8 @@ pub fn run(a: &ProfileArgs) -> Result<()> {
     let pb = crate::progress::bar(0, a.quiet);
     let p = measure(&o, &topo, &pb)?;
     pb.finish_and_clear();
-    crate::output::create_parent(&a.out)?;
-    p.save(&a.out)?;
+    crate::output::create_parent(&out)?;
+    p.save(&out)?;
     println!("profile `{}`: {} ({})", p.tier, p.description, p.source);
     println!(
         "{:<44} {:>10} {:>10} {:>10}",
@@ -75,6 +90,6 @@ pub fn run(a: &ProfileArgs) -> Result<()> {
             pc.page_bytes, pc.random_page_ns, pc.sequential_page_ns
         );
     }
-    println!("-> {}", a.out.display());
+    println!("-> {}", out.display());
     Ok(())
 }

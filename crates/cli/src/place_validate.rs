@@ -1,34 +1,30 @@
 //! `pmolap place validate`: parses, shows progress, prints the predicted-vs-measured
-//! table and writes the document; the work is `pmolap_bench::ssb::validate`.
+//! table, writes the document and the accuracy record later advice on the same workload,
+//! profile and options states; the work is `pmolap_bench::ssb::validate`.
 
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Args;
 
-use pmolap_bench::ssb::validate::{validate, workload, Setting, ValidateOptions, ValidateReport};
-use pmolap_bench::ssb::DataOptions;
-use pmolap_place::Granularity;
+use pmolap_bench::ssb::validate::{validate, Setting, ValidateOptions, ValidateReport};
+use pmolap_bench::ssb::{given_or_recorded, DataOptions};
+use pmolap_place::{AccuracyRecord, MeasuredError};
 
-use crate::place_cmd::{llc_bytes, profile, QueriesArgs};
+use crate::place_cmd::{accuracy_dir, profile, ChosenProfile, QueriesArgs, SolverArgs};
 
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
     #[command(flatten)]
     pub q: QueriesArgs,
-    /// The slow tier's profile, measured on it (`pmolap place profile`), or a built-in.
-    #[arg(long)]
-    pub profile: String,
+    /// The profile and model flags, as `place advise` takes them: the placements measured
+    /// are those `advise` writes with the same flags.
+    #[command(flatten)]
+    pub solver: SolverArgs,
     /// `cold` (pages dropped before every query) or `cache:SIZE` (the slow tier's page
     /// cache bounded by a memory cgroup, e.g. cache:64MiB).
     #[arg(long, default_value = "cold")]
     pub setting: Setting,
-    /// structure, column or table: what moves as one unit.
-    #[arg(long, default_value = "structure")]
-    pub granularity: Granularity,
-    /// S_LLC in bytes (default: L3 + every core's L2 of this machine).
-    #[arg(long)]
-    pub llc: Option<u64>,
     /// A workload recorded with `pmolap place workload` (same queries); default: record
     /// it first.
     #[arg(long)]
@@ -43,28 +39,60 @@ pub struct ValidateArgs {
 
 pub fn run(a: &ValidateArgs) -> Result<()> {
     crate::output::check_output(&a.out).context("--out")?;
-    let queries = crate::ssb_run::ssb_list(&a.q.queries)?;
     let data: DataOptions = a.q.data.options();
-    let p = profile(&a.profile)?;
-    let llc = llc_bytes(a.llc)?;
+    let ChosenProfile { profile: p, label } = profile(a.solver.profile.as_deref())?;
     let pb = crate::progress::bar(0, a.quiet);
-    let w = workload(&data, &queries, a.workload.as_deref(), &pb)?;
+    let (queries, _) = a.q.resolve(&data, &pb)?;
+    let w = given_or_recorded(&data, &queries, a.workload.as_deref(), &pb)?;
+    let advice = a.solver.options(&w)?;
+    let key = advice.key(&w, &p);
     let o = ValidateOptions {
         data,
         queries,
         reps: a.q.reps,
         profile: p,
         setting: a.setting,
-        granularity: a.granularity,
-        llc_bytes: llc,
+        advice,
     };
     let r = validate(&o, w, &pb)?;
     pb.finish_and_clear();
     crate::output::write_json(&r, &a.out)?;
+    println!("profile: {label}");
     print_report(&r);
     println!("-> {}", a.out.display());
     if r.header.partial {
         std::process::exit(pmolap_os::signal::EXIT_INTERRUPTED);
+    }
+    if let Some(e) = &r.advised {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let document = std::fs::canonicalize(&a.out)
+            .unwrap_or_else(|_| a.out.clone())
+            .display()
+            .to_string();
+        let record = AccuracyRecord::new(
+            key,
+            r.header.machine.hostname.clone(),
+            now,
+            MeasuredError {
+                model: e.model.clone(),
+                setting: r.config.setting.to_string(),
+                date: pmolap_report::date(now),
+                document,
+                query_median: e.query_median,
+                query_max: e.query_max,
+                workload_median: e.workload_median,
+                workload_max: e.workload_max,
+                placements: e.placements,
+            },
+        );
+        let path = record.save(&accuracy_dir())?;
+        println!(
+            "accuracy of advice on this workload: {} (-> {})",
+            record.error,
+            path.display()
+        );
     }
     Ok(())
 }
@@ -107,6 +135,13 @@ fn print_report(r: &ValidateReport) {
             opt(s.predicted.page)
         );
     }
+    println!(
+        "grid: budgets {:?}, targets {:?} (share); T_DRAM {:.1} ms (the workload's), {} I/O threads",
+        r.config.budgets,
+        r.config.targets,
+        r.config.t_dram_ns.unwrap_or(f64::NAN) / 1e6,
+        r.config.io_threads.unwrap_or(1)
+    );
     println!("absolute error of the predicted relative time (median / max):");
     for e in &r.errors {
         println!(

@@ -1,7 +1,9 @@
 //! Guards `pmolap place` end to end on a small SSB database: a workload with real access
 //! counts, `advise` writing a placement that `ssb run --placement` applies, `validate`
 //! producing the predicted-vs-measured document for the cold and the cgroup-bounded
-//! settings, and one-line refusals of bad placements, profiles and settings.
+//! settings and measuring exactly the placements `advise` writes (which then state the
+//! measured accuracy), workloads of the user's own SQL and YAML queries, the default
+//! measured profile, and one-line refusals of bad placements, profiles and settings.
 
 mod common;
 
@@ -92,7 +94,8 @@ fn fixture() -> Fixture {
 /// `pmolap place validate` of the fixture's three queries, one rep, in `setting`.
 fn validate(f: &Fixture, setting: &str, out: &Path) -> Command {
     let mut c = pmolap();
-    c.args(["place", "validate", "--quiet", "--reps", "1"])
+    c.current_dir(&f.root)
+        .args(["place", "validate", "--quiet", "--reps", "1"])
         .args([
             "--queries",
             "1.1,2.1,3.1",
@@ -133,6 +136,7 @@ fn workload_advise_apply_and_validate() {
     // advise -> a placement file -> ssb run applies it and answers as in DRAM.
     let placement = f.root.join("p.json");
     let out = ok(pmolap()
+        .current_dir(&f.root)
         .args([
             "place",
             "advise",
@@ -148,7 +152,13 @@ fn workload_advise_apply_and_validate() {
         .arg("--out")
         .arg(&placement));
     assert!(out.contains("predicted relative time"), "{out}");
+    assert!(out.contains("model output (published profile)"), "{out}");
+    assert!(
+        out.contains("accuracy: not validated on this machine"),
+        "{out}"
+    );
     let pf = read_json(&placement);
+    assert_eq!(pf["accuracy"]["status"], "not_validated");
     assert!(!pf["structures"].as_array().unwrap().is_empty());
     let run = f.root.join("run.json");
     ok(pmolap()
@@ -178,7 +188,15 @@ fn workload_advise_apply_and_validate() {
     let r = read_json(&v);
     assert_eq!(r["kind"], "place-validate");
     let sc = r["scenarios"].as_array().unwrap();
-    assert_eq!(sc.len(), 12, "3 paper configurations, 6 budgets, 3 targets");
+    assert_eq!(sc.len(), 13, "3 paper configurations, 6 budgets, 4 targets");
+    assert_eq!(
+        r["config"]["budgets"],
+        serde_json::json!([0.0, 0.01, 0.05, 0.1, 0.2, 0.5])
+    );
+    assert_eq!(
+        r["config"]["targets"],
+        serde_json::json!([0.25, 0.5, 0.75, 0.9])
+    );
     for s in sc {
         assert!(s["measured"].as_f64().unwrap() > 0.0);
         assert_eq!(s["queries"].as_array().unwrap().len(), 3);
@@ -195,6 +213,9 @@ fn workload_advise_apply_and_validate() {
         .map(|e| e["model"].as_str().unwrap())
         .collect();
     assert_eq!(errors, ["paper", "no_cmr", "no_dense", "page"]);
+    assert_eq!(r["advised"]["model"], "page", "a page-granular profile");
+    assert_eq!(r["advised"]["placements"], 13);
+    advise_is_what_validate_measured(&f, &r, &v);
 
     // validate behind a bounded page cache, where this machine lets us make a cgroup.
     let v2 = f.root.join("v2.json");
@@ -207,6 +228,214 @@ fn workload_advise_apply_and_validate() {
         assert!(err.contains("memory cgroup"), "{err}");
         eprintln!("cache setting skipped: {err}");
     }
+}
+
+/// For every budget and target of the grid, `place advise` with the validation's flags
+/// writes the placement (structure -> tier) `place validate` measured under that name,
+/// promises the relative time validate predicted for it, and states validate's measured
+/// error of the model; elsewhere (another working directory) it says it is not validated.
+fn advise_is_what_validate_measured(f: &Fixture, r: &serde_json::Value, v: &Path) {
+    let goals = [
+        ("--budget", "0%", "budget 0%"),
+        ("--budget", "1%", "budget 1%"),
+        ("--budget", "5%", "budget 5%"),
+        ("--budget", "10%", "budget 10%"),
+        ("--budget", "20%", "budget 20%"),
+        ("--budget", "50%", "budget 50%"),
+        ("--target", "25%", "target 25%"),
+        ("--target", "50%", "target 50%"),
+        ("--target", "75%", "target 75%"),
+        ("--target", "90%", "target 90%"),
+    ];
+    let advise = |cwd: &Path, flag: &str, value: &str, out: &Path| {
+        ok(pmolap()
+            .current_dir(cwd)
+            .args(["place", "advise", "--llc", "1048576", flag, value])
+            .arg("--workload")
+            .arg(&f.workload)
+            .arg("--profile")
+            .arg(&f.profile)
+            .arg("--out")
+            .arg(out))
+    };
+    let v = std::fs::canonicalize(v).unwrap();
+    let mut moved_any = false;
+    for (flag, value, name) in goals {
+        let sc = r["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("no scenario {name}"));
+        let out = f
+            .root
+            .join(format!("advice-{}.json", name.replace([' ', '%'], "")));
+        let printed = advise(&f.root, flag, value, &out);
+        let pf = read_json(&out);
+        let mut advised: Vec<String> = pf["structures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["tier"] == "disk")
+            .map(|s| {
+                let kind = match s["kind"].as_str().unwrap() {
+                    "dictionary" => "dict",
+                    "data_vector" => "dv",
+                    _ => "inv",
+                };
+                format!(
+                    "{}.{}.{kind}",
+                    s["table"].as_str().unwrap(),
+                    s["column"].as_str().unwrap()
+                )
+            })
+            .collect();
+        let mut measured: Vec<String> = sc["slow_structures"]
+            .as_array()
+            .map(|a| a.iter().map(|x| x.as_str().unwrap().to_string()).collect())
+            .unwrap_or_default();
+        advised.sort();
+        measured.sort();
+        assert_eq!(advised, measured, "{name}");
+        moved_any |= !advised.is_empty();
+        // The promise is validate's prediction (the same model and T_DRAM).
+        let promised = pf["predicted"]["relative"].as_f64().unwrap();
+        let predicted = sc["predicted"]["page"].as_f64().unwrap();
+        assert!(
+            (promised / predicted - 1.0).abs() < 1e-6,
+            "{name}: advise {promised}, validate {predicted}"
+        );
+        // The advice states validate's measured error.
+        let acc = &pf["accuracy"];
+        assert_eq!(acc["status"], "validated", "{name}: {acc}");
+        assert_eq!(acc["model"], "page");
+        assert_eq!(acc["setting"], "cold");
+        assert_eq!(acc["document"], v.display().to_string());
+        assert_eq!(acc["query_median"], r["advised"]["query_median"]);
+        assert_eq!(acc["workload_max"], r["advised"]["workload_max"]);
+        assert!(
+            printed.contains("accuracy: measured error of the page model on this tier (cold"),
+            "{printed}"
+        );
+    }
+    assert!(moved_any, "every advice kept everything in DRAM");
+    // Without the validation's records (another working directory): not validated.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = elsewhere.path().join("p.json");
+    let printed = advise(elsewhere.path(), "--budget", "10%", &out);
+    assert!(
+        printed.contains("not validated on this machine"),
+        "{printed}"
+    );
+    assert_eq!(read_json(&out)["accuracy"]["status"], "not_validated");
+}
+
+/// `place workload --queries FILE.sql|FILE.yaml` records the user's own queries (named in
+/// the document); `advise` without --profile takes the newest profile measured here in
+/// results/place/profiles/, and without one says to run `place profile` or name one.
+#[test]
+fn user_queries_and_the_default_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let data = root.join("ssb");
+    ssb_load("0.01", &data);
+    let sql = root.join("mine.sql");
+    std::fs::write(
+        &sql,
+        "-- Q9.1\nselect sum(lo_revenue) from lineorder where lo_quantity < 10;\n\
+         -- Q9.2\nselect d_year, sum(lo_revenue) as revenue from lineorder, ddate \
+         where lo_orderdate = d_datekey and lo_quantity < 25 group by d_year order by d_year;\n",
+    )
+    .unwrap();
+    let record = |queries: &Path, out: &Path| {
+        ok(pmolap()
+            .current_dir(root)
+            .args(["place", "workload", "--reps", "1", "--queries"])
+            .arg(queries)
+            .arg("--data")
+            .arg(&data)
+            .arg("--out")
+            .arg(out))
+    };
+    let w = root.join("w-sql.json");
+    record(&sql, &w);
+    let doc = read_json(&w);
+    let ids: Vec<&str> = doc["queries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| q["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["9.1", "9.2"]);
+    assert!(
+        doc["description"].as_str().unwrap().contains("mine.sql"),
+        "{doc}"
+    );
+    assert!(doc["threads"].as_u64().unwrap() >= 1);
+    let revenue_scans: u64 = doc["structures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["column"] == "lo_revenue" && s["kind"] == "data_vector")
+        .map(|s| {
+            s["counts"]["scan"].as_u64().unwrap()
+                + s["counts"]["lookup"].as_u64().unwrap()
+                + s["counts"]["near_dense"].as_u64().unwrap()
+                + s["counts"]["medium_dense"].as_u64().unwrap()
+                + s["counts"]["far_dense"].as_u64().unwrap()
+        })
+        .sum();
+    assert!(revenue_scans > 0, "lo_revenue never read: {doc}");
+
+    // YAML: a query as data, under its own id.
+    let yaml = root.join("mine.yaml");
+    std::fs::write(
+        &yaml,
+        "id: by-mode\n\
+         where: { lo_quantity: { le: 10 } }\n\
+         carry: [lo_shipmode]\n\
+         joins:\n  - { dim: customer, on: [lo_custkey, c_custkey], carry: [c_region] }\n\
+         aggregates: [{ name: revenue, sum: lo_revenue }]\n\
+         select: [lo_shipmode, c_region, revenue]\n",
+    )
+    .unwrap();
+    let wy = root.join("w-yaml.json");
+    record(&yaml, &wy);
+    assert_eq!(read_json(&wy)["queries"][0]["id"], "by-mode");
+
+    // No profile measured here and none named: one line saying what to do.
+    let advise = |extra: &[&str]| {
+        let mut c = pmolap();
+        c.current_dir(root)
+            .args(["place", "advise", "--llc", "1048576", "--budget", "10%"])
+            .args(extra)
+            .arg("--workload")
+            .arg(&w)
+            .arg("--out")
+            .arg(root.join("p.json"));
+        c
+    };
+    let e = refused(&mut advise(&[]));
+    assert!(
+        e.contains("place profile") && e.contains("--profile"),
+        "{e}"
+    );
+    // One measured here, in the default place: taken, and said so.
+    let profiles = root.join("results/place/profiles");
+    std::fs::create_dir_all(&profiles).unwrap();
+    test_profile(
+        &profiles.join("disk.json"),
+        pmolap_store::format::FORMAT_VERSION,
+    );
+    let out = ok(&mut advise(&[]));
+    assert!(
+        out.contains("measured profile results/place/profiles/disk.json"),
+        "{out}"
+    );
+    assert_eq!(read_json(&root.join("p.json"))["tiers"][1]["name"], "disk");
+    // A published one by name is labelled model output.
+    let out = ok(&mut advise(&["--profile", "optane-100"]));
+    assert!(out.contains("model output (published profile)"), "{out}");
 }
 
 #[test]
@@ -243,6 +472,7 @@ fn bad_placements_profiles_and_settings_are_refused() {
     test_profile(&other, 99);
     let e = refused(
         pmolap()
+            .current_dir(&f.root)
             .args(["place", "whatif", "--llc", "1048576", "--workload"])
             .arg(&f.workload)
             .arg("--profile")
@@ -274,6 +504,7 @@ fn bad_placements_profiles_and_settings_are_refused() {
     // A workload for other queries than those to run.
     let e = refused(
         pmolap()
+            .current_dir(&f.root)
             .args([
                 "place",
                 "validate",
@@ -294,6 +525,7 @@ fn bad_placements_profiles_and_settings_are_refused() {
     // An infeasible budget.
     let e = refused(
         pmolap()
+            .current_dir(&f.root)
             .args([
                 "place",
                 "advise",
@@ -312,8 +544,9 @@ fn bad_placements_profiles_and_settings_are_refused() {
 }
 
 /// `place profile` measures every access type the store counts, on DRAM and the tier in
-/// the same run (a tmpfs directory here: DRAM-backed, so no page costs), and refuses
-/// DRAM itself and a tier that is not a directory.
+/// the same run (a tmpfs directory here: DRAM-backed, so no page costs), writes it to
+/// results/place/profiles/ by default, and refuses DRAM itself and a tier that is not a
+/// directory.
 #[test]
 fn profile_measures_every_counted_access() {
     let shm = std::path::Path::new("/dev/shm");
@@ -322,12 +555,15 @@ fn profile_measures_every_counted_access() {
     } else {
         tempfile::tempdir().unwrap()
     };
-    let out = base.path().join("p.json");
+    // No --out: written where `advise` looks by default (under the working directory).
+    let cwd = tempfile::tempdir().unwrap();
+    let out = cwd.path().join("results/place/profiles/shm.json");
     ok(pmolap()
-        .args(["place", "profile", "--quick", "--quiet", "--tier"])
-        .arg(format!("file:{}", base.path().display()))
-        .arg("--out")
-        .arg(&out));
+        .current_dir(cwd.path())
+        .args([
+            "place", "profile", "--quick", "--quiet", "--name", "shm", "--tier",
+        ])
+        .arg(format!("file:{}", base.path().display())));
     let p = read_json(&out);
     assert_eq!(p["source"]["kind"], "measured_here");
     let keys: Vec<String> = p["costs"]
@@ -362,9 +598,9 @@ fn profile_measures_every_counted_access() {
     if shm.is_dir() {
         assert!(p.get("pages").is_none(), "tmpfs is not page-granular");
     }
-    // Nothing left in the tier's directory but the profile itself.
+    // Nothing left in the tier's directory.
     let left: Vec<_> = std::fs::read_dir(base.path()).unwrap().collect();
-    assert_eq!(left.len(), 1, "{left:?}");
+    assert!(left.is_empty(), "{left:?}");
     let e = refused(
         pmolap()
             .args(["place", "profile", "--quick", "--tier", "dram", "--out"])

@@ -289,8 +289,7 @@ fn placement(c: &Ctx) -> Result<Outcome> {
         reps: 1,
         profile,
         setting: Setting::Cold,
-        granularity: pmolap_place::Granularity::Structure,
-        llc_bytes: llc,
+        advice: pmolap_place::AdviceOptions::new(&w, llc),
     };
     let r = validate(&o, w, &pb)?;
     publish(&c.out, "place-validate-cold.json", &r)?;

@@ -33,6 +33,18 @@ pub(crate) fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
     })
 }
 
+/// A 64-bit FNV-1a digest of `value`'s compact JSON, as 16 hex digits (identifies a
+/// document's content; not a cryptographic hash).
+pub(crate) fn digest<T: Serialize>(value: &T) -> String {
+    let bytes = serde_json::to_vec(value).unwrap_or_default();
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
 /// Checks a document's `format` and `version` header fields.
 pub(crate) fn check_header(
     file: &str,

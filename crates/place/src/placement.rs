@@ -13,7 +13,8 @@
 //!                "capacity_bytes": 1000000000 } ],
 //!   "structures": [ { "table": "lineorder", "column": "lo_revenue",
 //!                     "kind": "data_vector", "tier": "optane-200" } ],
-//!   "predicted": { "t_ns": 1.2e9, "relative": 1.05, "bytes_moved": 123456 } }
+//!   "predicted": { "t_ns": 1.2e9, "relative": 1.05, "bytes_moved": 123456 },
+//!   "accuracy": { "status": "not_validated" } }
 //! ```
 
 use std::collections::{BTreeSet, HashMap};
@@ -22,6 +23,7 @@ use std::path::Path;
 use pmolap_store::{Location, StructureKind};
 use serde::{Deserialize, Serialize};
 
+use crate::accuracy::Accuracy;
 use crate::error::{Error, Result};
 use crate::files::{check_header, read_json, write_json};
 use crate::model::Assignment;
@@ -85,6 +87,11 @@ pub struct PlacementFile {
     pub structures: Vec<PlacedStructure>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub predicted: Option<Predicted>,
+    /// How accurate the model was measured to be on this tier for this workload, or
+    /// that it was not validated on this machine (absent in files written before it was
+    /// kept, and in placements not made by `place advise`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accuracy: Option<Accuracy>,
     /// The file it was loaded from (not part of the document). `None` if built in code.
     #[serde(skip)]
     pub origin: Option<String>,
@@ -124,6 +131,7 @@ impl PlacementFile {
                 relative: s.relative,
                 bytes_moved: s.bytes_moved,
             }),
+            accuracy: None,
             origin: None,
         }
     }

@@ -1,21 +1,17 @@
 //! The placements a user compares (placement paper §6): everything on the slow tier, only
-//! the data vectors, only the dictionaries, and the budget (0, 1, 5, 10, 20, 50 %) and
-//! target (25, 50, 75 %) placements off one Pareto front — each with the model's
-//! predicted relative time.
+//! the data vectors, only the dictionaries, and the advised placement of every budget and
+//! target of the grid ([`crate::advice::grid`]) — each with the advised model's predicted
+//! relative time. The budget and target placements are exactly what `place advise`
+//! writes for the same workload, profile and options.
 
 use pmolap_store::StructureKind;
 use serde::{Deserialize, Serialize};
 
+use crate::advice::{grid, AdviceOptions, Advisor};
 use crate::error::Result;
-use crate::model::{Assignment, Model};
+use crate::model::Assignment;
 use crate::profile::Profile;
-use crate::solve::{pareto_front, Granularity, TwoTierProblem};
 use crate::workload::Workload;
-
-/// The budgets (slowdown allowed, fraction of `T_DRAM`) the paper's evaluation uses.
-pub const BUDGETS: [f64; 6] = [0.0, 0.01, 0.05, 0.10, 0.20, 0.50];
-/// The targets (fraction of bytes on the slow tier) the paper's evaluation uses.
-pub const TARGETS: [f64; 3] = [0.25, 0.50, 0.75];
 
 /// One placement and what the model predicts for it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -25,17 +21,13 @@ pub struct Scenario {
     pub assignment: Assignment,
     /// Share of the workload's bytes on the slow tier.
     pub slow_fraction: f64,
-    /// Predicted `(T_DRAM + t) / T_DRAM`.
+    /// Predicted `(T_DRAM + t) / T_DRAM` (pages dropped before each query).
     pub relative: f64,
 }
 
-/// Every scenario of the module docs for `w` on `profile`'s tier.
-pub fn scenarios(
-    w: &Workload,
-    model: &Model,
-    profile: &Profile,
-    g: Granularity,
-) -> Result<Vec<Scenario>> {
+/// Every scenario of the module docs for `w` on `profile`'s tier under `o`.
+pub fn scenarios(w: &Workload, profile: &Profile, o: &AdviceOptions) -> Result<Vec<Scenario>> {
+    let model = o.model()?;
     let profiles = std::slice::from_ref(profile);
     let total = w.total_bytes().max(1) as f64;
     let scenario = |name: String, a: Assignment| -> Result<Scenario> {
@@ -66,14 +58,9 @@ pub fn scenarios(
         scenario("data vectors only".into(), only(StructureKind::DataVector))?,
         scenario("dictionaries only".into(), only(StructureKind::Dictionary))?,
     ];
-    let front = pareto_front(&TwoTierProblem::new(w, model, profile, g)?)?;
-    for b in BUDGETS {
-        let s = front.solution(front.budget_index(b)?);
-        out.push(scenario(format!("budget {}%", b * 100.0), s.assignment)?);
-    }
-    for t in TARGETS {
-        let s = front.solution(front.target_index(t)?);
-        out.push(scenario(format!("target {}%", t * 100.0), s.assignment)?);
+    let advisor = Advisor::new(w, profile, o)?;
+    for goal in grid() {
+        out.push(scenario(goal.to_string(), advisor.solve(goal)?.assignment)?);
     }
     Ok(out)
 }

@@ -122,6 +122,11 @@ pub struct Workload {
     /// The counts of a structure summed over the queries are its `counts`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub queries: Vec<QueryLoad>,
+    /// The worker threads of the recorded run: `T_DRAM` is its wall time × these, and
+    /// the model's page costs stall this many workers ([`crate::AdviceOptions`]).
+    /// Absent in workloads recorded before it was kept: taken as 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<u32>,
 }
 
 /// One query of a workload: its all-DRAM CPU time and its counts per structure.
@@ -156,6 +161,7 @@ impl Workload {
             description: String::new(),
             structures,
             queries: Vec::new(),
+            threads: None,
         };
         w.validate("<memory>")?;
         Ok(w)
@@ -309,6 +315,9 @@ impl Workload {
         if self.structures.is_empty() {
             return Err(Error::invalid(file, "structures", "empty"));
         }
+        if self.threads == Some(0) {
+            return Err(Error::invalid(file, "threads", "0 (at least 1)"));
+        }
         let mut ids = BTreeSet::new();
         for q in &self.queries {
             let bad = |p: String| Error::invalid(file, format!("query {}", q.id), p);
@@ -355,6 +364,15 @@ impl Workload {
             }
         }
         Ok(())
+    }
+
+    /// A 64-bit FNV-1a digest (16 hex digits) of the workload's JSON: what identifies
+    /// "this workload" when an advice looks up the validations of it
+    /// ([`crate::accuracy`]). The description is left out (it names paths).
+    pub fn digest(&self) -> String {
+        let mut w = self.clone();
+        w.description.clear();
+        crate::files::digest(&w)
     }
 
     /// Total footprint of all structures.

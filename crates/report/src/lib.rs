@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 
 pub use doc::{Document, Inputs};
 pub use error::{Error, Result};
+pub use html::date;
 pub use plot::plot_file;
 
 /// The report's file name in its output directory.

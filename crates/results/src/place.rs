@@ -104,6 +104,10 @@ pub struct QueryPoint {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ScenarioResult {
     pub name: String,
+    /// The structures on the slow tier (`table.column.kind`), in the workload's order;
+    /// absent in documents written before it was recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub slow_structures: Vec<String>,
     pub slow_bytes: u64,
     pub slow_fraction: f64,
     /// Sum of the queries' medians / the all-DRAM sum.
@@ -135,6 +139,23 @@ pub struct CgroupFigures {
     pub max_page_cache_bytes: u64,
 }
 
+/// Relative errors |predicted / measured − 1| of the model `pmolap place advise` uses
+/// (the page model on a page-granular tier, else the paper's), over the validated
+/// placements: what an advice on this tier states as its accuracy.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AdvisedError {
+    /// `page` or `paper`.
+    pub model: String,
+    /// Over every (placement, query).
+    pub query_median: f64,
+    pub query_max: f64,
+    /// Over the placements, whole workload.
+    pub workload_median: f64,
+    pub workload_max: f64,
+    /// How many placements were measured.
+    pub placements: usize,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ValidateConfig {
     pub data: PathBuf,
@@ -148,6 +169,20 @@ pub struct ValidateConfig {
     pub llc_bytes: u64,
     /// The filesystem of the slow tier (the database's files).
     pub slow_fs: String,
+    /// The budgets (share of `T_DRAM`) whose advised placements were measured
+    /// (absent in older documents).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub budgets: Vec<f64>,
+    /// The targets (share of the bytes on the slow tier) likewise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<f64>,
+    /// The workload's `T_DRAM` (ns) the placements were solved and predicted with (absent
+    /// in older documents, which predicted with the measured all-DRAM time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub t_dram_ns: Option<f64>,
+    /// Workers sharing the slow tier's device in the model (absent in older documents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_threads: Option<u32>,
 }
 
 /// The `place-validate` document; `Workload` is the placement model's workload
@@ -163,6 +198,9 @@ pub struct ValidateReport<Workload = Detail> {
     pub baseline: Vec<QueryPoint>,
     pub scenarios: Vec<ScenarioResult>,
     pub errors: Vec<ErrorSummary>,
+    /// The advised model's relative errors (absent in older documents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub advised: Option<AdvisedError>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cgroup: Option<CgroupFigures>,
 }

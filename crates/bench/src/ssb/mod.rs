@@ -23,4 +23,4 @@ pub use tiers::{
     breakdown, chosen_tiers, tiers, BreakdownReport, LadderStep, TierChoice, TierResult,
     TiersConfig, TiersReport,
 };
-pub use workload::ssb_workload;
+pub use workload::{given_or_recorded, ssb_workload, translate};

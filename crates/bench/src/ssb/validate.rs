@@ -10,17 +10,19 @@
 //!   placement first): the slow tier's page cache is bounded by about SIZE; every query
 //!   runs once to warm up, then `reps` times.
 //!
-//! The placements are the paper's (§6): all slow, data vectors only, dictionaries only,
-//! budgets 0–50 % and targets 25–75 %, solved by the paper's model on the given profile.
-//! For each, per query and for the whole workload, the measured relative time (median
-//! time / the all-DRAM placement's median time, both measured here in the same run) and
-//! the relative time each model variant predicts: the paper's model, its two ablations
-//! (No-Cache, No-Dense) and, where the profile has page costs, the page model. The
-//! prediction uses the measured all-DRAM time as `T_DRAM` (the same procedure as the
-//! measurement: a cold reopen includes building the join indexes) and the workload's
-//! per-query access counts.
+//! The placements are the paper's fixed ones (all slow, data vectors only, dictionaries
+//! only) and exactly the placements `pmolap place advise` writes for the grid
+//! ([`pmolap_place::grid`]: budgets 0–50 %, targets 25–90 %), solved by the one
+//! [`pmolap_place::Advisor`] with the same [`AdviceOptions`]. For each, per query and for
+//! the whole workload, the measured relative time (median time / the all-DRAM
+//! placement's median time, both measured here in the same run) and the relative time
+//! each model variant predicts: the paper's model, its two ablations (No-Cache,
+//! No-Dense) and, where the profile has page costs, the page model. Every prediction
+//! uses the workload's `T_DRAM` and per-query counts — the numbers `advise` promises
+//! with — and the advised model's relative errors |predicted/measured − 1| are the
+//! accuracy later advice on this workload states ([`AdvisedError`]).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use indicatif::ProgressBar;
 use pmolap_engine::{Database, Query, Session};
@@ -29,8 +31,8 @@ use pmolap_place::placement::{
     PlacedStructure, PlacementTier, PLACEMENT_FORMAT, PLACEMENT_VERSION,
 };
 use pmolap_place::{
-    scenarios, Assignment, Granularity, Model, ModelOptions, PlacementFile, Profile, Workload,
-    REFERENCE_TIER,
+    scenarios, AdviceOptions, Assignment, Model, ModelOptions, PlacementFile, Profile, Workload,
+    BUDGETS, REFERENCE_TIER, TARGETS,
 };
 use pmolap_results::{kind, Header, Machine};
 use pmolap_tier::io::{fadvise, Advice};
@@ -51,13 +53,14 @@ pub struct ValidateOptions {
     /// The slow tier's profile (measured on it: `pmolap place profile`).
     pub profile: Profile,
     pub setting: Setting,
-    pub granularity: Granularity,
-    /// `S_LLC` in bytes.
-    pub llc_bytes: u64,
+    /// The advice's options (`place advise` with the same ones writes the placements
+    /// measured); their I/O threads must be the run's worker threads.
+    pub advice: AdviceOptions,
 }
 
 pub use pmolap_results::place::{
-    CgroupFigures, ErrorSummary, Predicted, QueryPoint, ScenarioResult, ValidateConfig,
+    AdvisedError, CgroupFigures, ErrorSummary, Predicted, QueryPoint, ScenarioResult,
+    ValidateConfig,
 };
 
 /// The `place-validate` document, with the placement model's workload.
@@ -94,8 +97,28 @@ fn placement_of(w: &Workload, profile: &Profile, a: &Assignment) -> PlacementFil
             })
             .collect(),
         predicted: None,
+        accuracy: None,
         origin: None,
     }
+}
+
+/// Opens `dir` with every structure copied to DRAM, reading the files only to copy them,
+/// then drops the files' pages: the all-DRAM run of `T_DRAM` and of the cold baseline.
+pub(crate) fn open_fresh_dram(dir: &std::path::Path) -> Result<Database> {
+    let pf = PlacementFile {
+        format: PLACEMENT_FORMAT.into(),
+        version: PLACEMENT_VERSION,
+        tiers: vec![PlacementTier {
+            name: REFERENCE_TIER.into(),
+            location: None,
+            capacity_bytes: None,
+        }],
+        structures: Vec::new(),
+        predicted: None,
+        accuracy: None,
+        origin: None,
+    };
+    open_cold(dir, &pf)
 }
 
 /// Opens `dir` under `pf` without reading the slow files, then drops every file's pages.
@@ -175,15 +198,13 @@ impl Runner<'_> {
     }
 }
 
-/// The model variants for `o`.
-fn models(o: &ValidateOptions, threads: usize) -> Result<[(&'static str, Model); 4]> {
+/// The model variants for `o`: the paper's model and its two ablations (per access,
+/// with the advice's S_LLC), and the page model exactly as advised (behind the setting's
+/// bounded cache, if any).
+fn models(o: &ValidateOptions) -> Result<[(&'static str, Model); 4]> {
     let base = ModelOptions {
         page_model: false,
-        ..ModelOptions::new(o.llc_bytes)
-    };
-    let cache = match o.setting {
-        Setting::Cold => None,
-        Setting::Cache { bytes } => Some(bytes),
+        ..ModelOptions::new(o.advice.llc_bytes)
     };
     Ok([
         ("paper", Model::new(base)?),
@@ -201,16 +222,16 @@ fn models(o: &ValidateOptions, threads: usize) -> Result<[(&'static str, Model);
                 ..base
             })?,
         ),
-        (
-            "page",
-            Model::new(ModelOptions {
-                page_model: true,
-                page_cache_bytes: cache,
-                io_threads: threads as u32,
-                ..base
-            })?,
-        ),
+        ("page", o.advice.predicting(cache_of(o.setting))?),
     ])
+}
+
+/// The page cache a setting keeps between queries.
+fn cache_of(s: Setting) -> Option<u64> {
+    match s {
+        Setting::Cold => None,
+        Setting::Cache { bytes } => Some(bytes),
+    }
 }
 
 /// The four predictions for `w` under `a`.
@@ -233,26 +254,6 @@ fn predict(
     })
 }
 
-/// The workload a validation predicts from: the file `given` (recorded with `pmolap place
-/// workload` and the same queries), else recorded now on the database of `data` (3 timed
-/// runs per query, [`super::ssb_workload`]).
-pub fn workload(
-    data: &DataOptions,
-    queries: &[Query],
-    given: Option<&Path>,
-    pb: &ProgressBar,
-) -> Result<Workload> {
-    match given {
-        Some(f) => {
-            Workload::load(f).map_err(|e| Error::Ssb(format!("--workload {}: {e}", f.display())))
-        }
-        None => {
-            pb.set_message("workload");
-            super::ssb_workload(data, queries, 3, pb)
-        }
-    }
-}
-
 /// Runs the validation: the workload is given (per-query counts needed) or measured.
 pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<ValidateReport> {
     if o.reps == 0 {
@@ -270,11 +271,23 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
     let slow_fs = topo
         .filesystem_for(&dir)
         .map_or_else(|| "unknown".to_string(), |f| f.fs_type.clone());
-    let paper = Model::new(ModelOptions {
-        page_model: false,
-        ..ModelOptions::new(o.llc_bytes)
-    })?;
-    let chosen = scenarios(&w, &paper, &o.profile, o.granularity)?;
+    let threads = Session::new(open_fresh_dram(&dir)?, &topo, o.data.exec.clone())?
+        .layout()
+        .threads;
+    if let Some(t) = w.threads {
+        if t as usize != threads {
+            return Err(Error::Ssb(format!(
+                "the workload was recorded with {t} worker threads, this run has {threads}: give the same --threads (T_DRAM and the page costs are for {t})"
+            )));
+        }
+    }
+    if o.advice.io_threads as usize != threads {
+        return Err(Error::Ssb(format!(
+            "the advice's I/O threads ({}) are not this run's worker threads ({threads})",
+            o.advice.io_threads
+        )));
+    }
+    let chosen = scenarios(&w, &o.profile, &o.advice)?;
     let runner = Runner {
         o,
         dir: dir.clone(),
@@ -298,21 +311,10 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
             (t, Some(fig))
         }
     };
-    let threads = Session::new(
-        open_cold(&dir, &placement_of(&w, &o.profile, &all_dram))?,
-        &runner.topo,
-        o.data.exec.clone(),
-    )?
-    .layout()
-    .threads;
-    let models = models(o, threads)?;
-    // T_DRAM per query: the measured all-DRAM median (CPU time: wall x threads).
-    let mut wm = w.clone();
-    for (q, t) in wm.queries.iter_mut().zip(&base_times) {
-        q.t_dram_ns = median(t) * 1e6 * threads as f64;
-    }
-    wm.t_dram_ns = wm.queries.iter().map(|q| q.t_dram_ns).sum();
-    let per_query: Vec<Workload> = (0..wm.queries.len()).filter_map(|i| wm.query(i)).collect();
+    let models = models(o)?;
+    let advised = o.advice.predicting(cache_of(o.setting))?;
+    // Predictions with the workload's T_DRAM (the one definition advise uses).
+    let per_query: Vec<Workload> = (0..w.queries.len()).filter_map(|i| w.query(i)).collect();
     let baseline: Vec<QueryPoint> = o
         .queries
         .iter()
@@ -331,7 +333,9 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
         })
         .collect();
     let base_sum: f64 = baseline.iter().map(|b| b.median_ms).sum();
+    let ps = std::slice::from_ref(&o.profile);
     let mut results = Vec::new();
+    let mut advised_err = (Vec::new(), Vec::new());
     let mut cg = cgroup;
     let mut partial = false;
     for s in &chosen {
@@ -358,25 +362,47 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
         let mut queries = Vec::new();
         for (i, t) in times.iter().enumerate() {
             let m = median(t);
+            let measured = m / baseline[i].median_ms;
+            let pred = advised.predict(&per_query[i], ps, &s.assignment)?.relative;
+            advised_err.0.push((pred / measured - 1.0).abs());
             queries.push(QueryPoint {
                 id: o.queries[i].id.clone(),
                 median_ms: m,
                 times_ms: t.clone(),
-                measured: m / baseline[i].median_ms,
+                measured,
                 predicted: predict(&models, &per_query[i], &o.profile, &s.assignment)?,
             });
         }
         let sum: f64 = queries.iter().map(|q| q.median_ms).sum();
+        let measured = sum / base_sum;
+        let pred = advised.predict(&w, ps, &s.assignment)?.relative;
+        advised_err.1.push((pred / measured - 1.0).abs());
         results.push(ScenarioResult {
             name: s.name.clone(),
+            slow_structures: w
+                .structures
+                .iter()
+                .zip(&s.assignment.tier)
+                .filter(|(_, &t)| t == 1)
+                .map(|(st, _)| st.id())
+                .collect(),
             slow_bytes: (s.slow_fraction * w.total_bytes() as f64).round() as u64,
             slow_fraction: s.slow_fraction,
-            measured: sum / base_sum,
-            predicted: predict(&models, &wm, &o.profile, &s.assignment)?,
+            measured,
+            predicted: predict(&models, &w, &o.profile, &s.assignment)?,
             queries,
         });
     }
     let errors = error_summaries(&results, o.profile.pages.is_some());
+    let max = |v: &[f64]| v.iter().copied().fold(f64::NAN, f64::max);
+    let advised = (!results.is_empty()).then(|| AdvisedError {
+        model: o.advice.model_name(&o.profile).into(),
+        query_median: median(&advised_err.0),
+        query_max: max(&advised_err.0),
+        workload_median: median(&advised_err.1),
+        workload_max: max(&advised_err.1),
+        placements: results.len(),
+    });
     Ok(ValidateReport {
         header: Header::new(
             kind::PLACE_VALIDATE,
@@ -391,14 +417,19 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
             queries: o.queries.iter().map(|q| q.id.clone()).collect(),
             profile_tier: o.profile.tier.clone(),
             profile_source: o.profile.source.to_string(),
-            granularity: o.granularity,
-            llc_bytes: o.llc_bytes,
+            granularity: o.advice.granularity,
+            llc_bytes: o.advice.llc_bytes,
             slow_fs,
+            budgets: BUDGETS.to_vec(),
+            targets: TARGETS.to_vec(),
+            t_dram_ns: Some(w.t_dram_ns),
+            io_threads: Some(o.advice.io_threads),
         },
-        workload: wm,
+        workload: w,
         baseline,
         scenarios: results,
         errors,
+        advised,
         cgroup: cg,
     })
 }

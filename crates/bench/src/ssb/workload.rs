@@ -2,23 +2,44 @@
 //! on the database with every structure in DRAM — first timed without counters
 //! (`T_DRAM`), then once more with the store's access counters on — and written as a
 //! `pmolap_place::Workload` (per structure its bytes, type, width and counts per access
-//! type).
+//! type). The queries are the SSB ones or any of the engine's family (a SQL script is
+//! translated against the database's schema: [`translate`]).
+
+use std::path::Path;
 
 use indicatif::ProgressBar;
 
-use pmolap_engine::{Query, Session};
+use pmolap_engine::{Query, Script, Session};
 use pmolap_place::{StoreTable, Workload};
 use pmolap_tier::Topology;
 
 use super::data::{database_dir_noting, open_database, DataOptions};
-use super::run::{run_queries, Source};
+use super::run::median;
+use super::validate::open_fresh_dram;
 use crate::error::{Error, Result};
 
-/// Runs `queries` on the database of `data` in DRAM and returns its workload: `T_DRAM` is
-/// the sum of the queries' median wall times × the worker threads (the model adds CPU
-/// time, summed over threads), the counts those of one counted run of each query on a
-/// freshly opened database (so the join indexes are built, as in a cold run), kept per
-/// query as well.
+/// The statements of `script` as queries of the database of `data` (its schema read
+/// without reading its data).
+pub fn translate(data: &DataOptions, script: &Script, pb: &ProgressBar) -> Result<Vec<Query>> {
+    let dir = database_dir_noting(data, pb)?;
+    let db = open_database(&dir, "home", false)?;
+    let columns = |t: &str| {
+        db.table(t)
+            .ok()
+            .map(|t| t.columns().iter().map(|c| c.name().to_string()).collect())
+    };
+    Ok(script.queries(&columns)?)
+}
+
+/// Runs `queries` on the database of `data` in DRAM and returns its workload.
+///
+/// `T_DRAM` (the one definition every `place` command uses, `docs/placement.md`): per
+/// query, the median over `reps` runs of its wall time on a freshly opened database with
+/// every structure copied to DRAM (the join indexes built within the run, as in the
+/// counted run and in `place validate`'s cold setting), times the worker threads (the
+/// model adds CPU time, summed over threads); the workload's is the sum over the
+/// queries. The counts are those of one counted run of each query on a freshly opened
+/// database, kept per query. The workload records its worker threads.
 pub fn ssb_workload(
     data: &DataOptions,
     queries: &[Query],
@@ -28,23 +49,40 @@ pub fn ssb_workload(
     if queries.is_empty() {
         return Err(Error::Ssb("no queries to run".into()));
     }
+    if reps == 0 {
+        return Err(Error::Ssb("--reps must be at least 1".into()));
+    }
     let topo = Topology::detect()?;
     let dir = database_dir_noting(data, pb)?;
-    let p = Session::new(open_database(&dir, "dram", true)?, &topo, data.exec.clone())?;
+    let fresh = || -> Result<Session> {
+        Ok(Session::new(
+            open_fresh_dram(&dir)?,
+            &topo,
+            data.exec.clone(),
+        )?)
+    };
     pb.set_length((queries.len() * (reps + 1)) as u64);
-    let figs = run_queries(Source::Warm(&p), queries, reps, pb)?;
-    if figs.len() < queries.len() {
-        return Err(Error::Ssb(
-            "interrupted before every query was timed".into(),
-        ));
-    }
-    let wall_ms: f64 = figs.iter().map(|f| f.median_ms).sum();
-    let threads = p.layout().threads as f64;
-    let names: Vec<String> = p.database().tables().map(|(n, _)| n.to_string()).collect();
     let mut per_query = Vec::new();
-    for (q, f) in queries.iter().zip(&figs) {
-        // A fresh preparation per query, as a cold run has: building the join indexes
-        // (reading the dimension keys) is part of the query's accesses.
+    let mut wall_ms = 0.0;
+    let mut threads = 1;
+    for q in queries {
+        pb.set_message(format!("Q{}", q.label()));
+        let mut times = Vec::with_capacity(reps);
+        for _ in 0..reps {
+            if pmolap_os::signal::interrupted() {
+                return Err(Error::Ssb(
+                    "interrupted before every query was timed".into(),
+                ));
+            }
+            let p = fresh()?;
+            threads = p.layout().threads;
+            times.push(p.run(q)?.total_ms);
+            pb.inc(1);
+        }
+        let med = median(&times);
+        wall_ms += med;
+        // The counted run, on a fresh database too: building the join indexes (reading
+        // the dimension keys) is part of the query's accesses.
         let p = Session::new(open_database(&dir, "dram", true)?, &topo, data.exec.clone())?;
         for (_, t) in p.database().tables() {
             t.reset_counters();
@@ -60,10 +98,12 @@ pub fn ssb_workload(
             })
             .collect();
         run?;
-        per_query.push((q.id.clone(), f.median_ms * 1e6 * threads, counts));
+        per_query.push((q.id.clone(), med * 1e6 * threads as f64, counts));
         pb.inc(1);
     }
-    let infos: Vec<_> = p.database().tables().map(|(_, t)| t.info()).collect();
+    let db = open_database(&dir, "home", false)?;
+    let names: Vec<String> = db.tables().map(|(n, _)| n.to_string()).collect();
+    let infos: Vec<_> = db.tables().map(|(_, t)| t.info()).collect();
     let tables: Vec<StoreTable<'_>> = names
         .iter()
         .zip(&infos)
@@ -71,8 +111,9 @@ pub fn ssb_workload(
         .map(|((name, info), counts)| StoreTable { name, info, counts })
         .collect();
     let mut w = Workload::from_store_queries(&tables, &per_query)?;
+    w.threads = Some(threads as u32);
     w.description = format!(
-        "{} queries ({}) on {}, {} threads; T_DRAM = {wall_ms:.1} ms wall x {} threads",
+        "{} queries ({}) on {}, {threads} threads; T_DRAM = {wall_ms:.1} ms wall x {threads} threads, each query on a freshly opened all-DRAM database",
         queries.len(),
         queries
             .iter()
@@ -80,8 +121,26 @@ pub fn ssb_workload(
             .collect::<Vec<_>>()
             .join(","),
         dir.display(),
-        p.layout().threads,
-        p.layout().threads
     );
     Ok(w)
+}
+
+/// The workload a validation predicts from: the file `given` (recorded with `pmolap place
+/// workload` and the same queries), else recorded now on the database of `data` (3 timed
+/// runs per query, [`ssb_workload`]).
+pub fn given_or_recorded(
+    data: &DataOptions,
+    queries: &[Query],
+    given: Option<&Path>,
+    pb: &ProgressBar,
+) -> Result<Workload> {
+    match given {
+        Some(f) => {
+            Workload::load(f).map_err(|e| Error::Ssb(format!("--workload {}: {e}", f.display())))
+        }
+        None => {
+            pb.set_message("workload");
+            ssb_workload(data, queries, 3, pb)
+        }
+    }
 }

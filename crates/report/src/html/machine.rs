@@ -214,7 +214,7 @@ fn dedup(it: impl Iterator<Item = String>) -> Vec<String> {
 }
 
 /// `YYYY-MM-DD HH:MM UTC` of seconds since the Unix epoch.
-pub(crate) fn date(unix: u64) -> String {
+pub fn date(unix: u64) -> String {
     let days = (unix / 86_400) as i64;
     let secs = unix % 86_400;
     // Howard Hinnant's civil_from_days.

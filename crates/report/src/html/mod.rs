@@ -20,7 +20,7 @@ use crate::error::Result;
 use crate::kinds;
 use crate::markup::{esc, file_name, table_html, PARTIAL_BADGE};
 
-pub(crate) use machine::date;
+pub use machine::date;
 
 /// The sections, in order: kind, heading, what the section shows.
 const SECTIONS: &[(&str, &str, &str)] = &[

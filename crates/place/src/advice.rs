@@ -1,0 +1,165 @@
+//! One solver, one meaning: [`AdviceOptions`] (the model's settings every command shares)
+//! and [`Advisor`], the one function from (workload, profile, options, budget or target)
+//! to a placement. `pmolap place advise` writes its placement, `place validate` measures
+//! the placements it gives for the grid [`BUDGETS`] × [`TARGETS`], and `place whatif`
+//! predicts them: the same model, the same I/O concurrency, the same `T_DRAM` (the
+//! workload's; `docs/placement.md`, "One solver, one meaning").
+
+use std::fmt;
+
+use crate::error::Result;
+use crate::model::{Model, ModelOptions};
+use crate::profile::Profile;
+use crate::solve::{pareto_front, Granularity, ParetoFront, Solution, TwoTierProblem};
+use crate::workload::Workload;
+
+/// The budgets (slowdown allowed, share of `T_DRAM`) `place validate` measures: the
+/// paper's (§6), 0–50 %.
+pub const BUDGETS: [f64; 6] = [0.0, 0.01, 0.05, 0.10, 0.20, 0.50];
+/// The targets (share of the bytes on the slow tier) `place validate` measures: the
+/// paper's 25, 50, 75 % and 90 %.
+pub const TARGETS: [f64; 4] = [0.25, 0.50, 0.75, 0.90];
+
+/// What an advice asks for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Goal {
+    /// Most bytes on the slow tier with the predicted extra time at most this share of
+    /// `T_DRAM`.
+    Budget(f64),
+    /// Least predicted extra time with at least this share of the bytes on the slow tier.
+    Target(f64),
+}
+
+impl fmt::Display for Goal {
+    /// `budget 10%`, `target 75%`: the name `place validate` gives the placement.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Goal::Budget(b) => write!(f, "budget {}%", b * 100.0),
+            Goal::Target(t) => write!(f, "target {}%", t * 100.0),
+        }
+    }
+}
+
+/// The grid `place validate` measures, in order: every budget, then every target.
+pub fn grid() -> impl Iterator<Item = Goal> {
+    BUDGETS
+        .into_iter()
+        .map(Goal::Budget)
+        .chain(TARGETS.into_iter().map(Goal::Target))
+}
+
+/// The settings an advice is solved and predicted with; the same in `advise`,
+/// `validate` and `whatif`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AdviceOptions {
+    /// `S_LLC`: L3 plus every core's L2, bytes.
+    pub llc_bytes: u64,
+    /// What moves as one unit.
+    pub granularity: Granularity,
+    /// Eq. 6 on (false: the No-Cache ablation).
+    pub cache_miss_ratio: bool,
+    /// Dense lookups priced by class (false: the No-Dense ablation).
+    pub dense_classes: bool,
+    /// Workers sharing a page-granular tier's device: the workload's worker threads.
+    pub io_threads: u32,
+}
+
+impl AdviceOptions {
+    /// The full model for `w`: structure granularity, `S_LLC = llc_bytes`, I/O
+    /// concurrency the workload's worker threads (1 where it does not record them).
+    pub fn new(w: &Workload, llc_bytes: u64) -> Self {
+        AdviceOptions {
+            llc_bytes,
+            granularity: Granularity::Structure,
+            cache_miss_ratio: true,
+            dense_classes: true,
+            io_threads: w.threads.unwrap_or(1).max(1),
+        }
+    }
+
+    /// The model options: the page model wherever the profile has page costs (a
+    /// page-granular tier), the paper's per-access model elsewhere; pages dropped before
+    /// each query (the solvers price the cold costs; a bounded cache only changes a
+    /// prediction, see [`AdviceOptions::predicting`]).
+    pub fn model_options(&self) -> ModelOptions {
+        ModelOptions {
+            cache_miss_ratio: self.cache_miss_ratio,
+            dense_classes: self.dense_classes,
+            page_model: true,
+            page_cache_bytes: None,
+            io_threads: self.io_threads,
+            ..ModelOptions::new(self.llc_bytes)
+        }
+    }
+
+    /// The model the solvers use.
+    pub fn model(&self) -> Result<Model> {
+        Model::new(self.model_options())
+    }
+
+    /// The same model predicting behind a page cache of `cache` bytes kept between
+    /// queries (`None`: cold).
+    pub fn predicting(&self, cache: Option<u64>) -> Result<Model> {
+        Model::new(ModelOptions {
+            page_cache_bytes: cache,
+            ..self.model_options()
+        })
+    }
+
+    /// `page` when `profile` is priced by the page model, else `paper`.
+    pub fn model_name(&self, profile: &Profile) -> &'static str {
+        if profile.pages.is_some() {
+            "page"
+        } else {
+            "paper"
+        }
+    }
+
+    /// A digest (16 hex digits) of the workload, the profile and these options: the
+    /// placements of two runs with the same key are the same.
+    pub fn key(&self, w: &Workload, profile: &Profile) -> String {
+        let this = format!(
+            "{}|{}|{:?}|{}|{}|{}|{}",
+            w.digest(),
+            crate::files::digest(profile),
+            self.granularity,
+            self.llc_bytes,
+            self.cache_miss_ratio,
+            self.dense_classes,
+            self.io_threads,
+        );
+        crate::files::digest(&this)
+    }
+}
+
+/// The exact Pareto front of a workload on one slow tier under [`AdviceOptions`]: every
+/// budget or target placement is read off it.
+#[derive(Debug, Clone)]
+pub struct Advisor {
+    front: ParetoFront,
+}
+
+impl Advisor {
+    /// Builds the front of `w` on `profile`'s tier.
+    pub fn new(w: &Workload, profile: &Profile, o: &AdviceOptions) -> Result<Self> {
+        let problem = TwoTierProblem::new(w, &o.model()?, profile, o.granularity)?;
+        Ok(Advisor {
+            front: pareto_front(&problem)?,
+        })
+    }
+
+    /// The placement for `goal` (proven optimal for the rounded costs).
+    pub fn solve(&self, goal: Goal) -> Result<Solution> {
+        let i = match goal {
+            Goal::Budget(b) => self.front.budget_index(b)?,
+            Goal::Target(t) => self.front.target_index(t)?,
+        };
+        Ok(self.front.solution(i))
+    }
+}
+
+/// The placement of `w` on `profile`'s tier for `goal`: what `place advise` writes and
+/// `place validate` measures.
+pub fn advise(w: &Workload, profile: &Profile, o: &AdviceOptions, goal: Goal) -> Result<Solution> {
+    Advisor::new(w, profile, o)?.solve(goal)
+}
