@@ -33,10 +33,9 @@ use pmolap_place::{
     REFERENCE_TIER,
 };
 use pmolap_results::{kind, Header, Machine};
-use pmolap_tier::io::{fadvise, Advice};
 use pmolap_tier::Topology;
 
-use super::data::{database_dir_noting, DataOptions};
+use super::data::{database_dir_noting, DataOptions, Where};
 use super::run::median;
 use crate::error::{Error, Result};
 
@@ -100,13 +99,7 @@ fn placement_of(w: &Workload, profile: &Profile, a: &Assignment) -> PlacementFil
 
 /// Opens `dir` under `pf` without reading the slow files, then drops every file's pages.
 fn open_cold(dir: &std::path::Path, pf: &PlacementFile) -> Result<Database> {
-    let db = super::data::open_under(dir, pf, false)
-        .map_err(|e| Error::Ssb(format!("opening {} under a placement: {e}", dir.display())))?;
-    for f in db.files() {
-        let file = std::fs::File::open(&f).map_err(|e| Error::io(&f, e))?;
-        fadvise(&file, &f, Advice::DontNeed)?;
-    }
-    Ok(db)
+    super::data::open_cold(dir, Where::Placement(pf))
 }
 
 /// Runs every query under one placement; per query its times (ms).

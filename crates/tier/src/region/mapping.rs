@@ -68,6 +68,7 @@ impl Region {
             features,
             flush: PersistMode::best_flush(&features),
             _file: file,
+            writable: true,
         };
         region.settle(spec, opts)?;
         Ok(region)
@@ -75,7 +76,7 @@ impl Region {
 
     /// After mapping: binds the region to its node, asks for transparent huge pages,
     /// prefaults it, and records the huge pages granted and where the pages are.
-    fn settle(&mut self, spec: &TierSpec, opts: &RegionOptions) -> Result<()> {
+    pub(super) fn settle(&mut self, spec: &TierSpec, opts: &RegionOptions) -> Result<()> {
         let region = self;
         if let Some(node) = spec.node() {
             region.bind(node)?;
@@ -158,8 +159,17 @@ impl Region {
         Ok(())
     }
 
-    /// Faults every page in, writable, without changing its content.
+    /// Faults every page in without changing its content: writable for a writable
+    /// mapping (`MADV_POPULATE_WRITE`), for reading only for a read-only one
+    /// (`MADV_POPULATE_READ`, which dirties nothing).
     fn prefault(&mut self) {
+        if !self.writable {
+            // SAFETY: the range is exactly our own live mapping, readable for `map_len`
+            // bytes (whole pages of the file, the last one zero-filled past its end).
+            let all = unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.map_len) };
+            crate::io::prefault_read(all);
+            return;
+        }
         // SAFETY: the range is exactly our own live mapping.
         let rc =
             unsafe { libc::madvise(self.ptr.as_ptr().cast(), self.map_len, MADV_POPULATE_WRITE) };
