@@ -362,8 +362,10 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
         let sum: f64 = queries.iter().map(|q| q.median_ms).sum();
         results.push(ScenarioResult {
             name: s.name.clone(),
-            slow_bytes: (s.slow_fraction * w.total_bytes() as f64).round() as u64,
-            slow_fraction: s.slow_fraction,
+            slow_bytes: s.share.bytes,
+            slow_fraction: s.share.fraction,
+            slow_accessed_bytes: Some(s.share.accessed_bytes),
+            slow_accessed_fraction: Some(s.share.accessed_fraction),
             measured: sum / base_sum,
             predicted: predict(&models, &wm, &o.profile, &s.assignment)?,
             queries,
