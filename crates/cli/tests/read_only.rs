@@ -163,7 +163,7 @@ fn queries_leave_the_database_files_untouched() {
     assert_eq!(doc["config"]["setting"]["kind"], "warm", "{doc}");
     // Behind a bounded page cache, where this machine lets the test make a cgroup.
     let o = pmolap()
-        .args(&q)
+        .args(q)
         .arg("--data")
         .arg(&db)
         .args(["--placement"])
