@@ -38,8 +38,24 @@ impl Region {
                 available,
             });
         }
-        let features = CpuFeatures::detect();
         let mut warnings = Vec::new();
+        let mapping = map(spec, len, opts, available, &mut warnings)?;
+        let mut region = Region::assemble(spec, len, mapping, opts, warnings, true);
+        region.settle(spec, opts)?;
+        Ok(region)
+    }
+
+    /// A region of `mapping` (`len` bytes of `spec`, `writable` or `PROT_READ` only), its
+    /// info recording `opts` and `warnings`; not yet settled.
+    pub(super) fn assemble(
+        spec: &TierSpec,
+        len: usize,
+        mapping: Mapping,
+        opts: &RegionOptions,
+        warnings: Vec<String>,
+        writable: bool,
+    ) -> Region {
+        let features = CpuFeatures::detect();
         let Mapping {
             ptr,
             map_len,
@@ -47,8 +63,8 @@ impl Region {
             path,
             durability,
             map_sync,
-        } = map(spec, len, opts, available, &mut warnings)?;
-        let mut region = Region {
+        } = mapping;
+        Region {
             ptr,
             len,
             map_len,
@@ -68,10 +84,8 @@ impl Region {
             features,
             flush: PersistMode::best_flush(&features),
             _file: file,
-            writable: true,
-        };
-        region.settle(spec, opts)?;
-        Ok(region)
+            writable,
+        }
     }
 
     /// After mapping: binds the region to its node, asks for transparent huge pages,
@@ -189,13 +203,13 @@ impl Region {
 }
 
 /// A new mapping of a region's tier, before it becomes a [`Region`].
-struct Mapping {
-    ptr: NonNull<u8>,
-    map_len: usize,
-    file: Option<File>,
-    path: Option<PathBuf>,
-    durability: Durability,
-    map_sync: bool,
+pub(super) struct Mapping {
+    pub(super) ptr: NonNull<u8>,
+    pub(super) map_len: usize,
+    pub(super) file: Option<File>,
+    pub(super) path: Option<PathBuf>,
+    pub(super) durability: Durability,
+    pub(super) map_sync: bool,
 }
 
 /// Maps `len` bytes of `spec` (`available` bytes there), noting in `warnings` what was

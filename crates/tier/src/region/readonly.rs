@@ -8,6 +8,7 @@ use std::path::Path;
 use std::ptr::NonNull;
 
 use super::capacity::round_up;
+use super::mapping::Mapping;
 use super::*;
 
 /// A file mapped for reading only. Unlike [`Region`] it has no way to write: no
@@ -68,33 +69,19 @@ impl ReadOnlyRegion {
         let spec = TierSpec::File {
             path: path.to_path_buf(),
         };
-        let features = CpuFeatures::detect();
-        let mut region = Region {
+        let mapping = Mapping {
             ptr,
-            len,
             map_len,
-            info: RegionInfo {
-                spec: spec.clone(),
-                len,
-                mapped_len: map_len,
-                durability: if dax {
-                    Durability::CacheFlush
-                } else {
-                    Durability::PageCache
-                },
-                path: Some(path.to_path_buf()),
-                map_sync: false,
-                huge_pages_requested: opts.huge_pages,
-                huge_page_bytes: None,
-                prefaulted: opts.prefault,
-                residency: None,
-                warnings,
+            file: Some(file),
+            path: Some(path.to_path_buf()),
+            durability: if dax {
+                Durability::CacheFlush
+            } else {
+                Durability::PageCache
             },
-            features,
-            flush: PersistMode::best_flush(&features),
-            _file: Some(file),
-            writable: false,
+            map_sync: false,
         };
+        let mut region = Region::assemble(&spec, len, mapping, opts, warnings, false);
         let opts = RegionOptions {
             huge_pages: HugePages::Off,
             ..opts.clone()
