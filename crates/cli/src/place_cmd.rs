@@ -13,8 +13,8 @@ use pmolap_bench::machine::Machine;
 use pmolap_bench::ssb::{self, DataOptions};
 use pmolap_engine::Query;
 use pmolap_place::{
-    scenarios, AccuracyRecord, AdviceOptions, Goal, Granularity, PlacementFile, Profile, Source,
-    Workload, BUILTIN_PROFILES,
+    scenarios, AccuracyRecord, AdviceOptions, Goal, Granularity, PlacementFile, Profile, SlowShare,
+    Source, Workload, BUILTIN_PROFILES,
 };
 use pmolap_tier::cpu::CacheSizes;
 use pmolap_tier::Topology;
@@ -363,11 +363,11 @@ fn advise(a: &AdviseArgs) -> Result<()> {
         }
     }
     println!(
-        "bytes: {:.1} MiB in dram, {:.1} MiB on {} ({:.1}%); predicted relative time {:.3} (model output)",
+        "bytes: {:.1} MiB in dram, {:.1} MiB on {}: {}; predicted relative time {:.3} (model output)",
         s.bytes_per_tier[0] as f64 / (1 << 20) as f64,
         s.bytes_moved as f64 / (1 << 20) as f64,
         p.tier,
-        100.0 * s.bytes_moved as f64 / w.total_bytes().max(1) as f64,
+        SlowShare::of(&w, &s.assignment).describe(),
         s.relative
     );
     println!("accuracy: {accuracy}");
@@ -395,17 +395,19 @@ fn whatif(a: &ModelArgs) -> Result<()> {
         }
     }
     println!(
-        "{:<20} {:>12} {:>10}",
-        "placement", "bytes slow", "relative"
+        "{:<20} {:>14} {:>10} {:>10}",
+        "placement", "slow accessed", "slow all", "relative"
     );
     for s in scenarios(&w, &p, &o)? {
         println!(
-            "{:<20} {:>11.1}% {:>10.3}",
+            "{:<20} {:>13.1}% {:>9.1}% {:>10.3}",
             s.name,
-            100.0 * s.slow_fraction,
+            100.0 * s.share.accessed_fraction,
+            100.0 * s.share.fraction,
             s.relative
         );
     }
+    println!("(slow: bytes on the slow tier as a share of the bytes the workload accesses, and of all bytes)");
     Ok(())
 }
 

@@ -119,14 +119,16 @@ fn print_report(r: &ValidateReport) {
             c.max_page_cache_bytes as f64 / (1 << 20) as f64
         );
     }
+    println!("slow %: share of the accessed bytes on the slow tier (of all bytes in brackets)");
     println!(
-        "{:<20} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "{:<20} {:>16} {:>9} {:>9} {:>9} {:>9} {:>9}",
         "placement", "slow %", "measured", "paper", "no CMR", "no dense", "page"
     );
     for s in &r.scenarios {
         println!(
-            "{:<20} {:>6.1}% {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9}",
+            "{:<20} {:>6.1}% ({:>5.1}%) {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9}",
             s.name,
+            100.0 * s.headline_fraction(),
             100.0 * s.slow_fraction,
             s.measured,
             s.predicted.paper,

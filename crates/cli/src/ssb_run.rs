@@ -104,6 +104,12 @@ pub struct RunArgs {
     /// Put each structure on the tier a placement file names (`pmolap place advise`).
     #[arg(long)]
     pub placement: Option<PathBuf>,
+    /// How the database's files are kept: `warm` (opened once, every page read in),
+    /// `cold` (every database file's pages dropped before each timed run, the database
+    /// reopened) or `cache:SIZE` (the queries run in a memory cgroup that bounds the page
+    /// cache to SIZE, e.g. 64MiB; needs a writable memory cgroup).
+    #[arg(long, default_value = "warm")]
+    pub setting: ssb::RunSetting,
     /// Timed repetitions per query (after one warm-up run).
     #[arg(long, default_value_t = 3)]
     pub reps: usize,
@@ -158,7 +164,7 @@ pub fn run(a: &RunArgs, queries: impl Into<QuerySource>) -> Result<()> {
         placement: a.placement.clone(),
         ..a.data.options()
     };
-    let r = ssb::run(&data, &a.tier, queries, a.reps, &pb)?;
+    let r = ssb::run(&data, &a.tier, a.setting, queries, a.reps, &pb)?;
     pb.finish_and_clear();
     for n in &r.notes {
         eprintln!("note: {n}");
@@ -171,9 +177,10 @@ pub fn run(a: &RunArgs, queries: impl Into<QuerySource>) -> Result<()> {
         );
     }
     println!(
-        "{} on {} — {} threads, pin {}, bit kernels {}, {}",
+        "{} on {} ({}) — {} threads, pin {}, bit kernels {}, {}",
         r.config.data.display(),
         r.config.tier,
+        r.config.setting,
         r.layout.threads,
         r.layout.pin,
         r.config.bits_kernel,

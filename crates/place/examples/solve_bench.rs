@@ -224,7 +224,9 @@ fn workload(sf: u64, copies: usize, all: bool, rng: &mut SmallRng) -> Workload {
         }
     }
     // T_DRAM: a run whose all-PMEM slowdown is in the paper's range (~1.5x).
-    let mut w = Workload::new(1, 1.0, structures).expect("valid workload");
+    // The store format the built-in profiles describe (the workload must match it).
+    let mut w = Workload::new(pmolap_store::format::FORMAT_VERSION, 1.0, structures)
+        .expect("valid workload");
     let model = Model::new(ModelOptions::new(60 << 20)).expect("model");
     let all: f64 = model
         .costs(&w, &Profile::optane_200())
@@ -309,7 +311,10 @@ fn main() {
             // The whole front from the workload: costs, units, every point with the
             // trace that gives any point's placement.
             let t0 = Instant::now();
-            let p = TwoTierProblem::new(&w, &model, &profile, g).expect("problem");
+            let p = TwoTierProblem::new(&w, &model, &profile, g).unwrap_or_else(|e| {
+                eprintln!("solve_bench: {e}");
+                std::process::exit(2)
+            });
             let f = pareto_front(&p).expect("front");
             times.push(t0.elapsed().as_secs_f64() * 1e3);
             size = f.points().len();

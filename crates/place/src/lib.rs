@@ -20,6 +20,7 @@ pub mod pages;
 pub mod placement;
 pub mod profile;
 pub mod scenarios;
+pub mod share;
 pub mod solve;
 pub mod whatif;
 pub mod workload;
@@ -33,6 +34,7 @@ pub use profile::{
     Access, CostEntry, PageCosts, Profile, Source, Variant, BUILTIN_PROFILES, REFERENCE_TIER,
 };
 pub use scenarios::{scenarios, Scenario};
+pub use share::SlowShare;
 pub use solve::{
     pareto_front, solve_budget, solve_target, solve_tiers, FrontPoint, Granularity, Objective,
     ParetoFront, Solution, TierProblem, TwoTierProblem,

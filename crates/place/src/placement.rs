@@ -28,6 +28,7 @@ use crate::error::{Error, Result};
 use crate::files::{check_header, read_json, write_json};
 use crate::model::Assignment;
 use crate::profile::{Profile, REFERENCE_TIER};
+use crate::share::SlowShare;
 use crate::solve::Solution;
 use crate::workload::{structure_id, Workload};
 
@@ -71,6 +72,10 @@ pub struct Predicted {
     pub relative: f64,
     /// Bytes off the reference tier.
     pub bytes_moved: u64,
+    /// The bytes off the reference tier as shares of the accessed bytes and of all bytes
+    /// (absent in files from before it was written).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slow_share: Option<SlowShare>,
 }
 
 /// A placement document.
@@ -130,6 +135,7 @@ impl PlacementFile {
                 t_ns: s.t_ns,
                 relative: s.relative,
                 bytes_moved: s.bytes_moved,
+                slow_share: Some(SlowShare::of(w, &s.assignment)),
             }),
             accuracy: None,
             origin: None,

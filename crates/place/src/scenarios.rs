@@ -11,6 +11,7 @@ use crate::advice::{grid, AdviceOptions, Advisor};
 use crate::error::Result;
 use crate::model::Assignment;
 use crate::profile::Profile;
+use crate::share::SlowShare;
 use crate::workload::Workload;
 
 /// One placement and what the model predicts for it.
@@ -19,8 +20,10 @@ pub struct Scenario {
     /// `all slow`, `data vectors only`, `dictionaries only`, `budget 10%`, `target 75%`.
     pub name: String,
     pub assignment: Assignment,
-    /// Share of the workload's bytes on the slow tier.
+    /// Share of the workload's bytes on the slow tier (never-accessed ones included).
     pub slow_fraction: f64,
+    /// Bytes on the slow tier, over the accessed bytes and over all bytes.
+    pub share: SlowShare,
     /// Predicted `(T_DRAM + t) / T_DRAM` (pages dropped before each query).
     pub relative: f64,
 }
@@ -29,20 +32,14 @@ pub struct Scenario {
 pub fn scenarios(w: &Workload, profile: &Profile, o: &AdviceOptions) -> Result<Vec<Scenario>> {
     let model = o.model()?;
     let profiles = std::slice::from_ref(profile);
-    let total = w.total_bytes().max(1) as f64;
     let scenario = |name: String, a: Assignment| -> Result<Scenario> {
         let pred = model.predict(w, profiles, &a)?;
-        let slow: u64 = w
-            .structures
-            .iter()
-            .zip(&a.tier)
-            .filter(|(_, &t)| t == 1)
-            .map(|(s, _)| s.bytes)
-            .sum();
+        let share = SlowShare::of(w, &a);
         Ok(Scenario {
             name,
             assignment: a,
-            slow_fraction: slow as f64 / total,
+            slow_fraction: share.fraction,
+            share,
             relative: pred.relative,
         })
     };

@@ -108,12 +108,27 @@ pub struct ScenarioResult {
     /// absent in documents written before it was recorded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub slow_structures: Vec<String>,
+    /// Bytes on the slow tier and their share of all bytes (never-accessed included).
     pub slow_bytes: u64,
     pub slow_fraction: f64,
+    /// Bytes on the slow tier of the structures the workload accesses, and their share
+    /// of the accessed bytes (the headline share; absent in documents from before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slow_accessed_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slow_accessed_fraction: Option<f64>,
     /// Sum of the queries' medians / the all-DRAM sum.
     pub measured: f64,
     pub predicted: Predicted,
     pub queries: Vec<QueryPoint>,
+}
+
+impl ScenarioResult {
+    /// The headline share on the slow tier: of the accessed bytes where the document has
+    /// it, else of all bytes (older documents).
+    pub fn headline_fraction(&self) -> f64 {
+        self.slow_accessed_fraction.unwrap_or(self.slow_fraction)
+    }
 }
 
 /// Absolute errors |predicted − measured| of one model variant.

@@ -48,6 +48,53 @@ pub struct RunConfig {
     /// `portable`; absent in documents from before they existed).
     #[serde(default)]
     pub bits_kernel: String,
+    /// How the database's files were kept between runs (`warm` in documents from before
+    /// the setting existed).
+    #[serde(default)]
+    pub setting: RunSetting,
+}
+
+/// How an `ssb run` keeps the database's files: opened once, checksums verified and every
+/// page read in (`warm`); reopened before every timed run with every database file's
+/// pages dropped from the page cache (`cold`); or opened once with its pages dropped and
+/// the queries run inside a memory cgroup of SIZE bytes, bounding the page cache
+/// (`cache:SIZE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum RunSetting {
+    #[default]
+    Warm,
+    Cold,
+    Cache {
+        bytes: u64,
+    },
+}
+
+impl std::str::FromStr for RunSetting {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        if s == "warm" {
+            return Ok(RunSetting::Warm);
+        }
+        match s.parse::<crate::place::Setting>() {
+            Ok(crate::place::Setting::Cold) => Ok(RunSetting::Cold),
+            Ok(crate::place::Setting::Cache { bytes }) => Ok(RunSetting::Cache { bytes }),
+            Err(_) if !s.starts_with("cache:") => Err(format!(
+                "setting `{s}`: use `warm` (opened once, every page read in), `cold` (pages dropped before each run) or `cache:SIZE` (page cache bounded by a memory cgroup)"
+            )),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+impl std::fmt::Display for RunSetting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunSetting::Warm => f.write_str("warm"),
+            RunSetting::Cold => f.write_str("cold"),
+            RunSetting::Cache { bytes } => write!(f, "cache:{bytes}"),
+        }
+    }
 }
 
 /// The result document of `ssb run` / `ssb query`; `Layout` is the engine's thread and

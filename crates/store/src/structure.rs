@@ -1,6 +1,6 @@
 //! `Structure`: one structure file of a table brought onto its tier — mapped zero-copy
-//! from the table directory, or copied into a fresh region on another tier — with its
-//! header checked, its checksum verified, and its access counters.
+//! and read-only from the table directory, or copied into a fresh region on another
+//! tier — with its header checked, its checksum verified, and its access counters.
 
 use std::fs::File;
 use std::io::Read;
@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use pmolap_tier::{Region, RegionOptions, TierSpec};
+use pmolap_tier::region::RegionInfo;
+use pmolap_tier::{ReadOnlyRegion, Region, RegionOptions, TierSpec};
 use serde::Serialize;
 
 use crate::counters::Counters;
@@ -35,10 +36,34 @@ pub struct StructureInfo {
     pub map_sync: bool,
 }
 
+/// A structure's bytes: its file mapped for reading only (reading a database never
+/// writes it), or a copy on another tier.
+#[derive(Debug)]
+enum Bytes {
+    Mapped(ReadOnlyRegion),
+    Copy(Region),
+}
+
+impl Bytes {
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            Bytes::Mapped(r) => r.as_slice(),
+            Bytes::Copy(r) => r.as_slice(),
+        }
+    }
+
+    fn info(&self) -> &RegionInfo {
+        match self {
+            Bytes::Mapped(r) => r.info(),
+            Bytes::Copy(r) => r.info(),
+        }
+    }
+}
+
 /// One opened structure file.
 #[derive(Debug)]
 pub(crate) struct Structure {
-    region: Region,
+    region: Bytes,
     pub(crate) header: Header,
     pub(crate) info: StructureInfo,
     pub(crate) counters: Counters,
@@ -103,16 +128,7 @@ impl Structure {
         let len = file_len as usize;
         let (region, zero_copy) = match target {
             None => (
-                Region::new(
-                    &TierSpec::File {
-                        path: path.to_path_buf(),
-                    },
-                    len,
-                    &pmolap_tier::RegionOptions {
-                        existing: pmolap_tier::ExistingFile::Use,
-                        ..ctx.region.clone()
-                    },
-                )?,
+                Bytes::Mapped(ReadOnlyRegion::open(path, len, ctx.region)?),
                 true,
             ),
             Some(spec) => {
@@ -121,7 +137,7 @@ impl Structure {
                 dst[..got].copy_from_slice(&head[..got]);
                 file.read_exact(&mut dst[got..])
                     .map_err(|e| Error::io(path, e))?;
-                (r, false)
+                (Bytes::Copy(r), false)
             }
         };
         if ctx.verify {

@@ -25,7 +25,7 @@ pub use persist::{Durability, PersistMode};
 pub use pin::Pinning;
 /// Tier operations fail with the platform error of `pmolap-os`.
 pub use pmolap_os::{Error, Result};
-pub use region::{AtomicRegion, ExistingFile, MemView, Region, RegionOptions};
+pub use region::{AtomicRegion, ExistingFile, MemView, ReadOnlyRegion, Region, RegionOptions};
 pub use spec::TierSpec;
 pub use tiers::{TierClass, TierInfo};
 pub use topology::Topology;

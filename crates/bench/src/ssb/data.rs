@@ -102,17 +102,33 @@ pub fn open_database(dir: &Path, tier: &str, warm: bool) -> Result<Database> {
     })
 }
 
-/// Opens `dir` warm with every structure where the placement file `file` puts it
-/// (structures it does not list stay on its reference tier, DRAM).
-pub fn open_placed(dir: &Path, file: &Path) -> Result<Database> {
-    let pf = pmolap_place::PlacementFile::load(file)?;
-    open_under(dir, &pf, true).map_err(|e| {
-        Error::Ssb(format!(
-            "opening the database {} under {}: {e}",
-            dir.display(),
-            file.display()
-        ))
-    })
+/// Where a database's structures go: every one on one tier (`home` or a tier spec), or
+/// where a placement file puts it (structures it does not list on its reference tier,
+/// DRAM).
+#[derive(Debug, Clone, Copy)]
+pub enum Where<'a> {
+    Tier(&'a str),
+    Placement(&'a pmolap_place::PlacementFile),
+}
+
+impl Where<'_> {
+    /// Opens `dir` here, warm (checksums verified, pages prefaulted for reading) or not.
+    pub fn open(self, dir: &Path, warm: bool) -> Result<Database> {
+        match self {
+            Where::Tier(tier) => open_database(dir, tier, warm),
+            Where::Placement(pf) => open_under(dir, pf, warm).map_err(|e| {
+                Error::Ssb(format!(
+                    "opening the database {} under a placement: {e}",
+                    dir.display()
+                ))
+            }),
+        }
+    }
+}
+
+/// Loads the placement file `file`.
+pub fn load_placement(file: &Path) -> Result<pmolap_place::PlacementFile> {
+    Ok(pmolap_place::PlacementFile::load(file)?)
 }
 
 /// Opens `dir` with every structure where `pf` puts it, warm (checksums verified, pages
@@ -130,6 +146,26 @@ pub fn open_under(dir: &Path, pf: &pmolap_place::PlacementFile, warm: bool) -> R
     Ok(db)
 }
 
+/// Opens `dir` as `at` says without reading the files mapped in place (checksums
+/// unchecked, nothing prefaulted), then drops every file of the database from the page
+/// cache (`POSIX_FADV_DONTNEED`, allowed for any reader), so the next query faults its
+/// slow data in from the device. The one way `cold` is made (`ssb run`, `ssb tiers`,
+/// `place validate`).
+pub fn open_cold(dir: &Path, at: Where<'_>) -> Result<Database> {
+    let db = at.open(dir, false)?;
+    drop_pages(&db.files())?;
+    Ok(db)
+}
+
+/// Drops `files`' pages from the page cache (pages some process maps stay).
+pub fn drop_pages(files: &[PathBuf]) -> Result<()> {
+    for f in files {
+        let file = File::open(f).map_err(|e| Error::io(f, e))?;
+        fadvise(&file, f, Advice::DontNeed)?;
+    }
+    Ok(())
+}
+
 /// Fails naming the first structure of `pf` that `db` does not have.
 pub fn check_placed(db: &Database, pf: &pmolap_place::PlacementFile) -> Result<()> {
     pf.check_structures(|t, c, k| {
@@ -144,26 +180,19 @@ pub fn check_placed(db: &Database, pf: &pmolap_place::PlacementFile) -> Result<(
     Ok(())
 }
 
-/// A disk tier measured cold: before every run, the database is closed, its files' pages
-/// are dropped from the page cache (`POSIX_FADV_DONTNEED`, allowed for any reader) and
-/// it is reopened without reading (checksums unchecked), so the query faults its data in.
+/// A database measured cold: before every run it is reopened by [`open_cold`] (its
+/// files' pages dropped), so the query faults its data in.
 #[derive(Debug)]
-pub struct ColdTier {
+pub struct ColdTier<'a> {
     pub dir: PathBuf,
     pub topo: Topology,
+    pub at: Where<'a>,
 }
 
-impl ColdTier {
+impl ColdTier<'_> {
     pub fn cold_open(&self, exec: &ExecOptions) -> Result<Session> {
-        let db = open_database(&self.dir, "home", false)?;
-        let files = db.files();
-        drop(db);
-        for f in files {
-            let file = File::open(&f).map_err(|e| Error::io(&f, e))?;
-            fadvise(&file, &f, Advice::DontNeed)?;
-        }
         Ok(Session::new(
-            open_database(&self.dir, "home", false)?,
+            open_cold(&self.dir, self.at)?,
             &self.topo,
             exec.clone(),
         )?)

@@ -7,13 +7,14 @@ use indicatif::ProgressBar;
 
 use pmolap_engine::query::IndexChoice;
 use pmolap_engine::{Layout, Query, QueryRun, Script, Session};
+use pmolap_os::cgroup::MemoryLimit;
 use pmolap_results::{kind, Header, Machine};
 use pmolap_tier::Topology;
 
-use super::data::{database_dir_noting, open_database, open_placed, ColdTier, DataOptions};
+use super::data::{database_dir_noting, load_placement, open_cold, ColdTier, DataOptions, Where};
 use crate::error::{Error, Result};
 
-pub use pmolap_results::ssb::RunConfig;
+pub use pmolap_results::ssb::{RunConfig, RunSetting};
 
 /// Per-query figures of a run, with the engine's last run of the query.
 pub type QueryFigures = pmolap_results::ssb::QueryFigures<QueryRun>;
@@ -37,7 +38,7 @@ pub(crate) fn median(v: &[f64]) -> f64 {
 #[derive(Debug, Clone, Copy)]
 pub enum Source<'a> {
     Warm(&'a Session),
-    Cold(&'a ColdTier, &'a pmolap_engine::ExecOptions),
+    Cold(&'a ColdTier<'a>, &'a pmolap_engine::ExecOptions),
 }
 
 /// Runs each query `reps` times (after one warm-up run on a warm source), ticking `pb`
@@ -118,12 +119,18 @@ impl Queries<'_> {
     }
 }
 
-/// `ssb run` / `ssb query` / `sql`: `queries` on the database of `data` (opened once),
-/// every structure on `tier`, `reps` timed runs each. `pb` shows progress (its length is
-/// set here).
+/// `ssb run` / `ssb query` / `sql`: `queries` on the database of `data`, every structure
+/// on `tier` (or where `data.placement` puts it), kept as `setting` says: `warm` opened
+/// once (checksums verified, every page read in), each query warmed up once then timed
+/// `reps` times; `cold` reopened before every timed run with every database file's pages
+/// dropped ([`open_cold`]); `cache:SIZE` opened once with its pages dropped, then every
+/// query warmed up and timed inside a memory cgroup limited to SIZE plus the queries'
+/// own working memory (measured first, as in `place validate`). `pb` shows progress (its
+/// length is set here).
 pub fn run(
     data: &DataOptions,
     tier: &str,
+    setting: RunSetting,
     queries: Queries<'_>,
     reps: usize,
     pb: &ProgressBar,
@@ -131,13 +138,23 @@ pub fn run(
     if reps == 0 {
         return Err(Error::Ssb("--reps must be at least 1".into()));
     }
+    if setting == (RunSetting::Cache { bytes: 0 }) {
+        return Err(Error::Ssb(
+            "--setting cache:0: the page cache bound must be at least one byte".into(),
+        ));
+    }
     let topo = Topology::detect()?;
     let dir = database_dir_noting(data, pb)?;
-    let (db, tier) = match &data.placement {
-        Some(f) => (open_placed(&dir, f)?, format!("placement:{}", f.display())),
-        None => (open_database(&dir, tier, true)?, tier.to_string()),
+    let pf = data.placement.as_deref().map(load_placement).transpose()?;
+    let (at, tier) = match (&pf, &data.placement) {
+        (Some(pf), Some(f)) => (Where::Placement(pf), format!("placement:{}", f.display())),
+        _ => (Where::Tier(tier), tier.to_string()),
     };
-    let p = Session::new(db, &topo, data.exec.clone())?;
+    let p = match setting {
+        RunSetting::Warm => at.open(&dir, true)?,
+        RunSetting::Cold | RunSetting::Cache { .. } => open_cold(&dir, at)?,
+    };
+    let p = Session::new(p, &topo, data.exec.clone())?;
     let translated;
     let queries = match queries {
         Queries::Given(q) => q,
@@ -146,8 +163,27 @@ pub fn run(
             &translated[..]
         }
     };
+    let layout = p.layout().clone();
+    let bits_kernel = p.bits_kernel().to_string();
+    let mut notes = layout.notes.clone();
     pb.set_length((queries.len() * reps) as u64);
-    let figs = run_queries(Source::Warm(&p), queries, reps, pb)?;
+    let figs = match setting {
+        RunSetting::Warm => run_queries(Source::Warm(&p), queries, reps, pb)?,
+        RunSetting::Cold => {
+            drop(p); // its DRAM copies are not needed while the runs reopen
+            let cold = ColdTier {
+                dir: dir.clone(),
+                topo: topo.clone(),
+                at,
+            };
+            run_queries(Source::Cold(&cold, &data.exec), queries, reps, pb)?
+        }
+        RunSetting::Cache { bytes } => {
+            let (figs, note) = run_cached(p, bytes, &dir, at, &topo, data, queries, reps, pb)?;
+            notes.push(note);
+            figs
+        }
+    };
     let join_index =
         queries
             .first()
@@ -169,16 +205,59 @@ pub fn run(
             data: dir,
             tier,
             reps,
-            threads: p.layout().threads,
-            pin: p.layout().pin.to_string(),
-            stripe: p.layout().striped,
-            replicate_dims: p.layout().replicated,
+            threads: layout.threads,
+            pin: layout.pin.to_string(),
+            stripe: layout.striped,
+            replicate_dims: layout.replicated,
             morsel_rows: data.exec.morsel_rows,
             join_index,
-            bits_kernel: p.bits_kernel().to_string(),
+            bits_kernel,
+            setting,
         },
-        notes: p.layout().notes.clone(),
-        layout: p.layout().clone(),
+        notes,
+        layout,
         queries: figs,
     })
+}
+
+/// The `cache:SIZE` runs. `p` (opened cold) runs every query once inside an unlimited
+/// child cgroup, which measures the queries' own working memory (the group's peak less
+/// its page cache); the database is then reopened cold (pages a process maps are not
+/// dropped) and the queries run, warmed up and timed, inside a group limited to `bytes`
+/// plus that working memory. Returns the figures and a note with the limit.
+#[allow(clippy::too_many_arguments)]
+fn run_cached(
+    p: Session,
+    bytes: u64,
+    dir: &std::path::Path,
+    at: Where<'_>,
+    topo: &Topology,
+    data: &DataOptions,
+    queries: &[Query],
+    reps: usize,
+    pb: &ProgressBar,
+) -> Result<(Vec<QueryFigures>, String)> {
+    let probe = MemoryLimit::enter(1 << 50)?;
+    for q in queries {
+        if pmolap_os::signal::interrupted() {
+            break;
+        }
+        p.run(q)?;
+    }
+    let peak = probe.peak_bytes().unwrap_or(0);
+    let cache = probe.page_cache_bytes().unwrap_or(0);
+    let working = peak.saturating_sub(cache);
+    drop(probe);
+    drop(p);
+    let p = Session::new(open_cold(dir, at)?, topo, data.exec.clone())?;
+    let limit = bytes.saturating_add(working);
+    let guard = MemoryLimit::enter(limit)?;
+    let figs = run_queries(Source::Warm(&p), queries, reps, pb)?;
+    let seen = guard.page_cache_bytes();
+    drop(guard);
+    let note = format!(
+        "cache: queries ran in a memory cgroup limited to {limit} bytes ({bytes} for the page cache + {working} of working memory, measured); page cache at the end: {}",
+        seen.map_or_else(|| "unknown".to_string(), |b| format!("{b} bytes"))
+    );
+    Ok((figs, note))
 }

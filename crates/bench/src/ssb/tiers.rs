@@ -9,7 +9,7 @@ use pmolap_engine::{ExecOptions, Query, QueryRun, Session};
 use pmolap_results::{kind, Header, Machine};
 use pmolap_tier::{Pinning, TierClass, Topology};
 
-use super::data::{database_dir, database_dir_noting, open_database, ColdTier, DataOptions};
+use super::data::{database_dir, database_dir_noting, open_database, ColdTier, DataOptions, Where};
 use super::run::{run_queries, Source};
 use crate::error::{Error, Result};
 
@@ -126,6 +126,7 @@ pub fn tiers(
             let cold = ColdTier {
                 dir: dir.clone(),
                 topo: topo.clone(),
+                at: Where::Tier("home"),
             };
             run_queries(Source::Cold(&cold, &exec), queries, reps, pb)?
         } else {

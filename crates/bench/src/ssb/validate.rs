@@ -35,10 +35,9 @@ use pmolap_place::{
     BUDGETS, REFERENCE_TIER, TARGETS,
 };
 use pmolap_results::{kind, Header, Machine};
-use pmolap_tier::io::{fadvise, Advice};
 use pmolap_tier::Topology;
 
-use super::data::{database_dir_noting, DataOptions};
+use super::data::{database_dir_noting, DataOptions, Where};
 use super::run::median;
 use crate::error::{Error, Result};
 
@@ -123,13 +122,7 @@ pub(crate) fn open_fresh_dram(dir: &std::path::Path) -> Result<Database> {
 
 /// Opens `dir` under `pf` without reading the slow files, then drops every file's pages.
 fn open_cold(dir: &std::path::Path, pf: &PlacementFile) -> Result<Database> {
-    let db = super::data::open_under(dir, pf, false)
-        .map_err(|e| Error::Ssb(format!("opening {} under a placement: {e}", dir.display())))?;
-    for f in db.files() {
-        let file = std::fs::File::open(&f).map_err(|e| Error::io(&f, e))?;
-        fadvise(&file, &f, Advice::DontNeed)?;
-    }
-    Ok(db)
+    super::data::open_cold(dir, Where::Placement(pf))
 }
 
 /// Runs every query under one placement; per query its times (ms).
@@ -386,8 +379,10 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
                 .filter(|(_, &t)| t == 1)
                 .map(|(st, _)| st.id())
                 .collect(),
-            slow_bytes: (s.slow_fraction * w.total_bytes() as f64).round() as u64,
-            slow_fraction: s.slow_fraction,
+            slow_bytes: s.share.bytes,
+            slow_fraction: s.share.fraction,
+            slow_accessed_bytes: Some(s.share.accessed_bytes),
+            slow_accessed_fraction: Some(s.share.accessed_fraction),
             measured,
             predicted: predict(&models, &w, &o.profile, &s.assignment)?,
             queries,

@@ -29,7 +29,7 @@ pub(crate) fn figures(doc: &ValidateReport) -> Vec<Figure> {
         let mut v: Vec<(f64, f64)> = doc
             .scenarios
             .iter()
-            .filter_map(|s| f(s).map(|y| (100.0 * s.slow_fraction, y)))
+            .filter_map(|s| f(s).map(|y| (100.0 * s.headline_fraction(), y)))
             .collect();
         v.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
         v
@@ -62,7 +62,15 @@ pub(crate) fn figures(doc: &ValidateReport) -> Vec<Figure> {
             cpu,
         ]
         .join(SEP),
-        x_desc: "bytes on the slow tier (%)".into(),
+        x_desc: if doc
+            .scenarios
+            .iter()
+            .all(|s| s.slow_accessed_fraction.is_some())
+        {
+            "accessed bytes on the slow tier (%)".into()
+        } else {
+            "bytes on the slow tier (%)".into()
+        },
         y_desc: "relative time (1 = all in DRAM)".into(),
         x_axis: XAxis::Linear,
         y_max: None,
@@ -87,7 +95,8 @@ pub(crate) fn tables(doc: &ValidateReport) -> Vec<Table> {
     let placements = Table {
         head: header(&[
             "placement",
-            "slow %",
+            "slow % (accessed)",
+            "slow % (all)",
             "measured",
             "paper",
             "no CMR",
@@ -100,6 +109,8 @@ pub(crate) fn tables(doc: &ValidateReport) -> Vec<Table> {
             .map(|s| {
                 vec![
                     s.name.clone(),
+                    s.slow_accessed_fraction
+                        .map_or_else(|| "-".into(), |f| format!("{:.1}", 100.0 * f)),
                     format!("{:.1}", 100.0 * s.slow_fraction),
                     format!("{:.3}", s.measured),
                     f3(Some(s.predicted.paper)),

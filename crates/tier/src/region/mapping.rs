@@ -38,8 +38,24 @@ impl Region {
                 available,
             });
         }
-        let features = CpuFeatures::detect();
         let mut warnings = Vec::new();
+        let mapping = map(spec, len, opts, available, &mut warnings)?;
+        let mut region = Region::assemble(spec, len, mapping, opts, warnings, true);
+        region.settle(spec, opts)?;
+        Ok(region)
+    }
+
+    /// A region of `mapping` (`len` bytes of `spec`, `writable` or `PROT_READ` only), its
+    /// info recording `opts` and `warnings`; not yet settled.
+    pub(super) fn assemble(
+        spec: &TierSpec,
+        len: usize,
+        mapping: Mapping,
+        opts: &RegionOptions,
+        warnings: Vec<String>,
+        writable: bool,
+    ) -> Region {
+        let features = CpuFeatures::detect();
         let Mapping {
             ptr,
             map_len,
@@ -47,8 +63,8 @@ impl Region {
             path,
             durability,
             map_sync,
-        } = map(spec, len, opts, available, &mut warnings)?;
-        let mut region = Region {
+        } = mapping;
+        Region {
             ptr,
             len,
             map_len,
@@ -68,14 +84,13 @@ impl Region {
             features,
             flush: PersistMode::best_flush(&features),
             _file: file,
-        };
-        region.settle(spec, opts)?;
-        Ok(region)
+            writable,
+        }
     }
 
     /// After mapping: binds the region to its node, asks for transparent huge pages,
     /// prefaults it, and records the huge pages granted and where the pages are.
-    fn settle(&mut self, spec: &TierSpec, opts: &RegionOptions) -> Result<()> {
+    pub(super) fn settle(&mut self, spec: &TierSpec, opts: &RegionOptions) -> Result<()> {
         let region = self;
         if let Some(node) = spec.node() {
             region.bind(node)?;
@@ -158,8 +173,17 @@ impl Region {
         Ok(())
     }
 
-    /// Faults every page in, writable, without changing its content.
+    /// Faults every page in without changing its content: writable for a writable
+    /// mapping (`MADV_POPULATE_WRITE`), for reading only for a read-only one
+    /// (`MADV_POPULATE_READ`, which dirties nothing).
     fn prefault(&mut self) {
+        if !self.writable {
+            // SAFETY: the range is exactly our own live mapping, readable for `map_len`
+            // bytes (whole pages of the file, the last one zero-filled past its end).
+            let all = unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.map_len) };
+            crate::io::prefault_read(all);
+            return;
+        }
         // SAFETY: the range is exactly our own live mapping.
         let rc =
             unsafe { libc::madvise(self.ptr.as_ptr().cast(), self.map_len, MADV_POPULATE_WRITE) };
@@ -179,13 +203,13 @@ impl Region {
 }
 
 /// A new mapping of a region's tier, before it becomes a [`Region`].
-struct Mapping {
-    ptr: NonNull<u8>,
-    map_len: usize,
-    file: Option<File>,
-    path: Option<PathBuf>,
-    durability: Durability,
-    map_sync: bool,
+pub(super) struct Mapping {
+    pub(super) ptr: NonNull<u8>,
+    pub(super) map_len: usize,
+    pub(super) file: Option<File>,
+    pub(super) path: Option<PathBuf>,
+    pub(super) durability: Durability,
+    pub(super) map_sync: bool,
 }
 
 /// Maps `len` bytes of `spec` (`available` bytes there), noting in `warnings` what was

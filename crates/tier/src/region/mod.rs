@@ -11,6 +11,7 @@ mod atomic;
 mod capacity;
 mod mapping;
 mod persistence;
+mod readonly;
 mod residency;
 mod view;
 
@@ -31,6 +32,7 @@ use pmolap_os::{Error, Result};
 /// Base page size assumed for alignment and residency sampling.
 pub use self::atomic::AtomicRegion;
 pub use self::capacity::{capacity, fs_free_bytes, open_devdax};
+pub use self::readonly::ReadOnlyRegion;
 pub use self::view::MemView;
 
 pub const PAGE: usize = 4096;
@@ -153,6 +155,9 @@ pub struct Region {
     flush: PersistMode,
     /// Kept open for the lifetime of the mapping (msync, metadata).
     _file: Option<File>,
+    /// Mapped with `PROT_WRITE` (every region but the mapping inside a
+    /// [`ReadOnlyRegion`], which is `PROT_READ` and never handed out as a `Region`).
+    writable: bool,
 }
 
 // SAFETY: a Region owns its mapping exclusively; the raw pointer is only dereferenced
