@@ -6,8 +6,10 @@ use anyhow::{bail, Result};
 
 use pmolap_demo::{DemoOptions, Event, Status};
 
-/// Runs the demo into `out` (default `results/demo-<unix time>`) at scale factor `sf`.
-pub fn run(out: Option<PathBuf>, sf: f64, quiet: bool) -> Result<()> {
+/// Runs the demo into `out` (default `results/demo-<unix time>`) at scale factor `sf`;
+/// `overwrite`: replace files of the demo's names already there.
+pub fn run(out: Option<PathBuf>, sf: f64, overwrite: bool, quiet: bool) -> Result<()> {
+    let create_parents = out.is_none();
     let out = out.unwrap_or_else(|| {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -33,6 +35,8 @@ pub fn run(out: Option<PathBuf>, sf: f64, quiet: bool) -> Result<()> {
     let summary = pmolap_demo::run(
         &DemoOptions {
             out: out.clone(),
+            create_parents,
+            overwrite,
             sf,
             report: Some(crate::report_cmd::demo_report),
         },

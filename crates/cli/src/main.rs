@@ -39,13 +39,18 @@ enum Command {
     /// Everything, quick: topology, memory sweeps, storage workloads, SSB on every tier
     /// with the Table 1 ladder, Elf, placement advice, and one HTML report (~3 min).
     Demo {
-        /// Output directory for every result document and the report (new or empty;
-        /// default results/demo-<unix time>).
+        /// Output directory for every result document and the report (default
+        /// results/demo-<unix time>). Its parent must exist; a file of this name already
+        /// in it is refused (nothing is overwritten) unless --overwrite.
         #[arg(long)]
         out: Option<PathBuf>,
-        /// SSB scale factor (its data is generated once into data/ssb/sf<SF>).
+        /// SSB scale factor, above 0 and below 1000 (its data is generated once into
+        /// data/ssb/sf<SF>).
         #[arg(long, default_value_t = 1.0)]
         sf: f64,
+        /// Replace result files of the demo's names that are already in --out.
+        #[arg(long)]
+        overwrite: bool,
         /// No progress spinner.
         #[arg(long)]
         quiet: bool,
@@ -225,6 +230,9 @@ enum HashCommand {
         out: Option<PathBuf>,
         #[arg(long)]
         quiet: bool,
+        /// Allow far more threads than logical CPUs (more than 4 per CPU).
+        #[arg(long)]
+        oversubscribe: bool,
     },
 }
 
@@ -317,7 +325,12 @@ fn main() {
     }
     let r: Result<()> = match cli.command {
         Command::Topology { json } => topology_cmd::run(json),
-        Command::Demo { out, sf, quiet } => demo_cmd::run(out, sf, quiet),
+        Command::Demo {
+            out,
+            sf,
+            overwrite,
+            quiet,
+        } => demo_cmd::run(out, sf, overwrite, quiet),
         Command::Place { command } => place_cmd::run(&command),
         Command::Membench(args) => membench_cmd::run(&args),
         Command::Iobench(args) => iobench_cmd::run(&args),
@@ -380,6 +393,7 @@ fn main() {
                 reps,
                 out,
                 quiet,
+                oversubscribe,
             } => hash_cmd::bench(&hash_cmd::BenchArgs {
                 keys,
                 tiers,
@@ -390,6 +404,7 @@ fn main() {
                 reps,
                 out,
                 quiet,
+                oversubscribe,
             }),
         },
         Command::Elf { command } => match command {

@@ -17,6 +17,7 @@ pub mod io;
 pub mod kernel;
 pub mod lock;
 pub mod machine;
+pub mod owner;
 pub mod persist;
 pub mod pin;
 pub mod region;

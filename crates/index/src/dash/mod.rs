@@ -29,6 +29,7 @@
 //!   invariant (`pmolap hash check PATH`).
 
 pub mod bench;
+mod file;
 pub mod layout;
 mod mem;
 pub mod recover;
@@ -36,6 +37,7 @@ mod split;
 mod table;
 mod write;
 
+pub use file::lock_path;
 pub use recover::CheckReport;
 pub use table::{Dash, DashOptions};
 

@@ -15,7 +15,6 @@ mod residency;
 mod view;
 
 use std::collections::BTreeMap;
-use std::fs::File;
 use std::path::PathBuf;
 use std::ptr::NonNull;
 use std::str::FromStr;
@@ -151,8 +150,6 @@ pub struct Region {
     info: RegionInfo,
     features: CpuFeatures,
     flush: PersistMode,
-    /// Kept open for the lifetime of the mapping (msync, metadata).
-    _file: Option<File>,
 }
 
 // SAFETY: a Region owns its mapping exclusively; the raw pointer is only dereferenced
