@@ -636,4 +636,71 @@ mod tests {
         assert!(TierRunSpec::parse("dram@x", 1).is_err());
         assert!(TierRunSpec::parse("nonsense", 1).is_err());
     }
+
+    #[test]
+    fn sizes_are_refused_before_allocating_and_dead_runs_files_swept() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = HashBenchParams {
+            keys: 100,
+            tiers: vec![TierRunSpec::parse("dram", 100).unwrap()],
+            threads: vec![1],
+            recovery_items: vec![],
+            recovery_dir: dir.path().to_path_buf(),
+            seed: 1,
+            reps: 1,
+            out: None,
+        };
+        let huge = HashBenchParams {
+            keys: 100_000_000_000_000,
+            tiers: vec![TierRunSpec::parse("dram", 100_000_000_000_000).unwrap()],
+            ..base.clone()
+        };
+        let e = run(&huge, &mut |_| {}).unwrap_err().to_string();
+        assert!(
+            e.starts_with("hash bench: ") && e.contains("of memory"),
+            "{e}"
+        );
+        let e = run(
+            &HashBenchParams {
+                keys: usize::MAX,
+                ..huge.clone()
+            },
+            &mut |_| {},
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("of memory"), "{e}");
+        let e = run(
+            &HashBenchParams {
+                recovery_items: vec![10_000_000_000],
+                ..base.clone()
+            },
+            &mut |_| {},
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("--recovery-items 10000000000"), "{e}");
+        // A killed run's recovery file goes; a live one's and the user's stay.
+        let mut c = std::process::Command::new("true").spawn().unwrap();
+        let dead = c.id();
+        c.wait().unwrap();
+        let left = dir.path().join(format!(".pmolap-hashbench-{dead}-5.dash"));
+        let user = dir.path().join("mine.dash");
+        std::fs::write(&left, b"x").unwrap();
+        std::fs::write(&user, b"x").unwrap();
+        run(
+            &HashBenchParams {
+                recovery_items: vec![1000],
+                ..base
+            },
+            &mut |_| {},
+        )
+        .unwrap();
+        assert!(!left.exists());
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec!["mine.dash"]);
+    }
 }

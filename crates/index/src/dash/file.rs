@@ -124,3 +124,114 @@ impl Dash {
         Ok(d)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::layout::H_CLEAN;
+    use super::super::DashOptions;
+    use super::*;
+
+    fn scratch() -> tempfile::TempDir {
+        if Path::new("/dev/shm").is_dir() {
+            tempfile::tempdir_in("/dev/shm").unwrap()
+        } else {
+            tempfile::tempdir().unwrap()
+        }
+    }
+
+    fn table(dir: &Path, items: u64) -> PathBuf {
+        let p = dir.join("t.dash");
+        let spec = TierSpec::File { path: p.clone() };
+        let d = Dash::create(&spec, DashOptions::for_items(items as usize), None).unwrap();
+        for k in 0..items {
+            d.insert(k.wrapping_mul(0x9e37_79b9_7f4a_7c15), k).unwrap();
+        }
+        d.close().unwrap();
+        p
+    }
+
+    #[test]
+    fn one_writer_and_a_check_never_writes() {
+        let dir = scratch();
+        let p = table(dir.path(), 3000);
+        let before = std::fs::read(&p).unwrap();
+        // A writer holds the lock: neither a reader nor a second writer gets in.
+        let w = Dash::open(&p, None).unwrap();
+        for e in [
+            Dash::open_copy(&p).unwrap_err(),
+            Dash::open(&p, None).unwrap_err(),
+        ] {
+            let e = e.to_string();
+            assert!(e.contains("is being written by pid"), "{e}");
+            assert!(!e.contains('\n'));
+        }
+        drop(w); // not closed: as after a crash
+        let after_crash = std::fs::read(&p).unwrap();
+        assert_ne!(before, after_crash, "open cleared the clean flag");
+        let c = Dash::open_copy(&p).unwrap();
+        let rep = c.check().unwrap();
+        assert!(rep.problems.is_empty(), "{:?}", rep.problems);
+        assert_eq!(rep.items, 3000);
+        assert!(rep.recovered_segments > 0);
+        // A reader keeps writers out while it reads.
+        let e = Dash::open(&p, None).unwrap_err().to_string();
+        assert!(e.contains("open for reading"), "{e}");
+        drop(c);
+        assert_eq!(
+            std::fs::read(&p).unwrap(),
+            after_crash,
+            "the check recovered its copy, not the file"
+        );
+    }
+
+    #[test]
+    fn a_garbage_header_word_is_refused_and_left_alone() {
+        let dir = scratch();
+        let p = table(dir.path(), 100);
+        let mut b = std::fs::read(&p).unwrap();
+        b[8 * H_CLEAN] = 7;
+        std::fs::write(&p, &b).unwrap();
+        for e in [
+            Dash::open_copy(&p).unwrap_err(),
+            Dash::open(&p, None).unwrap_err(),
+        ] {
+            assert!(e.to_string().contains("clean flag is 7"), "{e}");
+        }
+        assert_eq!(
+            std::fs::read(&p).unwrap(),
+            b,
+            "a refused file is not changed"
+        );
+    }
+
+    #[test]
+    fn not_a_table_leaves_no_lock_file_and_scratch_tables_leave_nothing() {
+        let dir = scratch();
+        let f = dir.path().join("notes.txt");
+        std::fs::write(&f, b"my notes, not a table").unwrap();
+        assert!(matches!(
+            Dash::open_copy(&f).unwrap_err(),
+            Error::NotDash { .. }
+        ));
+        assert!(matches!(
+            Dash::open(&f, None).unwrap_err(),
+            Error::NotDash { .. }
+        ));
+        assert!(!lock_path(&f).exists());
+        let spec = TierSpec::File {
+            path: dir.path().to_path_buf(),
+        };
+        let d = Dash::create(&spec, DashOptions::for_items(1000), None).unwrap();
+        d.insert(1, 2).unwrap();
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(
+            names,
+            vec!["notes.txt"],
+            "nothing named while the table lives"
+        );
+        drop(d);
+    }
+}
