@@ -461,3 +461,31 @@ fn store_info_resolves_the_tables_of_a_database() {
         .unwrap();
     assert!(one_line_error(&o).contains("no table `nosuch`"));
 }
+
+/// Issue 32: `ssb load` under `ulimit -n 20` exited 1 after committing (its verify kept
+/// a descriptor per column file). Mapped files hold no descriptor now: the load succeeds
+/// and the database answers under the same limit, exactly as one loaded without it.
+#[test]
+fn a_small_open_files_limit_loads_and_answers_honestly() {
+    let d = tempfile::tempdir().unwrap();
+    let (db, reference) = (d.path().join("db"), d.path().join("reference"));
+    load("0.01", &reference);
+    let a = d.path().join("a.json");
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -n 20 && {p} ssb load --quiet --sf 0.01 --out {db} && \
+             exec {p} ssb run --quiet --reps 1 --data {db} --answers {a}",
+            p = env!("CARGO_BIN_EXE_pmolap"),
+            db = db.display(),
+            a = a.display()
+        ))
+        .output()
+        .unwrap();
+    ok(&o);
+    clean_db(&db);
+    assert_eq!(
+        std::fs::read_to_string(&a).unwrap(),
+        answers(&reference, "all")
+    );
+}

@@ -232,3 +232,54 @@ fn prepare_out(opts: &DemoOptions, outputs: &[String]) -> Result<()> {
     pmolap_tier::durable::check_writable(&out.join("demo.json"))?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(out: PathBuf, overwrite: bool, create_parents: bool) -> DemoOptions {
+        DemoOptions {
+            out,
+            create_parents,
+            overwrite,
+            sf: 0.01,
+            report: None,
+        }
+    }
+
+    #[test]
+    fn the_output_directory_keeps_what_the_demo_did_not_write() {
+        let d = tempfile::tempdir().unwrap();
+        let names: Vec<String> = ["topology.json", "demo.json"].map(String::from).to_vec();
+        let out = d.path().join("o");
+        std::fs::create_dir(&out).unwrap();
+        // Only the user's notes: the demo writes none of them.
+        std::fs::write(out.join("notes.txt"), b"mine").unwrap();
+        prepare_out(&opts(out.clone(), false, false), &names).unwrap();
+        std::fs::write(out.join("demo.json"), b"{}").unwrap();
+        let e = prepare_out(&opts(out.clone(), false, false), &names)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("demo.json") && e.contains("--overwrite"), "{e}");
+        prepare_out(&opts(out.clone(), true, false), &names).unwrap();
+        // Parents: only for a location the demo chose.
+        let deep = d.path().join("a").join("b");
+        let e = prepare_out(&opts(deep.clone(), false, false), &names)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("does not exist"), "{e}");
+        assert!(!d.path().join("a").exists());
+        prepare_out(&opts(deep.clone(), false, true), &names).unwrap();
+        assert!(deep.is_dir());
+    }
+
+    #[test]
+    fn scale_factors_follow_the_generator() {
+        for sf in [0.0, -1.0, 1000.0, 5000.0, f64::NAN, f64::INFINITY] {
+            let e = check_sf(sf).unwrap_err().to_string();
+            assert!(e.contains("above 0 and below 1000"), "{e}");
+        }
+        check_sf(0.01).unwrap();
+        check_sf(999.0).unwrap();
+    }
+}
