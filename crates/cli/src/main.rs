@@ -199,7 +199,8 @@ enum HashCommand {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
-    /// Open a Dash table (recovering it after a crash) and check every invariant.
+    /// Check every invariant of a Dash table file, recovering a private copy after a crash
+    /// (the file is never written; refused while another process writes the table).
     Check { path: PathBuf },
     /// Insert / positive / negative lookup throughput and load factor at 1..N threads on
     /// each tier, vs std HashMap in DRAM, and recovery time after a crash.

@@ -26,7 +26,9 @@
 //!   and each segment is recovered on its first access (finish an interrupted split,
 //!   reset locks, remove duplicates, rebuild overflow metadata), so reopening takes the
 //!   same time at any size. [`Dash::check`] recovers everything and verifies every
-//!   invariant (`pmolap hash check PATH`).
+//!   invariant (`pmolap hash check PATH`, on a private copy: [`Dash::open_copy`]).
+//! * **Locking** (`dash/file.rs`): a table file's writer holds `<path>.lock` exclusive, a
+//!   checker shared, so a check during a build is refused naming the builder.
 
 pub mod bench;
 mod file;
