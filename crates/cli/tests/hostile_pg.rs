@@ -112,17 +112,32 @@ fn watcher_of(pid: u32) -> Option<u32> {
     })
 }
 
-#[test]
-fn kill_9_leaves_no_shared_memory() {
+/// A long run (tier and work directories, the command) once its server is up, and the
+/// server's System V segment; `None` (after the skip line) without PostgreSQL.
+type Running = (
+    tempfile::TempDir,
+    tempfile::TempDir,
+    Child,
+    (String, String),
+);
+
+fn running() -> Option<Running> {
     if !have_server() {
-        return;
+        return None;
     }
     let tier = open_tempdir("pg-hostile-test");
     let work = open_tempdir("pg-hostile-test");
-    let mut c = start(tier.path(), work.path(), "all", "20");
-    let data = running_cluster(work.path());
-    let seg = segment(&data).unwrap();
+    let c = start(tier.path(), work.path(), "all", "20");
+    let seg = segment(&running_cluster(work.path())).unwrap();
     assert!(segment_exists(&seg));
+    Some((tier, work, c, seg))
+}
+
+#[test]
+fn kill_9_leaves_no_shared_memory() {
+    let Some((tier, work, mut c, seg)) = running() else {
+        return;
+    };
     c.kill().unwrap();
     c.wait().unwrap();
     wait_until("the segment and directories stay after kill -9", 20, || {
@@ -134,14 +149,9 @@ fn kill_9_leaves_no_shared_memory() {
 
 #[test]
 fn the_next_run_removes_what_a_run_killed_with_its_watcher_left() {
-    if !have_server() {
+    let Some((tier, work, mut c, seg)) = running() else {
         return;
-    }
-    let tier = open_tempdir("pg-hostile-test");
-    let work = open_tempdir("pg-hostile-test");
-    let mut c = start(tier.path(), work.path(), "all", "20");
-    let data = running_cluster(work.path());
-    let seg = segment(&data).unwrap();
+    };
     let w = watcher_of(c.id()).expect("a watcher runs");
     assert!(Command::new("kill")
         .args(["-9", &w.to_string()])
