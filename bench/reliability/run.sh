@@ -68,20 +68,22 @@ for i in $(seq "$ROUNDS"); do
 done
 echo "a reader during a load: $ROUNDS tries, refused naming the writer $read_refused, answered as a whole database $read_new, wrong or 'damaged' $read_bad"
 
-# 4. A reader during a Dash build.
+# 4. A reader during a Dash build (on tmpfs where there is one: every insert is persisted).
+S=$W
+if [ -d /dev/shm ]; then S=$(mktemp -d /dev/shm/pmolap-rel-XXXX); trap 'rm -rf "$W" "$S"' EXIT; fi
 ITEMS=200000
 dash_refused=0; dash_passed=0; dash_bad=0; dash_lost=0
 for i in $(seq "$ROUNDS"); do
-  rm -f "$W/t.dash" "$W/t.dash.lock"
-  "$P" hash build --items "$ITEMS" --seed "$i" "$W/t.dash" >/dev/null & pid=$!
+  rm -f "$S/t.dash" "$S/t.dash.lock"
+  "$P" hash build --items "$ITEMS" --seed "$i" "$S/t.dash" >/dev/null & pid=$!
   sleep "0.$(( RANDOM % 3 ))$(( RANDOM % 10 ))"
   while kill -0 "$pid" 2>/dev/null; do
-    if "$P" hash check "$W/t.dash" >"$W/c.json" 2>"$W/e"; then dash_passed=$((dash_passed+1))
+    if "$P" hash check "$S/t.dash" >"$W/c.json" 2>"$W/e"; then dash_passed=$((dash_passed+1))
     elif grep -q "is being written by pid" "$W/e"; then dash_refused=$((dash_refused+1))
-    elif [ -e "$W/t.dash" ]; then dash_bad=$((dash_bad+1)); echo "round $i: $(cat "$W/e")"; fi
+    elif [ -e "$S/t.dash" ]; then dash_bad=$((dash_bad+1)); echo "round $i: $(cat "$W/e")"; fi
   done
   wait "$pid" || { dash_bad=$((dash_bad+1)); echo "round $i: the build failed"; }
-  if "$P" hash check "$W/t.dash" >"$W/c.json" 2>"$W/e"; then
+  if "$P" hash check "$S/t.dash" >"$W/c.json" 2>"$W/e"; then
     n=$(sed -n 's/^ *"items": \([0-9]*\),$/\1/p' "$W/c.json")
     dash_lost=$((dash_lost + (n > ITEMS ? n - ITEMS : ITEMS - n)))
   else dash_bad=$((dash_bad+1)); echo "round $i: final check: $(cat "$W/e")"; fi
@@ -89,24 +91,24 @@ done
 echo "a reader during a Dash build: $ROUNDS builds of $ITEMS items, checks refused naming the writer $dash_refused, passed after the build $dash_passed, wrong $dash_bad; items lost or duplicated $dash_lost"
 
 # 5. kill -9 leftovers: hash bench on a file tier (region and recovery files).
-mkdir -p "$W/tier" "$W/rec"
-hb() { "$P" hash bench --quiet --keys 1000 --threads 1 --tier "file:$W/tier@$1" \
-  --recovery-items 100000 --recovery-dir "$W/rec"; }
+mkdir -p "$S/tier" "$S/rec"
+hb() { "$P" hash bench --quiet --keys 1000 --threads 1 --tier "file:$S/tier@$1" \
+  --recovery-items 100000 --recovery-dir "$S/rec"; }
 hash_left=0
 for i in $(seq "$ROUNDS"); do
   hb 200000 >/dev/null 2>&1 & pid=$!
   sleep "0.$(( RANDOM % 9 + 1 ))$(( RANDOM % 10 ))"
   kill -9 "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
   hb 2000 >/dev/null 2>&1 || { echo "round $i: the next run failed"; hash_left=$((hash_left+1)); }
-  n=$(find "$W/tier" "$W/rec" -mindepth 1 | wc -l)
-  [ "$n" -eq 0 ] || { echo "round $i: left: $(find "$W/tier" "$W/rec" -mindepth 1)"; hash_left=$((hash_left+n)); }
+  n=$(find "$S/tier" "$S/rec" -mindepth 1 | wc -l)
+  [ "$n" -eq 0 ] || { echo "round $i: left: $(find "$S/tier" "$S/rec" -mindepth 1)"; hash_left=$((hash_left+n)); }
 done
 echo "kill -9 of hash bench on a file tier: $ROUNDS tries, files left after the next run $hash_left"
 
 # 5. kill -9 leftovers: pg tpch (needs PostgreSQL; as root the server runs as postgres).
 if [ -n "${PMOLAP_PG_BIN:-}" ] || ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&1 || command -v pg_config >/dev/null; then
   PGW=$(mktemp -d /var/tmp/pmolap-rel-XXXX); chmod 755 "$PGW"; mkdir -m 755 "$PGW/work" "$PGW/tier"
-  trap 'rm -rf "$W" "$PGW"' EXIT
+  trap 'rm -rf "$W" "$S" "$PGW"' EXIT
   pg_left=0; pg_seen=0
   seg_of() { cat "$1"/pmolap-pg-*/data/postmaster.pid 2>/dev/null | sed -n 7p | awk 'NF == 2 { print $1 " " $2 }' || true; }
   for i in $(seq "$ROUNDS"); do

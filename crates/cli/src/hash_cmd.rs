@@ -22,6 +22,11 @@ pub fn build(path: &Path, items: usize, seed: u64) -> Result<()> {
         .with_context(|| format!("creating {}", path.display()))?;
     let mut x = seed;
     for i in 0..items {
+        if i % 1024 == 0 && pmolap_tier::signal::interrupted() {
+            // Closed cleanly: the table holds the items inserted so far.
+            d.close()?;
+            anyhow::bail!("{}: interrupted after {i} items", path.display());
+        }
         x = x
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);

@@ -262,3 +262,38 @@ fn file_tiers_and_killed_runs_leave_nothing_behind() {
         }
     }
 }
+
+#[test]
+fn ctrl_c_stops_a_build_leaving_a_clean_table_of_what_was_inserted() {
+    let dir = scratch();
+    let t = dir.path().join("t.dash");
+    let mut b = pmolap()
+        .args(["hash", "build", "--items", "2000000"])
+        .arg(&t)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(800));
+    let st = Command::new("kill")
+        .args(["-INT", &b.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let t0 = Instant::now();
+    let status = loop {
+        if let Some(s) = b.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(20),
+            "no exit after SIGINT"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(130));
+    // Closed cleanly (the clean flag, word 8, is 1), and what it holds checks.
+    let b = std::fs::read(&t).unwrap();
+    assert_eq!(u64::from_le_bytes(b[64..72].try_into().unwrap()), 1);
+    assert!(check_items(&t) > 0);
+}
