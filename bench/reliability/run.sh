@@ -9,6 +9,13 @@
 #     other; the database answers as one of the two loads.
 #  3. a reader (`ssb run`) started during a load: it fails at once naming the writer and
 #     never reports damage, or (after the commit) answers as the new database.
+#  4. (issue 32) a reader (`hash check`) during a Dash build: refused naming the writer,
+#     or (after the close) it passes; afterwards the table holds every item, no more, no
+#     fewer ("lost" counts the difference).
+#  5. (issue 32) kill -9 at a random moment of `hash bench --tier file:DIR` (region and
+#     recovery files) and of `pg tpch` (cluster directories, the server's SysV segment,
+#     /dev/shm/PostgreSQL.*): what is left once the next run of the same command has
+#     started counts as a leftover. The pg part is skipped without PostgreSQL.
 # Usage: bash bench/reliability/run.sh [ROUNDS] (default 20). Prints counts per case.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -60,3 +67,68 @@ for i in $(seq "$ROUNDS"); do
   wait "$pid"
 done
 echo "a reader during a load: $ROUNDS tries, refused naming the writer $read_refused, answered as a whole database $read_new, wrong or 'damaged' $read_bad"
+
+# 4. A reader during a Dash build (on tmpfs where there is one: every insert is persisted).
+S=$W
+if [ -d /dev/shm ]; then S=$(mktemp -d /dev/shm/pmolap-rel-XXXX); trap 'rm -rf "$W" "$S"' EXIT; fi
+ITEMS=200000
+dash_refused=0; dash_passed=0; dash_bad=0; dash_lost=0
+for i in $(seq "$ROUNDS"); do
+  rm -f "$S/t.dash" "$S/t.dash.lock"
+  "$P" hash build --items "$ITEMS" --seed "$i" "$S/t.dash" >/dev/null & pid=$!
+  sleep "0.$(( RANDOM % 3 ))$(( RANDOM % 10 ))"
+  while kill -0 "$pid" 2>/dev/null; do
+    if "$P" hash check "$S/t.dash" >"$W/c.json" 2>"$W/e"; then dash_passed=$((dash_passed+1))
+    elif grep -q "is being written by pid" "$W/e"; then dash_refused=$((dash_refused+1))
+    elif [ -e "$S/t.dash" ]; then dash_bad=$((dash_bad+1)); echo "round $i: $(cat "$W/e")"; fi
+  done
+  wait "$pid" || { dash_bad=$((dash_bad+1)); echo "round $i: the build failed"; }
+  if "$P" hash check "$S/t.dash" >"$W/c.json" 2>"$W/e"; then
+    n=$(sed -n 's/^ *"items": \([0-9]*\),$/\1/p' "$W/c.json")
+    dash_lost=$((dash_lost + (n > ITEMS ? n - ITEMS : ITEMS - n)))
+  else dash_bad=$((dash_bad+1)); echo "round $i: final check: $(cat "$W/e")"; fi
+done
+echo "a reader during a Dash build: $ROUNDS builds of $ITEMS items, checks refused naming the writer $dash_refused, passed after the build $dash_passed, wrong $dash_bad; items lost or duplicated $dash_lost"
+
+# 5. kill -9 leftovers: hash bench on a file tier (region and recovery files).
+mkdir -p "$S/tier" "$S/rec"
+hb() { "$P" hash bench --quiet --keys 1000 --threads 1 --tier "file:$S/tier@$1" \
+  --recovery-items 100000 --recovery-dir "$S/rec"; }
+hash_left=0
+for i in $(seq "$ROUNDS"); do
+  hb 200000 >/dev/null 2>&1 & pid=$!
+  sleep "0.$(( RANDOM % 9 + 1 ))$(( RANDOM % 10 ))"
+  kill -9 "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
+  hb 2000 >/dev/null 2>&1 || { echo "round $i: the next run failed"; hash_left=$((hash_left+1)); }
+  n=$(find "$S/tier" "$S/rec" -mindepth 1 | wc -l)
+  [ "$n" -eq 0 ] || { echo "round $i: left: $(find "$S/tier" "$S/rec" -mindepth 1)"; hash_left=$((hash_left+n)); }
+done
+echo "kill -9 of hash bench on a file tier: $ROUNDS tries, files left after the next run $hash_left"
+
+# 5. kill -9 leftovers: pg tpch (needs PostgreSQL; as root the server runs as postgres).
+if [ -n "${PMOLAP_PG_BIN:-}" ] || ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&1 || command -v pg_config >/dev/null; then
+  PGW=$(mktemp -d /var/tmp/pmolap-rel-XXXX); chmod 755 "$PGW"; mkdir -m 755 "$PGW/work" "$PGW/tier"
+  trap 'rm -rf "$W" "$S" "$PGW"' EXIT
+  pg_left=0; pg_seen=0
+  seg_of() { cat "$1"/pmolap-pg-*/data/postmaster.pid 2>/dev/null | sed -n 7p | awk 'NF == 2 { print $1 " " $2 }' || true; }
+  for i in $(seq "$ROUNDS"); do
+    ls /dev/shm | grep '^PostgreSQL\.' | sort >"$W/shm-before" || true
+    "$P" pg tpch --quiet --sf 0.01 --reps 5 --no-baseline --tier "$PGW/tier" --work-dir "$PGW/work" >/dev/null 2>&1 & pid=$!
+    seg=""; t=0
+    while [ -z "$seg" ] && [ "$t" -lt 600 ] && kill -0 "$pid" 2>/dev/null; do sleep 0.1; t=$((t+1)); seg=$(seg_of "$PGW/work"); done
+    sleep "$(( RANDOM % 4 )).$(( RANDOM % 10 ))"
+    kill -9 "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
+    [ -n "$seg" ] && pg_seen=$((pg_seen+1))
+    # The next run (its start sweeps what a killed watcher would have left).
+    "$P" pg tpch --quiet --sf 0.01 --reps 1 --queries 6 --no-baseline --tier "$PGW/tier" --work-dir "$PGW/work" >/dev/null 2>&1 \
+      || { echo "round $i: the next run failed"; pg_left=$((pg_left+1)); }
+    dirs=$(find "$PGW/work" "$PGW/tier" -mindepth 1 -maxdepth 1 -name 'pmolap-pg-*' | wc -l)
+    segs=0; [ -n "$seg" ] && awk -v k="${seg% *}" -v id="${seg#* }" '$1 == k && $2 == id { f = 1 } END { exit !f }' /proc/sysvipc/shm && segs=1
+    shm=$(ls /dev/shm | grep '^PostgreSQL\.' | sort | comm -13 "$W/shm-before" - | grep -c . || true)
+    n=$((dirs + segs + shm))
+    [ "$n" -eq 0 ] || { echo "round $i: left: $dirs directories, $segs SysV segment, $shm /dev/shm files"; pg_left=$((pg_left+n)); }
+  done
+  echo "kill -9 of pg tpch: $ROUNDS tries ($pg_seen with the server up), directories, SysV segments and /dev/shm files left after the next run $pg_left"
+else
+  echo "kill -9 of pg tpch: skipped (no PostgreSQL server binaries)"
+fi

@@ -10,25 +10,32 @@ use pmolap_demo::{DemoOptions, Event, Status};
 /// Flags of `pmolap demo`.
 #[derive(Debug, Args)]
 pub struct DemoArgs {
-    /// Output directory for every result document and the report (new or empty;
-    /// default results/demo-<unix time>).
+    /// Output directory for every result document and the report (default
+    /// results/demo-<unix time>). Its parent must exist; a file of this name already
+    /// in it is refused (nothing is overwritten) unless --overwrite.
     #[arg(long)]
     out: Option<PathBuf>,
-    /// SSB scale factor (its data is generated once into data/ssb/sf<SF>).
+    /// SSB scale factor, above 0 and below 1000 (its data is generated once into
+    /// data/ssb/sf<SF>).
     #[arg(long, default_value_t = 1.0)]
     sf: f64,
+    /// Replace result files of the demo's names that are already in --out.
+    #[arg(long)]
+    overwrite: bool,
     /// No progress spinner.
     #[arg(long)]
     quiet: bool,
 }
 
-/// Runs the demo into `--out` (default `results/demo-<unix time>`) at scale factor `--sf`.
+/// Runs the demo into `--out` (default `results/demo-<unix time>`) at scale factor `--sf`;
+/// `--overwrite`: replace files of the demo's names already there.
 pub fn run(a: &DemoArgs) -> Result<()> {
+    let create_parents = a.out.is_none();
     let out = a
         .out
         .clone()
         .unwrap_or_else(|| crate::output::default_results_path("demo", ""));
-    let sf = a.sf;
+    let (sf, overwrite) = (a.sf, a.overwrite);
     let pb = crate::progress::spinner(a.quiet);
     let on_event = |e: Event<'_>| match e {
         Event::Start { index, of, name } => pb.set_message(format!("step {index}/{of}: {name}")),
@@ -47,6 +54,8 @@ pub fn run(a: &DemoArgs) -> Result<()> {
     let summary = pmolap_demo::run(
         &DemoOptions {
             out: out.clone(),
+            create_parents,
+            overwrite,
             sf,
         },
         &on_event,

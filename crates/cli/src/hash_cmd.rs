@@ -20,7 +20,8 @@ pub enum HashCommand {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
-    /// Open a Dash table (recovering it after a crash) and check every invariant.
+    /// Check every invariant of a Dash table file, recovering a private copy after a crash
+    /// (the file is never written; refused while another process writes the table).
     Check { path: PathBuf },
     /// Insert / positive / negative lookup throughput and load factor at 1..N threads on
     /// each tier, vs std HashMap in DRAM, and recovery time after a crash.
@@ -49,6 +50,11 @@ pub fn build(path: &Path, items: usize, seed: u64) -> Result<()> {
         .with_context(|| format!("creating {}", path.display()))?;
     let mut x = seed;
     for i in 0..items {
+        if i % 1024 == 0 && pmolap_os::signal::interrupted() {
+            // Closed cleanly: the table holds the items inserted so far.
+            d.close()?;
+            anyhow::bail!("{}: interrupted after {i} items", path.display());
+        }
         x = x
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
@@ -64,10 +70,12 @@ pub fn build(path: &Path, items: usize, seed: u64) -> Result<()> {
     Ok(())
 }
 
-/// Opens the table at `path`, recovers every segment and checks every invariant; prints
-/// the report as JSON; fails if any invariant does not hold.
+/// Reads the table at `path` into memory (under its shared lock: a table being written
+/// is refused naming the writer), recovers every segment of that copy and checks every
+/// invariant; prints the report as JSON; fails if any invariant does not hold. The file
+/// itself is never written.
 pub fn check(path: &Path) -> Result<()> {
-    let d = Dash::open(path, None).with_context(|| format!("opening {}", path.display()))?;
+    let d = Dash::open_copy(path).with_context(|| format!("opening {}", path.display()))?;
     let rep = d
         .check()
         .with_context(|| format!("checking {}", path.display()))?;
@@ -79,7 +87,6 @@ pub fn check(path: &Path) -> Result<()> {
         rep.problems.len(),
         rep.problems[0]
     );
-    d.close()?;
     Ok(())
 }
 
@@ -112,15 +119,21 @@ pub struct BenchArgs {
     pub out: Option<PathBuf>,
     #[arg(long)]
     pub quiet: bool,
+    /// Allow far more threads than logical CPUs (more than 4 per CPU).
+    #[arg(long)]
+    pub oversubscribe: bool,
 }
 
 pub fn bench(a: &BenchArgs) -> Result<()> {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let threads = if a.threads.is_empty() {
-        let n = std::thread::available_parallelism().map_or(1, |n| n.get());
-        (1..=n).collect()
+        (1..=cpus).collect()
     } else {
         a.threads.clone()
     };
+    // The benchmarks' one rule on how many threads a run may start.
+    let most = threads.iter().copied().max().unwrap_or(1);
+    pmolap_bench::threads::check_count("hash bench", most, cpus, a.oversubscribe)?;
     let tiers = a
         .tiers
         .iter()
@@ -140,7 +153,7 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
     let pb = crate::progress::spinner(a.quiet);
     let r = bench::run(&p, &mut |m| pb.set_message(m.to_string()));
     pb.finish_and_clear();
-    let r = r.context("pmolap hash bench")?;
+    let r = r?;
     println!("Mops/s (insert / positive lookup / negative lookup) per thread count:");
     for b in &r.baselines {
         print_points(&format!("{} [{}]", b.name, b.hasher), &b.points);

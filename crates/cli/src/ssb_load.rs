@@ -47,8 +47,12 @@ pub fn load(
     let loaded = load_database(sf, out, tbl_dir, &opts, &on_table, &|n| pb.inc(n))
         .with_context(|| format!("loading into {}", out.display()))?;
     pb.finish_and_clear();
-    let reopened = reopen_database(out, &placement)
-        .with_context(|| format!("reopening {} on {tier}", out.display()))?;
+    let reopened = reopen_database(out, &placement).with_context(|| {
+        format!(
+            "{} was loaded and committed, but reopening it on {tier} to verify it failed",
+            out.display()
+        )
+    })?;
     if !quiet {
         for l in &loaded {
             let name = l.table.to_string();

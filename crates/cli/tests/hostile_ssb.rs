@@ -498,3 +498,31 @@ fn hostile_sql_ends_with_one_line_and_scripts_run_whole() {
     assert!(e.contains("--data") && e.contains("--sf"), "{e}");
     assert!(!d.path().join("data").exists(), "nothing generated");
 }
+
+/// Issue 32: `ssb load` under `ulimit -n 20` exited 1 after committing (its verify kept
+/// a descriptor per column file). Mapped files hold no descriptor now: the load succeeds
+/// and the database answers under the same limit, exactly as one loaded without it.
+#[test]
+fn a_small_open_files_limit_loads_and_answers_honestly() {
+    let d = tempfile::tempdir().unwrap();
+    let (db, reference) = (d.path().join("db"), d.path().join("reference"));
+    ssb_load("0.01", &reference);
+    let a = d.path().join("a.json");
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -n 20 && {p} ssb load --quiet --sf 0.01 --out {db} && \
+             exec {p} ssb run --quiet --reps 1 --data {db} --answers {a}",
+            p = env!("CARGO_BIN_EXE_pmolap"),
+            db = db.display(),
+            a = a.display()
+        ))
+        .output()
+        .unwrap();
+    succeeded(&o);
+    clean_db(&db);
+    assert_eq!(
+        std::fs::read_to_string(&a).unwrap(),
+        answers(&reference, "all")
+    );
+}

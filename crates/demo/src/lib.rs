@@ -21,8 +21,14 @@ pub use error::{Error, Result};
 /// How the demo runs.
 #[derive(Debug, Clone)]
 pub struct DemoOptions {
-    /// Where every result document and the report go (created; must be empty or new).
+    /// Where every result document and the report go (created if missing).
     pub out: PathBuf,
+    /// Whether missing parents of `out` may be created (a default location the demo
+    /// chose); a path the user gave must have an existing parent.
+    pub create_parents: bool,
+    /// Replace files of the demo's names already in `out`; otherwise the first one is
+    /// refused by name before anything runs.
+    pub overwrite: bool,
     /// The SSB scale factor (its database is `data/ssb/sf<SF>`, generated once).
     pub sf: f64,
 }
@@ -51,7 +57,7 @@ pub(crate) enum Outcome {
 /// Runs the demo (module docs). A step that fails is recorded and the demo goes on; an
 /// interrupt stops it after the running step, with what finished kept (partial).
 pub fn run(opts: &DemoOptions, on_event: &dyn Fn(Event<'_>)) -> Result<DemoSummary> {
-    prepare_out(&opts.out)?;
+    check_sf(opts.sf)?;
     let t0 = Instant::now();
     let topo = Topology::detect()?;
     let ctx = steps::Ctx {
@@ -59,6 +65,7 @@ pub fn run(opts: &DemoOptions, on_event: &dyn Fn(Event<'_>)) -> Result<DemoSumma
         sf: opts.sf,
         topo: topo.clone(),
     };
+    prepare_out(opts, &steps::outputs(&ctx))?;
     let all = steps::all();
     let mut records = Vec::new();
     for (i, (name, step)) in all.iter().enumerate() {
@@ -116,9 +123,22 @@ fn write_summary(
     Ok(s)
 }
 
-/// The output directory: created if missing; an existing one must not hold a previous
-/// demo's results (they are not overwritten).
-fn prepare_out(out: &Path) -> Result<()> {
+/// Refuses a scale factor the SSB generator does not make, before any work.
+fn check_sf(sf: f64) -> Result<()> {
+    if sf.is_finite() && sf > 0.0 && sf < pmolap_ssb::MAX_SCALE_FACTOR {
+        return Ok(());
+    }
+    Err(Error::Demo(format!(
+        "--sf {sf}: the scale factor must be above 0 and below {} (the SSB generator's range)",
+        pmolap_ssb::MAX_SCALE_FACTOR
+    )))
+}
+
+/// The output directory: created if missing (its parents only where `create_parents`);
+/// an existing one must hold none of the files the demo writes (`outputs`), unless
+/// `overwrite`: files the demo did not write in this run are never replaced.
+fn prepare_out(opts: &DemoOptions, outputs: &[String]) -> Result<()> {
+    let out = &opts.out;
     if out.exists() {
         if !out.is_dir() {
             return Err(Error::Demo(format!(
@@ -126,14 +146,84 @@ fn prepare_out(out: &Path) -> Result<()> {
                 out.display()
             )));
         }
-        if out.join("demo.json").exists() {
+        if !opts.overwrite {
+            if let Some(f) = outputs
+                .iter()
+                .map(|n| out.join(n))
+                .find(|p| p.symlink_metadata().is_ok())
+            {
+                return Err(Error::Demo(format!(
+                    "{}: already exists and the demo would replace it; name a new or empty directory, or pass --overwrite (nothing was changed)",
+                    f.display()
+                )));
+            }
+        }
+    } else if opts.create_parents {
+        std::fs::create_dir_all(out).map_err(|e| pmolap_os::Error::io(out, e))?;
+    } else {
+        let parent = match out.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        if !parent.is_dir() {
             return Err(Error::Demo(format!(
-                "{}: holds the results of an earlier demo; name a new directory (nothing was overwritten)",
-                out.display()
+                "{}: its parent directory {} does not exist (only the output directory itself is created)",
+                out.display(),
+                parent.display()
             )));
         }
+        std::fs::create_dir(out).map_err(|e| pmolap_os::Error::io(out, e))?;
     }
-    std::fs::create_dir_all(out).map_err(|e| pmolap_os::Error::io(out, e))?;
     pmolap_os::durable::check_writable(&out.join("demo.json"))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(out: PathBuf, overwrite: bool, create_parents: bool) -> DemoOptions {
+        DemoOptions {
+            out,
+            create_parents,
+            overwrite,
+            sf: 0.01,
+        }
+    }
+
+    #[test]
+    fn the_output_directory_keeps_what_the_demo_did_not_write() {
+        let d = tempfile::tempdir().unwrap();
+        let names: Vec<String> = ["topology.json", "demo.json"].map(String::from).to_vec();
+        let out = d.path().join("o");
+        std::fs::create_dir(&out).unwrap();
+        // Only the user's notes: the demo writes none of them.
+        std::fs::write(out.join("notes.txt"), b"mine").unwrap();
+        prepare_out(&opts(out.clone(), false, false), &names).unwrap();
+        std::fs::write(out.join("demo.json"), b"{}").unwrap();
+        let e = prepare_out(&opts(out.clone(), false, false), &names)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("demo.json") && e.contains("--overwrite"), "{e}");
+        prepare_out(&opts(out.clone(), true, false), &names).unwrap();
+        // Parents: only for a location the demo chose.
+        let deep = d.path().join("a").join("b");
+        let e = prepare_out(&opts(deep.clone(), false, false), &names)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("does not exist"), "{e}");
+        assert!(!d.path().join("a").exists());
+        prepare_out(&opts(deep.clone(), false, true), &names).unwrap();
+        assert!(deep.is_dir());
+    }
+
+    #[test]
+    fn scale_factors_follow_the_generator() {
+        for sf in [0.0, -1.0, 1000.0, 5000.0, f64::NAN, f64::INFINITY] {
+            let e = check_sf(sf).unwrap_err().to_string();
+            assert!(e.contains("above 0 and below 1000"), "{e}");
+        }
+        check_sf(0.01).unwrap();
+        check_sf(999.0).unwrap();
+    }
 }

@@ -41,6 +41,33 @@ pub(crate) fn all() -> Vec<(&'static str, Step)> {
     ]
 }
 
+/// Every file the steps may write into the output directory, `demo.json` and the report
+/// included (what `--out` is checked against before anything runs).
+pub(crate) fn outputs(c: &Ctx) -> Vec<String> {
+    let mut v: Vec<String> = [
+        "topology.json",
+        "membench-dram.json",
+        "ssb-tiers.json",
+        "ssb-breakdown.json",
+        "elf-bench.json",
+        "hashbench.json",
+        "pg-tpch.json",
+        "place-workload.json",
+        "place-profile-disk.json",
+        "place-validate-cold.json",
+        pmolap_report::REPORT_FILE,
+        "demo.json",
+    ]
+    .map(String::from)
+    .to_vec();
+    v.extend(io_tiers(c).0.iter().map(|(slug, _)| iobench_file(slug)));
+    v
+}
+
+fn iobench_file(slug: &str) -> String {
+    format!("iobench-{slug}.json")
+}
+
 /// Publishes `doc` as `out/name` (durably, whole).
 pub(crate) fn publish<T: Serialize>(out: &Path, name: &str, doc: &T) -> Result<()> {
     pmolap_results::publish(&out.join(name), doc)?;
@@ -165,7 +192,7 @@ fn iobench(c: &Ctx) -> Result<Outcome> {
             |_| {},
         )?;
         r.header.partial |= pmolap_os::signal::interrupted();
-        let name = format!("iobench-{slug}.json");
+        let name = iobench_file(slug);
         publish(&c.out, &name, &r)?;
         files.push(name);
         ran.push(dir.display().to_string());

@@ -81,6 +81,9 @@ pub enum Error {
     /// The benchmark's settings do not allow a run, or its variants disagree.
     #[error("elf bench: {0}")]
     Bench(String),
+    /// `hash bench`'s settings do not allow a run, or a measurement went wrong.
+    #[error("hash bench: {0}")]
+    HashBench(String),
 }
 
 /// `Result` with this crate's [`Error`].

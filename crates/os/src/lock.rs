@@ -126,10 +126,19 @@ fn busy_message(file: &mut File, mode: LockMode, what: &str) -> String {
             "{what} is open for reading by another pmolap process; writing it now would pull files from under that reader — try again when it has finished"
         );
     }
+    // A writer records itself right after taking the lock: a moment's wait covers two
+    // processes that started together.
     let mut holder = String::new();
-    let _ = file
-        .seek(SeekFrom::Start(0))
-        .and_then(|_| file.take(200).read_to_string(&mut holder));
+    for _ in 0..20 {
+        holder.clear();
+        let _ = file
+            .seek(SeekFrom::Start(0))
+            .and_then(|_| Read::by_ref(file).take(200).read_to_string(&mut holder));
+        if !holder.trim().is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
     let holder = holder.lines().next().unwrap_or("").trim();
     let holder = if holder.is_empty() {
         "another pmolap process".to_string()

@@ -27,11 +27,17 @@ pub const QUERIES: [&str; 22] = [
     include_str!("../../../workloads/tpch/queries/q22.sql"),
 ];
 
-/// Parses a query list like `1,6,14` (empty: all 22). Refuses numbers outside 1..=22
+/// Parses a query list like `1,6,14`, or `all`. Refuses an empty list (an empty
+/// `--queries ""` is a mistake, not a request for every query), numbers outside 1..=22
 /// and repeats.
 pub fn parse_list(s: &str) -> Result<Vec<u32>, String> {
-    if s.trim().is_empty() || s.trim() == "all" {
+    if s.trim() == "all" {
         return Ok((1..=22).collect());
+    }
+    if s.trim().is_empty() {
+        return Err(
+            "--queries is empty: name the queries (such as 1,6,14) or pass `all`".to_string(),
+        );
     }
     let mut out = Vec::new();
     for part in s.split(',') {
@@ -61,7 +67,9 @@ mod tests {
 
     #[test]
     fn lists_parse_and_refuse() {
-        assert_eq!(parse_list("").unwrap().len(), 22);
+        assert_eq!(parse_list("all").unwrap().len(), 22);
+        assert!(parse_list("").unwrap_err().contains("empty"));
+        assert!(parse_list(" ").unwrap_err().contains("empty"));
         assert_eq!(parse_list("1, 6,q14").unwrap(), vec![1, 6, 14]);
         assert!(parse_list("0").unwrap_err().contains("1 to 22"));
         assert!(parse_list("23").is_err());

@@ -14,7 +14,13 @@
 //!   directories once that pipe closes, which is when pmolap exits however it exits;
 //! - each directory is named `pmolap-pg-<pid>` and holds an `owner` file (pid and process
 //!   start time): [`remove_stale`] deletes those whose process is gone, so even a
-//!   watcher killed along with pmolap leaves nothing for longer than the next run.
+//!   watcher killed along with pmolap leaves nothing for longer than the next run;
+//! - shared memory: dynamic segments live in the data directory
+//!   (`dynamic_shared_memory_type = mmap`, [`crate::settings`]), removed with it; the
+//!   server's one small System V segment (an interlock PostgreSQL keeps even with
+//!   `shared_memory_type = mmap`) outlives a killed server, so whoever removes a data
+//!   directory whose server died — [`Cluster`]'s teardown, the watcher, [`remove_stale`] —
+//!   first removes the segment its `postmaster.pid` names ([`remove_segment`]).
 
 use std::os::unix::fs::PermissionsExt as _;
 use std::os::unix::process::CommandExt as _;
@@ -157,8 +163,48 @@ fn owner_line() -> String {
     format!("{pid} {}\n", start_time(pid).unwrap_or(0))
 }
 
+/// The System V shared-memory segment (key, id) that the server of data directory `data`
+/// recorded in line 7 of its `postmaster.pid`; the file is there only while the server
+/// runs or after it died without shutting down.
+fn recorded_segment(data: &Path) -> Option<(u64, u64)> {
+    let text = std::fs::read_to_string(data.join("postmaster.pid")).ok()?;
+    let mut it = text.lines().nth(6)?.split_whitespace();
+    Some((it.next()?.parse().ok()?, it.next()?.parse().ok()?))
+}
+
+/// Processes attached to the System V segment with this key and id (from
+/// `/proc/sysvipc/shm`); `None` if there is no such segment.
+fn segment_attached(key: u64, id: u64) -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/sysvipc/shm").ok()?;
+    text.lines().skip(1).find_map(|l| {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        let num = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok());
+        (num(0)? == key && num(1)? == id).then(|| num(6)).flatten()
+    })
+}
+
+/// Removes the System V segment that the dead server of data directory `data` left
+/// behind: only the segment its `postmaster.pid` names, only while it still has that key
+/// and id, and (`only_detached`) only with no process attached. Returns whether one was
+/// removed (marked for removal: the kernel frees it when the last process detaches).
+pub fn remove_segment(data: &Path, only_detached: bool) -> bool {
+    let Some((key, id)) = recorded_segment(data) else {
+        return false;
+    };
+    match segment_attached(key, id) {
+        Some(n) if n == 0 || !only_detached => Command::new("ipcrm")
+            .args(["-m", &id.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success()),
+        _ => false,
+    }
+}
+
 /// Removes `pmolap-pg-*` directories in `parent` whose owner process is gone (a run that
-/// was SIGKILLed together with its watcher). Returns the directories removed.
+/// was SIGKILLed together with its watcher), and the shared-memory segment its dead
+/// server left. Returns the directories removed.
 pub fn remove_stale(parent: &Path) -> Vec<PathBuf> {
     let mut removed = Vec::new();
     let Ok(rd) = std::fs::read_dir(parent) else {
@@ -182,7 +228,11 @@ pub fn remove_stale(parent: &Path) -> Vec<PathBuf> {
             .ok()
             .and_then(start_time)
             .is_some_and(|s| s == start);
-        if !alive && std::fs::remove_dir_all(&dir).is_ok() {
+        if alive {
+            continue;
+        }
+        remove_segment(&dir.join("data"), true);
+        if std::fs::remove_dir_all(&dir).is_ok() {
             removed.push(dir);
         }
     }
@@ -314,7 +364,17 @@ impl Cluster {
     }
 
     fn start_watcher(&mut self) -> Result<()> {
-        let script = "cat >/dev/null; sleep 1; rm -rf -- \"$@\"; sleep 3; rm -rf -- \"$@\"";
+        // Once pmolap is gone (the pipe closes), and with it the server (pdeathsig): the
+        // System V segment named in a data directory's postmaster.pid, if it is still
+        // there with that key and id ([`remove_segment`]), then the directories.
+        let script = r#"cat >/dev/null; sleep 1
+for d in "$@"; do
+  f="$d/data/postmaster.pid"
+  [ -f "$f" ] && sed -n 7p "$f" | { read k id && [ -n "$id" ] &&
+    awk -v k="$k" -v i="$id" '$1 == k && $2 == i { f = 1 } END { exit !f }' /proc/sysvipc/shm &&
+    ipcrm -m "$id"; }
+done 2>/dev/null
+rm -rf -- "$@"; sleep 3; rm -rf -- "$@""#;
         let child = Command::new("sh")
             .args(["-c", script, "pmolap-pg-watcher"])
             .args(&self.tier_dirs)
@@ -477,6 +537,10 @@ impl Cluster {
 
     fn teardown(&mut self) -> Result<()> {
         let mut first = self.stop().err();
+        // A server that did not shut down cleanly (killed) left its segment.
+        if !self.data.as_os_str().is_empty() {
+            remove_segment(&self.data, false);
+        }
         for d in self.tier_dirs.drain(..) {
             if let Err(e) = std::fs::remove_dir_all(&d) {
                 if e.kind() != std::io::ErrorKind::NotFound && first.is_none() {

@@ -77,6 +77,9 @@ pub fn pgtune(m: MachineFacts) -> Vec<(String, String)> {
         ("jit", "off".into()),
         ("checkpoint_timeout", "30min".into()),
         ("logging_collector", "off".into()),
+        // Parallel queries' dynamic shared memory as files in the data directory, not
+        // /dev/shm: removed with the cluster even when the server is killed.
+        ("dynamic_shared_memory_type", "mmap".into()),
     ];
     v.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
@@ -107,5 +110,6 @@ mod tests {
         assert_eq!(get(&big, "max_parallel_workers_per_gather"), "16");
         assert_eq!(get(&big, "maintenance_work_mem"), "2048MB");
         assert_eq!(get(&small, "autovacuum"), "off");
+        assert_eq!(get(&small, "dynamic_shared_memory_type"), "mmap");
     }
 }

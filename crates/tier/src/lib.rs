@@ -13,6 +13,7 @@ pub mod alloc;
 pub mod cpu;
 pub mod io;
 pub mod kernel;
+pub mod owner;
 pub mod persist;
 pub mod pin;
 pub mod region;

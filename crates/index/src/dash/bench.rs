@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use rand::rngs::SmallRng;
@@ -48,6 +48,7 @@ fn mops(n: usize, secs: f64) -> f64 {
 }
 
 /// Runs `f(thread, chunk)` over `items` split among `threads` threads; returns seconds.
+/// A thread the system refuses is an error (the threads started are joined first).
 fn timed_parallel<T: Sync, R: Send>(
     items: &[T],
     threads: usize,
@@ -56,10 +57,20 @@ fn timed_parallel<T: Sync, R: Send>(
     let chunk = items.len().div_ceil(threads.max(1)).max(1);
     let t = Instant::now();
     std::thread::scope(|s| {
-        let hs: Vec<_> = items.chunks(chunk).map(|c| s.spawn(|| f(c))).collect();
+        let mut hs = Vec::new();
+        for (i, c) in items.chunks(chunk).enumerate() {
+            let f = &f;
+            let h = std::thread::Builder::new()
+                .name(format!("hashbench-{i}"))
+                .spawn_scoped(s, move || f(c))
+                .map_err(|e| {
+                    Error::HashBench(format!("starting thread {} of {threads}: {e}", i + 1))
+                })?;
+            hs.push(h);
+        }
         for h in hs {
             h.join()
-                .map_err(|_| Error::Bench("a benchmark thread panicked".into()))??;
+                .map_err(|_| Error::HashBench("a benchmark thread panicked".into()))??;
         }
         Ok::<_, Error>(())
     })?;
@@ -103,7 +114,7 @@ fn lookups(d: &Dash, k: &Keys, threads: usize, reps: usize) -> Result<(f64, f64)
                 found += usize::from(d.get(key)?.is_some());
             }
             if found != c.len() {
-                return Err(Error::Bench(format!(
+                return Err(Error::HashBench(format!(
                     "{} present keys not found",
                     c.len() - found
                 )));
@@ -115,7 +126,7 @@ fn lookups(d: &Dash, k: &Keys, threads: usize, reps: usize) -> Result<(f64, f64)
         timed_parallel(&k.negative, threads, |c| {
             for &key in c {
                 if d.get(key)?.is_some() {
-                    return Err(Error::Bench(format!("absent key {key} found")));
+                    return Err(Error::HashBench(format!("absent key {key} found")));
                 }
             }
             Ok(())
@@ -149,10 +160,10 @@ fn dash_on(spec: &TierRunSpec, threads: &[usize], seed: u64, reps: usize) -> Res
             drop_table(old, &old_path, &tier);
         }
     }
-    let (d, path) = last.ok_or_else(|| Error::Bench("no thread counts".into()))?;
+    let (d, path) = last.ok_or_else(|| Error::HashBench("no thread counts".into()))?;
     let rep = d.check()?;
     if !rep.problems.is_empty() {
-        return Err(Error::Bench(format!(
+        return Err(Error::HashBench(format!(
             "the table is inconsistent: {}",
             rep.problems[0]
         )));
@@ -223,6 +234,20 @@ fn baseline<S: std::hash::BuildHasher + Default + Sync>(
     })
 }
 
+/// The recovery measurement's table files: `<dir>/.pmolap-hashbench-<pid>-<items>.dash`,
+/// named after their process so that a killed run's files are swept by the next run.
+const RECOVERY_PREFIX: &str = ".pmolap-hashbench-";
+const RECOVERY_SUFFIX: &str = ".dash";
+
+/// A file removed when dropped: on success, on every error and on a panic.
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
 /// Builds a table of `items` in DRAM, writes its words to a file as a crashed table
 /// (never closed), then times reopening it, the first lookup and full recovery.
 fn recovery(items: usize, dir: &Path, seed: u64) -> Result<RecoveryResult> {
@@ -233,19 +258,20 @@ fn recovery(items: usize, dir: &Path, seed: u64) -> Result<RecoveryResult> {
         probe = rng.gen::<u64>();
         d.insert(probe, i as u64)?;
     }
-    let path = dir.join(format!(
-        ".pmolap-hashbench-{}-{items}.dash",
+    let file = Scratch(dir.join(format!(
+        "{RECOVERY_PREFIX}{}-{items}{RECOVERY_SUFFIX}",
         std::process::id()
-    ));
-    d.mem.write_image(&path)?;
+    )));
+    let path = file.0.as_path();
+    d.mem.write_image(path)?;
     drop(d);
     let run = || -> Result<RecoveryResult> {
         let t = Instant::now();
-        let d = Dash::open(&path, None)?;
+        let d = Dash::open_unlocked(path, None)?;
         let open_ms = t.elapsed().as_secs_f64() * 1e3;
         let t = Instant::now();
         if d.get(probe)?.is_none() {
-            return Err(Error::Bench(
+            return Err(Error::HashBench(
                 "the last key inserted is missing after reopening".into(),
             ));
         }
@@ -255,28 +281,126 @@ fn recovery(items: usize, dir: &Path, seed: u64) -> Result<RecoveryResult> {
         let recover_all_ms = t.elapsed().as_secs_f64() * 1e3;
         Ok(RecoveryResult {
             items,
-            file_bytes: std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0),
+            file_bytes: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
             open_ms,
             first_lookup_ms,
             recover_all_ms,
             segments: segs,
         })
     };
-    let r = run();
-    let _ = std::fs::remove_file(&path);
-    r
+    run()
 }
+
+fn gib(b: u128) -> String {
+    format!("{:.1} GiB", b as f64 / f64::from(1u32 << 30))
+}
+
+/// Bytes of a table sized for `items` (beyond the address space: `u128::MAX`).
+fn table_bytes(items: usize) -> u128 {
+    DashOptions::for_items(items)
+        .bytes()
+        .map_or(u128::MAX, |b| b as u128)
+}
+
+/// Refuses, before anything is allocated, a run whose keys and tables do not fit in the
+/// memory available now, on their tier, or (the recovery files) in the recovery
+/// directory's free space.
+fn check_sizes(p: &HashBenchParams) -> Result<()> {
+    // Three vectors of keys (inserted, positive and negative lookups) per key set; a std
+    // HashMap takes 17 bytes a slot at up to 8/7 slots a key, twice that while it grows.
+    let keys = |n: usize| n as u128 * 24;
+    let map = |n: usize| n as u128 * 40;
+    // A tier keeps two tables at once while it moves from one thread count to the next.
+    let tables = p.threads.len().min(2) as u128;
+    let mut peak = map(p.keys);
+    for t in &p.tiers {
+        let tier: TierSpec = t.tier.parse()?;
+        let bytes = table_bytes(t.keys).saturating_mul(tables);
+        let mut need = keys(t.keys);
+        if matches!(tier, TierSpec::Dram { node: None }) {
+            need = need.saturating_add(bytes);
+        } else {
+            let room = pmolap_tier::region::capacity(&tier)?;
+            if bytes > u128::from(room) {
+                return Err(Error::HashBench(format!(
+                    "{} keys on {}: the tables need {}, {} is free there",
+                    t.keys,
+                    t.tier,
+                    gib(bytes),
+                    gib(room.into())
+                )));
+            }
+        }
+        peak = peak.max(need);
+    }
+    let free = pmolap_tier::region::capacity(&TierSpec::File {
+        path: p.recovery_dir.clone(),
+    });
+    for &n in &p.recovery_items {
+        let bytes = table_bytes(n);
+        peak = peak.max(bytes);
+        if let Ok(free) = free {
+            if bytes > u128::from(free) {
+                return Err(Error::HashBench(format!(
+                    "--recovery-items {n}: the table file needs {}, {} is free in {}",
+                    gib(bytes),
+                    gib(free.into()),
+                    p.recovery_dir.display()
+                )));
+            }
+        }
+    }
+    let need = keys(p.keys).saturating_add(peak);
+    let have = pmolap_tier::region::capacity(&TierSpec::Dram { node: None })?;
+    if need > u128::from(have) {
+        let most = |v: &mut dyn Iterator<Item = usize>| v.max().unwrap_or(0);
+        return Err(Error::HashBench(format!(
+            "the keys and tables of this run (--keys {}, TIER@KEYS up to {}, --recovery-items up to {}) need about {} of memory, {} is available",
+            p.keys,
+            most(&mut p.tiers.iter().map(|t| t.keys)),
+            most(&mut p.recovery_items.iter().copied()),
+            gib(need),
+            gib(have.into())
+        )));
+    }
+    Ok(())
+}
+
+/// Most timings of a lookup phase.
+pub const MAX_REPS: usize = 1000;
 
 /// Runs the benchmark; publishes the document to `params.out` if set.
 pub fn run(p: &HashBenchParams, progress: &mut dyn FnMut(&str)) -> Result<HashBenchReport> {
     if p.threads.is_empty() || p.threads.contains(&0) || p.keys == 0 || p.reps == 0 {
-        return Err(Error::Bench(
+        return Err(Error::HashBench(
             "need at least one key, one rep and thread counts of at least 1".into(),
         ));
+    }
+    if p.reps > MAX_REPS {
+        return Err(Error::HashBench(format!(
+            "--reps {}: at most {MAX_REPS}",
+            p.reps
+        )));
     }
     if let Some(out) = &p.out {
         pmolap_os::durable::check_writable(out)?;
     }
+    if !p.recovery_items.is_empty() {
+        if !p.recovery_dir.is_dir() {
+            return Err(Error::HashBench(format!(
+                "--recovery-dir {}: not a directory",
+                p.recovery_dir.display()
+            )));
+        }
+        // Recovery files of killed runs.
+        pmolap_tier::owner::sweep_dead(&p.recovery_dir, RECOVERY_PREFIX, RECOVERY_SUFFIX);
+    }
+    if p.recovery_items.contains(&0) {
+        return Err(Error::HashBench(
+            "--recovery-items: a table of at least one item".into(),
+        ));
+    }
+    check_sizes(p)?;
     let started_unix = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
@@ -380,5 +504,72 @@ mod tests {
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
         assert!(TierRunSpec::parse("dram@x", 1).is_err());
         assert!(TierRunSpec::parse("nonsense", 1).is_err());
+    }
+
+    #[test]
+    fn sizes_are_refused_before_allocating_and_dead_runs_files_swept() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = HashBenchParams {
+            keys: 100,
+            tiers: vec![TierRunSpec::parse("dram", 100).unwrap()],
+            threads: vec![1],
+            recovery_items: vec![],
+            recovery_dir: dir.path().to_path_buf(),
+            seed: 1,
+            reps: 1,
+            out: None,
+        };
+        let huge = HashBenchParams {
+            keys: 100_000_000_000_000,
+            tiers: vec![TierRunSpec::parse("dram", 100_000_000_000_000).unwrap()],
+            ..base.clone()
+        };
+        let e = run(&huge, &mut |_| {}).unwrap_err().to_string();
+        assert!(
+            e.starts_with("hash bench: ") && e.contains("of memory"),
+            "{e}"
+        );
+        let e = run(
+            &HashBenchParams {
+                keys: usize::MAX,
+                ..huge.clone()
+            },
+            &mut |_| {},
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("of memory"), "{e}");
+        let e = run(
+            &HashBenchParams {
+                recovery_items: vec![10_000_000_000],
+                ..base.clone()
+            },
+            &mut |_| {},
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("--recovery-items 10000000000"), "{e}");
+        // A killed run's recovery file goes; a live one's and the user's stay.
+        let mut c = std::process::Command::new("true").spawn().unwrap();
+        let dead = c.id();
+        c.wait().unwrap();
+        let left = dir.path().join(format!(".pmolap-hashbench-{dead}-5.dash"));
+        let user = dir.path().join("mine.dash");
+        std::fs::write(&left, b"x").unwrap();
+        std::fs::write(&user, b"x").unwrap();
+        run(
+            &HashBenchParams {
+                recovery_items: vec![1000],
+                ..base
+            },
+            &mut |_| {},
+        )
+        .unwrap();
+        assert!(!left.exists());
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec!["mine.dash"]);
     }
 }

@@ -62,12 +62,33 @@ impl Mem {
         }
     }
 
-    /// A volatile heap array of `words` zero words.
-    pub fn heap(words: usize) -> Mem {
-        Mem {
-            store: Store::Heap((0..words).map(|_| AtomicU64::new(0)).collect()),
+    /// A volatile heap array of `words` zero words (an error, not an abort, where the
+    /// allocator refuses it).
+    pub fn heap(words: usize) -> Result<Mem> {
+        let mut v: Vec<AtomicU64> = Vec::new();
+        v.try_reserve_exact(words).map_err(|_| {
+            Error::TooLarge(format!(
+                "a DRAM table of {words} words does not fit in memory"
+            ))
+        })?;
+        v.extend((0..words).map(|_| AtomicU64::new(0)));
+        Ok(Mem {
+            store: Store::Heap(v.into_boxed_slice()),
             active: false,
             persistent: false,
+            shadow: None,
+            steps: None,
+            points: AtomicU64::new(0),
+        })
+    }
+
+    /// A private copy of a table's file in memory: treated as persistent (so segments
+    /// are recovered in it), but persisting does nothing and the file is never written.
+    pub fn copy(words: Box<[AtomicU64]>) -> Mem {
+        Mem {
+            store: Store::Heap(words),
+            active: false,
+            persistent: true,
             shadow: None,
             steps: None,
             points: AtomicU64::new(0),
@@ -144,7 +165,8 @@ impl Mem {
     pub fn durability_name(&self) -> String {
         match &self.store {
             Store::Region(r) => r.durability().to_string(),
-            Store::Heap(_) if self.persistent => "simulated (shadow image)".into(),
+            Store::Heap(_) if self.shadow.is_some() => "simulated (shadow image)".into(),
+            Store::Heap(_) if self.persistent => "none (a private copy of a file)".into(),
             Store::Heap(_) => Durability::Volatile.to_string(),
         }
     }

@@ -26,9 +26,12 @@
 //!   and each segment is recovered on its first access (finish an interrupted split,
 //!   reset locks, remove duplicates, rebuild overflow metadata), so reopening takes the
 //!   same time at any size. [`Dash::check`] recovers everything and verifies every
-//!   invariant (`pmolap hash check PATH`).
+//!   invariant (`pmolap hash check PATH`, on a private copy: [`Dash::open_copy`]).
+//! * **Locking** (`dash/file.rs`): a table file's writer holds `<path>.lock` exclusive, a
+//!   checker shared, so a check during a build is refused naming the builder.
 
 pub mod bench;
+mod file;
 pub mod layout;
 mod mem;
 pub mod recover;
@@ -36,6 +39,7 @@ mod split;
 mod table;
 mod write;
 
+pub use file::lock_path;
 pub use recover::CheckReport;
 pub use table::{Dash, DashOptions};
 

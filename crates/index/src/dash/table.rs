@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use pmolap_kernels::prefetch::prefetch_read;
 use pmolap_os::durable::Steps;
+use pmolap_os::{FileLock, LockMode};
 use pmolap_tier::kernel::bytes::match_byte16;
 use pmolap_tier::{ExistingFile, Region, RegionOptions, TierSpec};
 
@@ -31,6 +32,9 @@ pub struct Dash {
     pub(crate) seq: AtomicU64,
     pub(crate) stats: SplitStats,
     pub(crate) path: PathBuf,
+    /// The table file's lock (exclusive for a writer, shared for a copy being checked),
+    /// held while the table is open; none for DRAM, scratch and simulated tables.
+    pub(crate) _lock: Option<FileLock>,
 }
 
 /// What splits happened in this session.
@@ -72,9 +76,23 @@ impl DashOptions {
         .min(MAX_DEPTH)
     }
 
-    /// Words the table's region needs.
-    pub fn words(&self) -> usize {
-        HEADER_WORDS + (1usize << self.dir_cap_log()) + self.max_segments * SEG_WORDS
+    /// Words the table's region needs (an error where that is beyond the address space).
+    pub fn words(&self) -> Result<usize> {
+        self.max_segments
+            .checked_mul(SEG_WORDS)
+            .and_then(|w| w.checked_add(HEADER_WORDS + (1usize << self.dir_cap_log())))
+            .filter(|w| w.checked_mul(8).is_some())
+            .ok_or_else(|| {
+                Error::TooLarge(format!(
+                    "a Dash table of {} segments is beyond the 64-bit address space",
+                    self.max_segments
+                ))
+            })
+    }
+
+    /// Bytes the table's region needs ([`words`](Self::words) × 8).
+    pub fn bytes(&self) -> Result<usize> {
+        Ok(self.words()? * 8)
     }
 
     fn validate(&self) -> Result<()> {
@@ -100,31 +118,36 @@ impl Dash {
     /// A volatile table in a DRAM heap array (the engine's join index).
     pub fn new_dram(opts: DashOptions) -> Result<Dash> {
         opts.validate()?;
-        Dash::init(Mem::heap(opts.words()), opts, PathBuf::from("<dram>"))
+        Dash::init(Mem::heap(opts.words()?)?, opts, PathBuf::from("<dram>"))
     }
 
     /// A new table in a region on `spec` (`dram`, `file:DIR` for a temporary file,
-    /// `file:PATH` for a new file that is kept, `devdax:PATH`).
+    /// unlinked once mapped, `file:PATH` for a new file that is kept — its lock taken
+    /// before it is created and held while the table is open —, `devdax:PATH`).
     pub fn create(spec: &TierSpec, opts: DashOptions, steps: Option<Arc<Steps>>) -> Result<Dash> {
         opts.validate()?;
+        let lock = super::file::lock_new(spec)?;
         let ropts = RegionOptions {
-            keep_file: true,
+            // A scratch table in `file:DIR` leaves nothing behind on any exit path.
+            keep_file: !matches!(spec, TierSpec::File { path } if path.is_dir()),
             ..RegionOptions::default()
         };
-        let region = Region::new(spec, opts.words() * 8, &ropts)?;
+        let region = Region::new(spec, opts.bytes()?, &ropts)?;
         let path = region
             .info()
             .path
             .clone()
             .unwrap_or_else(|| PathBuf::from(spec.to_string()));
-        Dash::init(Mem::region(region.into_atomic()?, steps), opts, path)
+        let mut d = Dash::init(Mem::region(region.into_atomic()?, steps), opts, path)?;
+        d._lock = lock;
+        Ok(d)
     }
 
     /// A new table held in a simulated persistent medium whose durable image is a shadow
     /// updated only at persist points; persist point `stop_at` and later fail (crash tests).
     pub fn create_simulated(opts: DashOptions, stop_at: Option<u64>) -> Result<Dash> {
         opts.validate()?;
-        let mem = Mem::simulated(vec![0; opts.words()], stop_at);
+        let mem = Mem::simulated(vec![0; opts.words()?], stop_at);
         Dash::init(mem, opts, PathBuf::from("<simulated>"))
     }
 
@@ -133,8 +156,19 @@ impl Dash {
         Dash::attach(Mem::simulated(image, stop_at), PathBuf::from("<simulated>"))
     }
 
-    /// Opens the table in the file at `path` (mapped as a page-cache file).
+    /// Opens the table in the file at `path` (mapped as a page-cache file) for writing:
+    /// holds its exclusive lock while open, so a second writer or a reader is refused
+    /// with one line naming this process.
     pub fn open(path: &Path, steps: Option<Arc<Steps>>) -> Result<Dash> {
+        let lock = super::file::lock_existing(path, LockMode::Exclusive)?;
+        let mut d = Dash::open_unlocked(path, steps)?;
+        d._lock = lock;
+        Ok(d)
+    }
+
+    /// [`open`](Self::open) without the lock: for a file only this process knows (the
+    /// benchmark's own recovery files).
+    pub(crate) fn open_unlocked(path: &Path, steps: Option<Arc<Steps>>) -> Result<Dash> {
         let len = std::fs::metadata(path)
             .map_err(|e| Error::io(path, e))?
             .len() as usize;
@@ -187,7 +221,7 @@ impl Dash {
         Dash::attach(mem, path)
     }
 
-    fn attach(mem: Mem, path: PathBuf) -> Result<Dash> {
+    pub(crate) fn attach(mem: Mem, path: PathBuf) -> Result<Dash> {
         let w = mem.words();
         let get = |i: usize| w[i].load(Ordering::Relaxed);
         if w.len() < HEADER_WORDS || get(H_MAGIC) != MAGIC {
@@ -221,9 +255,34 @@ impl Dash {
                 detail: "Dash header sizes do not fit the file".into(),
             });
         }
+        // Every mutable header word is checked before anything is written: a file that
+        // is refused is left as it was.
+        let (clean, epoch, g, segs) = (
+            get(H_CLEAN),
+            get(H_EPOCH),
+            get(H_GLOBAL_DEPTH),
+            get(H_SEG_COUNT),
+        );
+        let bad = if clean > 1 {
+            Some(format!("clean flag is {clean}, neither 0 nor 1"))
+        } else if epoch == u64::MAX {
+            Some(format!("epoch {epoch} cannot advance"))
+        } else if g > u64::from(dir_cap_log) || segs == 0 || segs > seg_cap as u64 {
+            Some(format!(
+                "global depth {g} or segment count {segs} out of range (depth at most {dir_cap_log}, 1 to {seg_cap} segments)"
+            ))
+        } else {
+            None
+        };
+        if let Some(detail) = bad {
+            return Err(Error::Corrupt {
+                path,
+                detail: format!("Dash header: {detail}"),
+            });
+        }
         // A clean shutdown needs no recovery; otherwise a new epoch makes every segment
         // recover on its first access.
-        let epoch = if get(H_CLEAN) == 1 {
+        let epoch = if clean == 1 {
             w[H_CLEAN].store(0, Ordering::Relaxed);
             mem.persist(H_CLEAN, 1)?;
             get(H_EPOCH)
@@ -233,7 +292,7 @@ impl Dash {
             mem.persist(H_EPOCH, 1)?;
             e
         };
-        let d = Dash {
+        Ok(Dash {
             mem,
             dir_off,
             seg_off,
@@ -244,11 +303,8 @@ impl Dash {
             seq: AtomicU64::new(0),
             stats: SplitStats::default(),
             path,
-        };
-        if d.global_depth() > dir_cap_log || d.seg_count() > seg_cap as u64 {
-            return Err(d.corrupt("global depth or segment count out of range"));
-        }
-        Ok(d)
+            _lock: None,
+        })
     }
 
     /// Marks a clean shutdown (the next open needs no recovery) and unmaps the table.

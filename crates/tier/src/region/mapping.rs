@@ -21,6 +21,9 @@ const MPOL_MF_STRICT: libc::c_ulong = 1;
 const MPOL_MF_MOVE: libc::c_ulong = 2;
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+/// A `file:DIR` region's file is `DIR/pmolap-<pid>-<n>.region`.
+const TEMP_PREFIX: &str = "pmolap-";
+const TEMP_SUFFIX: &str = ".region";
 impl Region {
     /// Maps `len` bytes on `spec` (see the module docs for every step).
     pub fn new(spec: &TierSpec, len: usize, opts: &RegionOptions) -> Result<Region> {
@@ -64,6 +67,9 @@ impl Region {
             durability,
             map_sync,
         } = mapping;
+        // The mapping holds the file (msync needs no descriptor): closing it now keeps a
+        // database of hundreds of column files within any open-files limit.
+        drop(file);
         Region {
             ptr,
             len,
@@ -83,7 +89,6 @@ impl Region {
             },
             features,
             flush: PersistMode::best_flush(&features),
-            _file: file,
             writable,
         }
     }
@@ -348,6 +353,9 @@ fn open_file(
     opts: &RegionOptions,
 ) -> Result<(File, PathBuf, Option<PathBuf>)> {
     let (path, fresh) = if path.is_dir() {
+        // Region files are named after their process: those a killed run left here
+        // (between creating and unlinking one, or kept) go at the first region here.
+        crate::owner::sweep_dead_once(path, TEMP_PREFIX, TEMP_SUFFIX);
         if !opts.keep_file {
             // An unnamed file in the directory (O_TMPFILE): nothing to remove on any exit
             // path, not even between creating and mapping it. Filesystems without
@@ -365,7 +373,10 @@ fn open_file(
             }
         }
         let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-        let p = path.join(format!("pmolap-{}-{n}.region", std::process::id()));
+        let p = path.join(format!(
+            "{TEMP_PREFIX}{}-{n}{TEMP_SUFFIX}",
+            std::process::id()
+        ));
         (p, true)
     } else {
         (path.to_path_buf(), false)

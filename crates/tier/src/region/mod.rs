@@ -16,7 +16,6 @@ mod residency;
 mod view;
 
 use std::collections::BTreeMap;
-use std::fs::File;
 use std::path::PathBuf;
 use std::ptr::NonNull;
 use std::str::FromStr;
@@ -153,8 +152,6 @@ pub struct Region {
     info: RegionInfo,
     features: CpuFeatures,
     flush: PersistMode,
-    /// Kept open for the lifetime of the mapping (msync, metadata).
-    _file: Option<File>,
     /// Mapped with `PROT_WRITE` (every region but the mapping inside a
     /// [`ReadOnlyRegion`], which is `PROT_READ` and never handed out as a `Region`).
     writable: bool,

@@ -131,6 +131,31 @@ fn durable_writes_reach_the_file() {
 }
 
 #[test]
+fn region_files_of_dead_runs_are_swept_at_the_next_region() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = std::process::Command::new("true").spawn().unwrap();
+    let dead = c.id();
+    c.wait().unwrap();
+    let left = dir.path().join(format!("pmolap-{dead}-0.region"));
+    let live = dir
+        .path()
+        .join(format!("pmolap-{}-99.region", std::process::id()));
+    let user = dir.path().join("notes.region");
+    for p in [&left, &live, &user] {
+        std::fs::write(p, b"x").unwrap();
+    }
+    let spec = TierSpec::File {
+        path: dir.path().to_path_buf(),
+    };
+    drop(Region::new(&spec, 8192, &opts()).unwrap());
+    assert!(!left.exists(), "a killed run's region file is removed");
+    assert!(
+        live.exists() && user.exists(),
+        "a live owner's and a user's file stay"
+    );
+}
+
+#[test]
 fn file_in_directory_is_temporary() {
     let dir = tempfile::tempdir().unwrap();
     let spec = TierSpec::File {
