@@ -115,6 +115,9 @@ enum Command {
         /// Output directory (created if missing); the page is `DIR/report.html`.
         #[arg(short, long, default_value = "report")]
         out: PathBuf,
+        /// Replace an existing `DIR/report.html` (without it one is refused).
+        #[arg(long)]
+        overwrite: bool,
     },
 }
 
@@ -448,7 +451,11 @@ fn main() {
         } => store_cmd::info(&dir, json),
         Command::Pg { command } => pg_cmd::run(&command),
         Command::Plot { results, out } => report_cmd::plot(&results, &out),
-        Command::Report { inputs, out } => report_cmd::report(&inputs, &out),
+        Command::Report {
+            inputs,
+            out,
+            overwrite,
+        } => report_cmd::report(&inputs, &out, overwrite),
     };
     if let Err(e) = r {
         if pmolap_tier::signal::interrupted() {

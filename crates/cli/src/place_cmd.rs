@@ -30,9 +30,13 @@ pub enum PlaceCommand {
         /// Timed repetitions per query for T_DRAM.
         #[arg(long, default_value_t = 3)]
         reps: usize,
-        /// Where to write the workload JSON.
+        /// Where to write the workload JSON (its directory must exist; an existing
+        /// file is refused unless --overwrite).
         #[arg(short, long)]
         out: PathBuf,
+        /// Replace an existing --out file.
+        #[arg(long)]
+        overwrite: bool,
     },
     /// Solve a placement: most bytes on the slow tier within a slowdown budget, or least
     /// slowdown with a target share of bytes there; print it and write a placement file.
@@ -90,9 +94,41 @@ pub struct AdviseArgs {
     /// Where the store puts the slow tier's structures (`file:/mnt/pmem0`, `home`, ...).
     #[arg(long, default_value = "home")]
     pub location: String,
-    /// Where to write the placement file.
+    /// Where to write the placement file (its directory must exist; an existing file
+    /// is refused unless --overwrite).
     #[arg(short, long)]
     pub out: PathBuf,
+    /// Replace an existing --out file.
+    #[arg(long)]
+    pub overwrite: bool,
+}
+
+/// Checks an output file of `place …` before any work: its directory must exist (no
+/// directory is created for a file the user names), and a file already there is refused
+/// naming it unless `overwrite` (this run did not write it), then that it can be written.
+pub(crate) fn check_out_file(path: &Path, overwrite: bool) -> Result<()> {
+    if path.as_os_str().is_empty() {
+        bail!("--out: an empty path");
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        bail!(
+            "--out {}: the directory {} does not exist (pmolap creates no directory for an output file)",
+            path.display(),
+            dir.display()
+        );
+    }
+    if path.symlink_metadata().is_ok() && !(overwrite && path.is_file()) {
+        bail!(
+            "--out {}: already exists; pmolap replaces only files it wrote in this run (give --overwrite to replace it)",
+            path.display()
+        );
+    }
+    pmolap_tier::durable::check_writable(path).context("--out")?;
+    Ok(())
 }
 
 fn fraction(s: &str, what: &str) -> Result<f64> {
@@ -110,6 +146,9 @@ fn fraction(s: &str, what: &str) -> Result<f64> {
 pub(crate) fn profile(name: &str) -> Result<Profile> {
     Ok(match Profile::builtin(name) {
         Some(p) => p,
+        None if Path::new(name).symlink_metadata().is_ok() => {
+            Profile::load(Path::new(name)).with_context(|| format!("--profile {name}"))?
+        }
         None => Profile::load(Path::new(name)).with_context(|| {
             format!(
                 "--profile {name}: not a built-in profile ({}) nor a readable profile file",
@@ -148,8 +187,9 @@ pub fn run(cmd: &PlaceCommand) -> Result<()> {
             queries,
             reps,
             out,
+            overwrite,
         } => {
-            crate::ssb_run::check_output(Some(out)).context("--out")?;
+            check_out_file(out, *overwrite)?;
             let qs = crate::ssb_run::ssb_list(queries)?;
             let opts: DataOptions = data.options();
             let w = ssb::ssb_workload(&opts, &qs, *reps, &indicatif::ProgressBar::hidden())?;
@@ -176,7 +216,7 @@ pub fn run(cmd: &PlaceCommand) -> Result<()> {
 }
 
 fn advise(a: &AdviseArgs) -> Result<()> {
-    crate::ssb_run::check_output(Some(&a.out)).context("--out")?;
+    check_out_file(&a.out, a.overwrite)?;
     let w = Workload::load(&a.model.workload)?;
     let p = profile(&a.model.profile)?;
     let (m, llc) = model(&a.model)?;

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 
 use pmolap_bench::tierprofile::{measure, rows, ProfileOptions};
@@ -30,6 +30,9 @@ pub struct ProfileArgs {
     /// Where to write the profile JSON.
     #[arg(short, long)]
     pub out: PathBuf,
+    /// Replace an existing --out file (without it an existing file is refused).
+    #[arg(long)]
+    pub overwrite: bool,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -45,7 +48,7 @@ fn default_name(spec: &TierSpec) -> String {
 }
 
 pub fn run(a: &ProfileArgs) -> Result<()> {
-    crate::ssb_run::check_output(Some(&a.out)).context("--out")?;
+    crate::place_cmd::check_out_file(&a.out, a.overwrite)?;
     if a.tier == (TierSpec::Dram { node: None }) {
         anyhow::bail!("--tier dram: DRAM is the reference tier; profile another tier against it");
     }

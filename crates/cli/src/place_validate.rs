@@ -43,13 +43,23 @@ pub struct ValidateArgs {
     /// Where to write the `place-validate` document.
     #[arg(short, long)]
     pub out: PathBuf,
+    /// Replace an existing --out file (without it an existing file is refused).
+    #[arg(long)]
+    pub overwrite: bool,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
 }
 
 pub fn run(a: &ValidateArgs) -> Result<()> {
-    crate::ssb_run::check_output(Some(&a.out)).context("--out")?;
+    crate::place_cmd::check_out_file(&a.out, a.overwrite)?;
+    if matches!(a.setting, Setting::Cache { .. }) {
+        // Before anything else: the memory cgroups of pmolap runs killed inside theirs.
+        let n = pmolap_tier::cgroup::sweep_stale();
+        if n > 0 {
+            eprintln!("removed {n} memory cgroup(s) left by killed pmolap runs");
+        }
+    }
     let queries = crate::ssb_run::ssb_list(&a.queries)?;
     let data: DataOptions = a.data.options();
     let p = profile(&a.profile)?;

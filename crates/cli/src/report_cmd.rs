@@ -22,9 +22,17 @@ pub fn demo_report(out: &Path) -> std::result::Result<PathBuf, String> {
         .map_err(|e| e.to_string())
 }
 
-/// `out/report.html` from result files and directories.
-pub fn report(inputs: &[PathBuf], out: &Path) -> Result<()> {
-    crate::membench_cmd::check_output(&out.join(pmolap_report::REPORT_FILE))
+/// `out/report.html` from result files and directories; an existing page is refused
+/// naming it unless `overwrite` (this run did not write it).
+pub fn report(inputs: &[PathBuf], out: &Path, overwrite: bool) -> Result<()> {
+    let page = out.join(pmolap_report::REPORT_FILE);
+    if page.symlink_metadata().is_ok() && !(overwrite && page.is_file()) {
+        anyhow::bail!(
+            "{}: already exists; pmolap replaces only files it wrote in this run (give --overwrite to replace it)",
+            page.display()
+        );
+    }
+    crate::membench_cmd::check_output(&page)
         .with_context(|| format!("cannot write the report into {}", out.display()))?;
     let (page, read) = pmolap_report::write_report(inputs, out)?;
     for (p, why) in &read.skipped {

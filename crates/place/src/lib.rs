@@ -21,6 +21,7 @@ pub mod whatif;
 pub mod workload;
 
 pub use error::{Error, Result};
+pub use files::MAX_DOCUMENT_BYTES;
 pub use model::{Assignment, Model, ModelOptions, Prediction, TierShare};
 pub use placement::PlacementFile;
 pub use profile::{

@@ -39,7 +39,7 @@ impl Ctx {
             format!("{} rows × {} dims", count(p.rows as f64), p.dims),
             format!("cache {}", format_size(p.cache_bytes as u64).trim()),
         ];
-        let cpu = doc.machine.cpu_model.trim().to_string();
+        let cpu = crate::html::clip(doc.machine.cpu_model.trim());
         if !cpu.is_empty() {
             notes.push(cpu.clone());
         }

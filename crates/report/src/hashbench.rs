@@ -35,7 +35,7 @@ fn subtitle(doc: &HashBenchReport) -> String {
         format!("{} keys (DRAM, baselines)", doc.params.keys),
         format!("seed {}", doc.params.seed),
         format!("{} logical CPUs", doc.machine.logical_cpus),
-        doc.machine.cpu_model.trim().to_string(),
+        crate::html::clip(doc.machine.cpu_model.trim()),
     ]
     .join(SEP)
 }

@@ -14,7 +14,7 @@ fn subtitle(doc: &TpchReport) -> String {
         format!("SF {}", doc.config.sf),
         doc.server.version.clone(),
         format!("median of {} rep(s)", doc.config.reps),
-        doc.machine.cpu_model.trim().to_string(),
+        crate::html::clip(doc.machine.cpu_model.trim()),
     ]
     .join(SEP)
 }

@@ -29,8 +29,8 @@ use charts::{heatmaps, latency_chart, size_chart, threads_chart};
 
 /// Every figure the runs of `doc` support.
 pub(crate) fn figures(doc: &Results) -> Vec<Figure> {
-    let cpu = Some(doc.machine.cpu_model.trim()).filter(|s| !s.is_empty());
-    let mut figs = figures_of(&doc.runs, cpu);
+    let cpu = crate::html::clip(doc.machine.cpu_model.trim());
+    let mut figs = figures_of(&doc.runs, Some(cpu.as_str()).filter(|s| !s.is_empty()));
     crate::draw::unique_stems(&mut figs);
     figs
 }
