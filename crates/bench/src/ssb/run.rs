@@ -153,6 +153,10 @@ pub fn run(
     if reps == 0 {
         return Err(Error::Ssb("--reps must be at least 1".into()));
     }
+    if let Some(f) = &data.placement {
+        // A bad placement file fails before any database is built or opened.
+        pmolap_place::PlacementFile::load(f)?;
+    }
     let topo = Topology::detect()?;
     let dir = database_dir_noting(data, pb)?;
     let (db, tier) = match &data.placement {
