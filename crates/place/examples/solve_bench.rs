@@ -224,7 +224,8 @@ fn workload(sf: u64, copies: usize, all: bool, rng: &mut SmallRng) -> Workload {
         }
     }
     // T_DRAM: a run whose all-PMEM slowdown is in the paper's range (~1.5x).
-    let mut w = Workload::new(1, 1.0, structures).expect("valid workload");
+    let mut w = Workload::new(pmolap_store::format::FORMAT_VERSION, 1.0, structures)
+        .expect("valid workload");
     let model = Model::new(ModelOptions::new(60 << 20)).expect("model");
     let all: f64 = model
         .costs(&w, &Profile::optane_200())

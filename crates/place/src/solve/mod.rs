@@ -78,7 +78,7 @@ pub fn groups(w: &Workload, g: Granularity) -> Vec<Vec<usize>> {
 }
 
 /// The most structures a workload may have for the solvers (docs/placement.md,
-/// "Bounds"): a real database has a few hundred (SSB: 87); past this a workload is
+/// "Bounds"): a real database has a few hundred (SSB at most 174); past this a workload is
 /// refused with one line before any work.
 pub const MAX_STRUCTURES: usize = 4096;
 
