@@ -67,7 +67,7 @@ fn random_and_mutated_sql_parses_or_fails() {
             .or_else(|_| parse_sql(seed, "seed", &ssb_tables))
             .expect("the seeds parse");
     }
-    let mut rng = Rng(0x0dd_c0ffee_1234_5678);
+    let mut rng = Rng(0xddc0_ffee_1234_5678);
     for i in 0..3000 {
         let text: String = if i % 8 == 0 {
             (0..rng.below(120))
