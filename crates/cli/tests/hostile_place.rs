@@ -11,43 +11,23 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+mod hostile_support;
+
+use hostile_support::{one_line_error, run_within};
+
 fn pmolap() -> Command {
     Command::new(env!("CARGO_BIN_EXE_pmolap"))
 }
 
-/// Runs `cmd`, killing it (and failing) if it takes longer than `limit`.
-fn run_within(cmd: &mut Command, limit: Duration) -> Output {
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let t = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if t.elapsed() > limit {
-            let _ = child.kill();
-            let o = child.wait_with_output().unwrap();
-            panic!(
-                "still running after {limit:?}: {}",
-                String::from_utf8_lossy(&o.stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
-}
-
-/// A failure with exit code 1 and exactly one line on stderr; returns it.
-fn one_line_error(o: &Output) -> String {
-    let e = String::from_utf8_lossy(&o.stderr).into_owned();
-    assert_eq!(o.status.code(), Some(1), "exit code; stderr: {e}");
-    let lines: Vec<&str> = e.lines().collect();
-    assert_eq!(lines.len(), 1, "one line expected: {e}");
-    assert!(lines[0].starts_with("error: "), "{e}");
-    assert!(!e.contains("panicked"), "{e}");
-    assert!(lines[0].len() < 600, "short: {} chars", lines[0].len());
-    lines[0].to_string()
+/// `place advise` of workload `w` into `out`, budget 10 %.
+fn advise(w: &Path, out: &Path) -> Command {
+    let mut c = pmolap();
+    c.args(["place", "advise", "--budget", "10%", "--llc", "1000000"])
+        .arg("--workload")
+        .arg(w)
+        .arg("-o")
+        .arg(out);
+    c
 }
 
 fn refused(cmd: &mut Command) -> String {
@@ -124,14 +104,7 @@ fn endless_inputs_end_with_one_line() {
     mkfifo(&fifo);
     let out = d.path().join("p.json");
     for input in [Path::new("/dev/zero"), fifo.as_path()] {
-        let e = refused(
-            pmolap()
-                .args(["place", "advise", "--budget", "10%", "--llc", "1000000"])
-                .arg("--workload")
-                .arg(input)
-                .arg("-o")
-                .arg(&out),
-        );
+        let e = refused(&mut advise(input, &out));
         assert!(
             e.contains("larger than") || e.contains("FIFO with no writer"),
             "{e}"
@@ -225,14 +198,7 @@ fn sizes_near_2_64_and_impossible_profile_numbers_are_refused() {
     let sf = store_format();
     let w = d.path().join("w.json");
     write(&w, &workload(sf, &[(1 << 63, 10), (1 << 63, 10)]));
-    let e = refused(
-        pmolap()
-            .args(["place", "advise", "--budget", "10%", "--llc", "1000000"])
-            .arg("--workload")
-            .arg(&w)
-            .arg("-o")
-            .arg(d.path().join("p.json")),
-    );
+    let e = refused(&mut advise(&w, &d.path().join("p.json")));
     assert!(e.contains("more than 2^64 bytes"), "{e}");
     write(&w, &workload(sf, &[(1000, u64::MAX), (1000, 1)]));
     let mut v = workload(sf, &[(1000, u64::MAX)]);
@@ -287,14 +253,7 @@ fn workloads_past_the_bound_are_refused_and_sigterm_stops_a_long_solve() {
     let w = d.path().join("w5000.json");
     write(&w, &workload(sf, &diverse(5000)));
     let t = Instant::now();
-    let e = refused(
-        pmolap()
-            .args(["place", "advise", "--budget", "10%", "--llc", "1000000"])
-            .arg("--workload")
-            .arg(&w)
-            .arg("-o")
-            .arg(d.path().join("p.json")),
-    );
+    let e = refused(&mut advise(&w, &d.path().join("p.json")));
     assert!(e.contains("5000 structures") && e.contains("4096"), "{e}");
     assert!(t.elapsed() < Duration::from_secs(20));
 
@@ -303,12 +262,7 @@ fn workloads_past_the_bound_are_refused_and_sigterm_stops_a_long_solve() {
     let w = d.path().join("w4000.json");
     write(&w, &workload(sf, &diverse(4000)));
     let out = d.path().join("p4000.json");
-    let mut child = pmolap()
-        .args(["place", "advise", "--budget", "10%", "--llc", "1000000"])
-        .arg("--workload")
-        .arg(&w)
-        .arg("-o")
-        .arg(&out)
+    let mut child = advise(&w, &out)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -348,32 +302,23 @@ fn output_paths_create_no_parent_and_never_replace_a_users_file() {
     let sf = store_format();
     let w = d.path().join("w.json");
     write(&w, &workload(sf, &[(1 << 20, 1000), (1 << 22, 5)]));
-    let advise = |out: &Path, extra: &[&str]| -> Output {
-        run_within(
-            pmolap()
-                .args(["place", "advise", "--budget", "10%", "--llc", "1000000"])
-                .arg("--workload")
-                .arg(&w)
-                .arg("-o")
-                .arg(out)
-                .args(extra),
-            Duration::from_secs(60),
-        )
+    let run_advise = |out: &Path, extra: &[&str]| -> Output {
+        run_within(advise(&w, out).args(extra), Duration::from_secs(60))
     };
     let missing = d.path().join("missing");
-    let e = one_line_error(&advise(&missing.join("p.json"), &[]));
+    let e = one_line_error(&run_advise(&missing.join("p.json"), &[]));
     assert!(e.contains("does not exist"), "{e}");
     assert!(!missing.exists(), "a parent directory was created");
 
     let mine = d.path().join("notes.json");
     std::fs::write(&mine, "my own notes").unwrap();
-    let e = one_line_error(&advise(&mine, &[]));
+    let e = one_line_error(&run_advise(&mine, &[]));
     assert!(
         e.contains("already exists") && e.contains("--overwrite"),
         "{e}"
     );
     assert_eq!(std::fs::read_to_string(&mine).unwrap(), "my own notes");
-    let o = advise(&mine, &["--overwrite"]);
+    let o = run_advise(&mine, &["--overwrite"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(std::fs::read_to_string(&mine)
         .unwrap()
