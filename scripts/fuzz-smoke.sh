@@ -29,8 +29,10 @@ mapfile -t targets < <(cargo +nightly fuzz list)
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 failed=()
+# Every target, the place/report/SQL ones (place_workload, place_profile, placement,
+# report_doc, sql_text) included, runs from its committed seeds in corpus/<target>/.
 for t in "${targets[@]}"; do
-    mkdir -p "$work/$t"
+    mkdir -p "$work/$t" "corpus/$t"
     log="$work/$t.log"
     if nice -n 19 cargo +nightly fuzz run "$t" "$work/$t" "corpus/$t" -- \
         -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 >"$log" 2>&1; then

@@ -13,7 +13,7 @@ cargo test --workspace --locked
 cargo run --release --locked -q -- topology >/dev/null
 cargo run --release --locked -q -- membench --config workloads/quick.yaml --quiet --duration 0.05 --reps 1 --json target/ci-quick.json
 cargo run --release --locked -q -- plot target/ci-quick.json -o target/ci-plots >/dev/null
-cargo run --release --locked -q -- report target/ci-quick.json -o target/ci-report >/dev/null
+cargo run --release --locked -q -- report target/ci-quick.json -o target/ci-report --overwrite >/dev/null
 cargo run --release --locked -q -- ssb tiers --sf 0.1 --reps 1 --quiet --json target/ci-tiers.json
 # The README's main command, CI-sized (SF 0.01 is generated into data/ssb/ once).
 rm -rf target/ci-demo

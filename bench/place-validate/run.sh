@@ -16,14 +16,14 @@ mkdir -p "$OUT"
 cargo build --quiet --release
 P=target/release/pmolap
 echo "machine: $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) CPUs, data on $(stat -f -c %T data 2>/dev/null || echo '?')"
-$P place workload --sf "$SF" --reps "$REPS" -o "$OUT/workload.json"
+$P place workload --sf "$SF" --reps "$REPS" -o "$OUT/workload.json" --overwrite
 mkdir -p data/place-profile
 rm -f "$OUT/profile-disk.json"
 $P place profile --tier file:data/place-profile --name disk -o "$OUT/profile-disk.json"
 $P place validate --sf "$SF" --reps "$REPS" --workload "$OUT/workload.json" \
-  --profile "$OUT/profile-disk.json" --setting cold -o "$OUT/validate-cold.json"
+  --profile "$OUT/profile-disk.json" --setting cold -o "$OUT/validate-cold.json" --overwrite
 if $P place validate --sf "$SF" --reps "$REPS" --workload "$OUT/workload.json" \
-  --profile "$OUT/profile-disk.json" --setting "cache:$CACHE" -o "$OUT/validate-cache.json"; then
+  --profile "$OUT/profile-disk.json" --setting "cache:$CACHE" -o "$OUT/validate-cache.json" --overwrite; then
   :
 else
   echo "cache setting skipped (see the error above)"

@@ -83,3 +83,57 @@ pub fn write_table(dir: &Path, schema: Schema, rows: usize, keys: usize, indexed
     b.finish(dir, &WriteOptions::default().with_index(indexed))
         .expect("the fixed table writes");
 }
+
+/// A tiny SSB database in the scratch directory: the five SSB schemas with 6 rows per
+/// dimension (keys 1..=6) and 24 fact rows (`query_yaml` and `sql_text` plan against it).
+pub fn tiny_ssb() -> pmolap_engine::Database {
+    let dir = scratch().join("ssb");
+    for t in pmolap_ssb::TABLES {
+        let rows = if t == "lineorder" { 24 } else { 6 };
+        write_table(
+            &dir.join(t),
+            pmolap_ssb::schema_of(t).expect("an SSB table"),
+            rows,
+            6,
+            &[],
+        );
+    }
+    pmolap_engine::Database::open(
+        &dir,
+        &pmolap_store::Placement::home(),
+        &pmolap_store::table::OpenOptions::default(),
+    )
+    .expect("the tiny SSB database opens")
+}
+
+/// A fixed workload of the store format `store_format`: one structure of every kind and
+/// variant the built-in profiles price, with counts of every access type
+/// (`place_profile` and `placement` model and check against it).
+pub fn place_workload(store_format: u32) -> pmolap_place::Workload {
+    use pmolap_place::{Encoding, StructureLoad, Workload};
+    use pmolap_store::{AccessCounts, StructureKind};
+    let counts = AccessCounts {
+        scan: 100_000,
+        lookup: 1000,
+        near_dense: 100,
+        medium_dense: 10,
+        far_dense: 1,
+    };
+    let s = |table: &str, column: &str, kind, ty, bit_width| StructureLoad {
+        table: table.into(),
+        column: column.into(),
+        kind,
+        bytes: 1 << 20,
+        value_type: ty,
+        encoding: (kind == StructureKind::DataVector).then_some(Encoding::Uncompressed),
+        bit_width,
+        counts,
+    };
+    let structures = vec![
+        s("t", "a", StructureKind::DataVector, ColumnType::Int, Some(17)),
+        s("t", "a", StructureKind::Dictionary, ColumnType::Int, None),
+        s("t", "b", StructureKind::Dictionary, ColumnType::Str, None),
+        s("u", "c", StructureKind::InvertedIndex, ColumnType::Int, None),
+    ];
+    Workload::new(store_format, 1e9, structures).expect("the fixed workload is valid")
+}

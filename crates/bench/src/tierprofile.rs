@@ -672,8 +672,10 @@ fn page_costs(c: &mut Copies, o: &ProfileOptions) -> Result<PageCosts> {
     })?;
     Ok(PageCosts {
         page_bytes: page,
-        random_page_ns: random.1 - random.0,
-        sequential_page_ns: seq.1 - seq.0,
+        // A difference below zero is noise: a page costs at least what it does on DRAM
+        // (the note keeps both figures; profiles refuse negative page costs).
+        random_page_ns: (random.1 - random.0).max(0.0),
+        sequential_page_ns: (seq.1 - seq.0).max(0.0),
         // How many pages a random fault amounts to: its cost in pages of sequential
         // reading, at most the device's readahead window (what the kernel may read
         // around a fault).

@@ -19,7 +19,7 @@ use pmolap_place::{
 use pmolap_tier::cpu::CacheSizes;
 use pmolap_tier::Topology;
 
-use crate::output::{check_output, create_parent};
+use crate::output::create_parent;
 use crate::ssb_run::{DataArgs, QuerySource};
 
 #[derive(Debug, Subcommand)]
@@ -111,9 +111,13 @@ impl QueriesArgs {
 pub struct WorkloadArgs {
     #[command(flatten)]
     pub q: QueriesArgs,
-    /// Where to write the workload JSON.
+    /// Where to write the workload JSON (its directory must exist; an existing file is
+    /// refused unless --overwrite).
     #[arg(short, long)]
     pub out: PathBuf,
+    /// Replace an existing --out file.
+    #[arg(long)]
+    pub overwrite: bool,
 }
 
 /// The profile and the model's options: one set shared by `advise`, `whatif` and
@@ -174,9 +178,41 @@ pub struct AdviseArgs {
     /// Where the store puts the slow tier's structures (`file:/mnt/pmem0`, `home`, ...).
     #[arg(long, default_value = "home")]
     pub location: String,
-    /// Where to write the placement file.
+    /// Where to write the placement file (its directory must exist; an existing file
+    /// is refused unless --overwrite).
     #[arg(short, long)]
     pub out: PathBuf,
+    /// Replace an existing --out file.
+    #[arg(long)]
+    pub overwrite: bool,
+}
+
+/// Checks an output file of `place …` before any work: its directory must exist (no
+/// directory is created for a file the user names), and a file already there is refused
+/// naming it unless `overwrite` (this run did not write it), then that it can be written.
+pub(crate) fn check_out_file(path: &Path, overwrite: bool) -> Result<()> {
+    if path.as_os_str().is_empty() {
+        bail!("--out: an empty path");
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        bail!(
+            "--out {}: the directory {} does not exist (pmolap creates no directory for an output file)",
+            path.display(),
+            dir.display()
+        );
+    }
+    if path.symlink_metadata().is_ok() && !(overwrite && path.is_file()) {
+        bail!(
+            "--out {}: already exists; pmolap replaces only files it wrote in this run (give --overwrite to replace it)",
+            path.display()
+        );
+    }
+    pmolap_os::durable::check_writable(path).context("--out")?;
+    Ok(())
 }
 
 fn fraction(s: &str, what: &str) -> Result<f64> {
@@ -292,7 +328,7 @@ pub fn run(cmd: &PlaceCommand) -> Result<()> {
 }
 
 fn workload(a: &WorkloadArgs) -> Result<()> {
-    check_output(&a.out).context("--out")?;
+    check_out_file(&a.out, a.overwrite)?;
     let opts: DataOptions = a.q.data.options();
     let pb = ProgressBar::hidden();
     let (qs, from) = a.q.resolve(&opts, &pb)?;
@@ -331,7 +367,7 @@ fn model_line(w: &Workload, p: &Profile, o: &AdviceOptions) -> String {
 }
 
 fn advise(a: &AdviseArgs) -> Result<()> {
-    check_output(&a.out).context("--out")?;
+    check_out_file(&a.out, a.overwrite)?;
     let w = Workload::load(&a.model.workload)?;
     let ChosenProfile { profile: p, label } = profile(a.model.solver.profile.as_deref())?;
     let o = a.model.solver.options(&w)?;

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 
 use pmolap_bench::tierprofile::{measure, rows, ProfileOptions};
@@ -31,6 +31,9 @@ pub struct ProfileArgs {
     /// `place advise`, `whatif` and `validate` find the newest one without --profile).
     #[arg(short, long)]
     pub out: Option<PathBuf>,
+    /// Replace an existing --out file (without it an existing file is refused).
+    #[arg(long)]
+    pub overwrite: bool,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -57,7 +60,17 @@ pub fn run(a: &ProfileArgs) -> Result<()> {
             crate::place_cmd::profiles_dir().join(format!("{file}.json"))
         }
     };
-    crate::output::check_output(&out).context("--out")?;
+    if a.out.is_none() {
+        // pmolap's own directory of profiles measured here: created, and a profile of the
+        // same name replaced (it is this machine's newer measurement of the same tier).
+        let dir = crate::place_cmd::profiles_dir();
+        anyhow::Context::with_context(std::fs::create_dir_all(&dir), || {
+            format!("creating {}", dir.display())
+        })?;
+        crate::place_cmd::check_out_file(&out, true)?;
+    } else {
+        crate::place_cmd::check_out_file(&out, a.overwrite)?;
+    }
     let mut o = ProfileOptions::new(a.tier.clone(), name, a.quick);
     if let Some(r) = a.rows {
         o.rows = r;

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 
 use pmolap_bench::ssb::validate::{validate, Setting, ValidateOptions, ValidateReport};
@@ -32,13 +32,23 @@ pub struct ValidateArgs {
     /// Where to write the `place-validate` document.
     #[arg(short, long)]
     pub out: PathBuf,
+    /// Replace an existing --out file (without it an existing file is refused).
+    #[arg(long)]
+    pub overwrite: bool,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
 }
 
 pub fn run(a: &ValidateArgs) -> Result<()> {
-    crate::output::check_output(&a.out).context("--out")?;
+    crate::place_cmd::check_out_file(&a.out, a.overwrite)?;
+    if matches!(a.setting, Setting::Cache { .. }) {
+        // Before anything else: the memory cgroups of pmolap runs killed inside theirs.
+        let n = pmolap_os::cgroup::sweep_stale();
+        if n > 0 {
+            eprintln!("removed {n} memory cgroup(s) left by killed pmolap runs");
+        }
+    }
     let data: DataOptions = a.q.data.options();
     let ChosenProfile { profile: p, label } = profile(a.solver.profile.as_deref())?;
     let pb = crate::progress::bar(0, a.quiet);

@@ -27,6 +27,9 @@ pub struct ReportArgs {
     /// Output directory (created if missing); the page is `DIR/report.html`.
     #[arg(short, long, default_value = "report")]
     out: PathBuf,
+    /// Replace an existing `DIR/report.html` (without it an existing page is refused).
+    #[arg(long)]
+    overwrite: bool,
 }
 
 /// `pmolap plot`: PNG and SVG files of one result document into `--out`.
@@ -40,10 +43,18 @@ pub fn plot(a: &PlotArgs) -> Result<()> {
     Ok(())
 }
 
-/// `pmolap report`: `out/report.html` from result files and directories.
+/// `pmolap report`: `out/report.html` from result files and directories; an existing page
+/// is refused naming it unless `--overwrite` (this run did not write it).
 pub fn report(a: &ReportArgs) -> Result<()> {
     let (inputs, out) = (&a.inputs, &a.out);
-    check_output(&out.join(pmolap_report::REPORT_FILE))
+    let page = out.join(pmolap_report::REPORT_FILE);
+    if page.symlink_metadata().is_ok() && !(a.overwrite && page.is_file()) {
+        anyhow::bail!(
+            "{}: already exists; pmolap replaces only files it wrote in this run (give --overwrite to replace it)",
+            page.display()
+        );
+    }
+    check_output(&page)
         .with_context(|| format!("cannot write the report into {}", out.display()))?;
     let (page, read) = pmolap_report::write_report(inputs, out)?;
     for (p, why) in &read.skipped {

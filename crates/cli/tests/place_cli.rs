@@ -434,7 +434,8 @@ fn user_queries_and_the_default_profile() {
     );
     assert_eq!(read_json(&root.join("p.json"))["tiers"][1]["name"], "disk");
     // A published one by name is labelled model output.
-    let out = ok(&mut advise(&["--profile", "optane-100"]));
+    // (replacing the placement this test wrote needs --overwrite: issue 32)
+    let out = ok(&mut advise(&["--profile", "optane-100", "--overwrite"]));
     assert!(out.contains("model output (published profile)"), "{out}");
 }
 

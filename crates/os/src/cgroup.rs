@@ -84,11 +84,23 @@ fn own_memory_cgroup() -> Result<(PathBuf, bool)> {
     ))
 }
 
-/// Removes the groups of pmolap processes that died inside them (killed -9): a
-/// `pmolap-<pid>` child whose process is gone and which holds no process.
-fn remove_stale(parent: &Path) {
+/// Removes the groups that pmolap processes killed inside them left behind (kill -9
+/// skips [`MemoryLimit`]'s drop): every `pmolap-<pid>` child of this process's memory
+/// cgroup whose process is gone and which holds no process. Runs that use a memory
+/// cgroup call it first (and [`MemoryLimit::enter`] does again); returns how many groups
+/// it removed (0 where there is no memory cgroup to look in).
+pub fn sweep_stale() -> usize {
+    match own_memory_cgroup() {
+        Ok((parent, _)) => remove_stale(&parent),
+        Err(_) => 0,
+    }
+}
+
+/// [`sweep_stale`] in `parent`.
+fn remove_stale(parent: &Path) -> usize {
+    let mut removed = 0;
     let Ok(entries) = fs::read_dir(parent) else {
-        return;
+        return 0;
     };
     for e in entries.flatten() {
         let name = e.file_name();
@@ -102,10 +114,11 @@ fn remove_stale(parent: &Path) {
         let alive = Path::new(&format!("/proc/{pid}")).exists();
         let empty =
             fs::read_to_string(e.path().join("cgroup.procs")).is_ok_and(|p| p.trim().is_empty());
-        if !alive && empty {
-            let _ = fs::remove_dir(e.path());
+        if !alive && empty && fs::remove_dir(e.path()).is_ok() {
+            removed += 1;
         }
     }
+    removed
 }
 
 impl MemoryLimit {

@@ -2,23 +2,30 @@
 //! through a bounded reader (so `/dev/zero` or a FIFO cannot make pmolap read forever),
 //! a cheap nesting-depth check before any YAML/JSON parser sees the text (deep nesting
 //! costs parsers quadratic time or stack), and short excerpts for error messages (an
-//! error never echoes a big input back).
+//! error never echoes a big input back). A FIFO is opened without waiting for a writer:
+//! with none, the read ends at once with an error instead of blocking for ever.
 
 use std::io::Read;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
 use crate::error::{Error, Result};
 
 /// The default cap on a config or query file: far above any real one.
 pub const MAX_INPUT_BYTES: u64 = 4 << 20;
+/// The cap on a JSON document pmolap reads (workloads, profiles, placements, result
+/// documents): far above the largest one it writes (a few MB).
+pub const MAX_DOCUMENT_BYTES: u64 = 64 << 20;
 /// The default cap on nesting (flow brackets, or indentation levels of block YAML).
 pub const MAX_NESTING: usize = 64;
 
 /// Reads `path` as UTF-8 text of at most `max` bytes; larger inputs (also endless ones)
 /// fail after reading `max + 1` bytes.
 pub fn read_bounded(path: &Path, max: u64) -> Result<String> {
-    let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    if f.metadata().map(|m| m.is_dir()).unwrap_or(false) {
+    let f = open_input(path)?;
+    let meta = f.metadata().map_err(|e| Error::io(path, e))?;
+    if meta.is_dir() {
         return Err(Error::Invalid(format!(
             "{}: is a directory, expected a file",
             path.display()
@@ -28,6 +35,12 @@ pub fn read_bounded(path: &Path, max: u64) -> Result<String> {
     f.take(max + 1)
         .read_to_end(&mut buf)
         .map_err(|e| Error::io(path, e))?;
+    if buf.is_empty() && meta.file_type().is_fifo() {
+        return Err(Error::Invalid(format!(
+            "{}: a FIFO with no writer — nothing to read",
+            path.display()
+        )));
+    }
     if buf.len() as u64 > max {
         return Err(Error::Invalid(format!(
             "{}: larger than {} — not a pmolap input file",
@@ -42,6 +55,39 @@ pub fn read_bounded(path: &Path, max: u64) -> Result<String> {
             e.utf8_error().valid_up_to()
         ))
     })
+}
+
+/// Opens `path` for reading without blocking on a FIFO that has no writer (`O_NONBLOCK`
+/// on open), then puts the descriptor back in blocking mode, so a writer that is there
+/// is read to its end and a FIFO without one reads as empty at once.
+fn open_input(path: &Path) -> Result<std::fs::File> {
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| Error::io(path, e))?;
+    // SAFETY: fcntl on a descriptor this function owns (kept open by `f`), with integer
+    // arguments only; F_GETFL/F_SETFL change nothing but the descriptor's status flags.
+    let rc = unsafe {
+        let fd = f.as_raw_fd();
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags < 0 {
+            flags
+        } else {
+            libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK)
+        }
+    };
+    if rc < 0 {
+        return Err(Error::io(path, std::io::Error::last_os_error()));
+    }
+    Ok(f)
+}
+
+/// [`read_bounded`] with the cap of [`MAX_DOCUMENT_BYTES`], parsed as JSON of type `T`.
+/// A parse error names the file, line and column.
+pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path, max: u64) -> Result<T> {
+    let text = read_bounded(path, max)?;
+    serde_json::from_str(&text).map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))
 }
 
 /// The first line (1-based) where `text` (YAML or JSON) nests deeper than `max` levels,
@@ -158,6 +204,45 @@ mod tests {
         assert_eq!(read_bounded(&p, 100).unwrap(), "a: 1\n");
         let e = read_bounded(d.path(), 100).unwrap_err().to_string();
         assert!(e.contains("is a directory"), "{e}");
+    }
+
+    #[test]
+    fn a_fifo_without_a_writer_ends_at_once_and_one_with_a_writer_is_read() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("fifo");
+        let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: mkfifo with a NUL-terminated path that outlives the call.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let t = std::time::Instant::now();
+        let e = read_bounded(&p, 100).unwrap_err().to_string();
+        assert!(e.contains("FIFO with no writer"), "{e}");
+        assert!(t.elapsed().as_secs() < 5);
+        let p2 = p.clone();
+        let w = std::thread::spawn(move || {
+            // Opening for writing waits for a reader; a reader that already saw no
+            // writer and left makes the write fail (EPIPE): try again.
+            for _ in 0..200 {
+                if std::fs::write(&p2, "x: 1\n").is_ok() {
+                    return;
+                }
+            }
+            panic!("never written");
+        });
+        // The writer may not have opened yet: retry until it has (bounded).
+        let mut got = None;
+        for _ in 0..200 {
+            if let Ok(s) = read_bounded(&p, 100) {
+                got = Some(s);
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        w.join().unwrap();
+        assert_eq!(got.as_deref(), Some("x: 1\n"));
+        let e = read_json::<serde_json::Value>(Path::new("/dev/zero"), 1000)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("larger than 1000 bytes"), "{e}");
     }
 
     #[test]

@@ -57,6 +57,17 @@ pub enum Error {
     #[error("{0}")]
     Argument(String),
 
+    /// Reading an input file through `pmolap_os::input` failed (too big, endless, a
+    /// FIFO with no writer, not UTF-8, not JSON), or a long solve was interrupted
+    /// (SIGINT/SIGTERM; `pmolap_os::Error::Interrupted`).
+    #[error(transparent)]
+    Tier(#[from] pmolap_os::Error),
+
+    /// A workload too big to solve within the documented bounds (structure count, or
+    /// the size of the two-tier Pareto front; docs/placement.md, "Bounds").
+    #[error("too big to solve: {0}")]
+    TooBig(String),
+
     /// The MIP solver failed or could not prove optimality.
     #[error("MIP solver: {0}")]
     Solver(String),

@@ -7,14 +7,22 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 
-/// Reads `path` as a JSON document of type `T`; a syntax or shape error names the file
-/// and the line and column.
+/// The largest workload, profile or placement document read (64 MiB: a workload of
+/// [`crate::solve::MAX_STRUCTURES`] structures with per-query counts of 100 queries
+/// is well under it).
+pub const MAX_DOCUMENT_BYTES: u64 = pmolap_os::input::MAX_DOCUMENT_BYTES;
+
+/// Reads `path` as a JSON document of type `T` through `pmolap_os::input` (at most
+/// [`MAX_DOCUMENT_BYTES`]; `/dev/zero`, a FIFO without a writer or a huge file end with
+/// one line); a syntax or shape error names the file and the line and column.
 pub(crate) fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T> {
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    serde_json::from_str(&text).map_err(|e| Error::Json {
+    let text = pmolap_os::input::read_bounded(path, MAX_DOCUMENT_BYTES)?;
+    parse_json(path, &text)
+}
+
+/// [`read_json`] of `text`, as if read from `path`.
+pub(crate) fn parse_json<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T> {
+    serde_json::from_str(text).map_err(|e| Error::Json {
         path: path.to_path_buf(),
         message: e.to_string(),
     })

@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::accuracy::Accuracy;
 use crate::error::{Error, Result};
-use crate::files::{check_header, read_json, write_json};
+use crate::files::{check_header, parse_json, read_json, write_json};
 use crate::model::Assignment;
 use crate::profile::{Profile, REFERENCE_TIER};
 use crate::share::SlowShare;
@@ -142,10 +142,21 @@ impl PlacementFile {
         }
     }
 
-    /// Loads a placement file and checks it on its own ([`PlacementFile::validate`]).
+    /// Loads a placement file (at most [`MAX_DOCUMENT_BYTES`](crate::MAX_DOCUMENT_BYTES),
+    /// read through `pmolap_os::input`) and checks it on its own
+    /// ([`PlacementFile::validate`]).
     pub fn load(path: &Path) -> Result<Self> {
         let mut p: PlacementFile = read_json(path)?;
         p.origin = Some(path.display().to_string());
+        p.validate()?;
+        Ok(p)
+    }
+
+    /// A placement from its JSON text, checked as [`PlacementFile::load`] does;
+    /// `origin` names it in errors.
+    pub fn parse(origin: &str, text: &str) -> Result<Self> {
+        let mut p: PlacementFile = parse_json(Path::new(origin), text)?;
+        p.origin = Some(origin.to_string());
         p.validate()?;
         Ok(p)
     }
@@ -186,6 +197,19 @@ impl PlacementFile {
             if let Some(loc) = &t.location {
                 loc.parse::<Location>()
                     .map_err(|e| Error::invalid(file, &item, format!("location: {e}")))?;
+            }
+        }
+        if let Some(p) = &self.predicted {
+            if !(p.t_ns.is_finite() && p.t_ns >= 0.0 && p.relative.is_finite() && p.relative >= 0.0)
+            {
+                return Err(Error::invalid(
+                    file,
+                    "predicted",
+                    format!(
+                        "t_ns {} and relative {} must be non-negative numbers",
+                        p.t_ns, p.relative
+                    ),
+                ));
             }
         }
         let mut seen = BTreeSet::new();
@@ -238,7 +262,8 @@ impl PlacementFile {
         }
         let mut bytes: HashMap<usize, u64> = HashMap::new();
         for (s, &k) in w.structures.iter().zip(&a.tier) {
-            *bytes.entry(k).or_default() += s.bytes;
+            let e = bytes.entry(k).or_default();
+            *e = e.saturating_add(s.bytes);
         }
         for (i, t) in self.tiers.iter().enumerate() {
             let (Some(cap), Some(k)) = (t.capacity_bytes, tier_index.get(t.name.as_str())) else {
@@ -271,6 +296,45 @@ impl PlacementFile {
                         structure_id(&s.table, &s.column, s.kind)
                     ),
                     "no such structure in the database",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Fails naming the first tier with a capacity smaller than the bytes of the
+    /// structures placed on it, `bytes_of(table, column, kind)` giving a structure's
+    /// size in the database (`None`: not in the database; [`Self::check_structures`]
+    /// names those). Structures not listed count on the reference tier, so
+    /// `all_bytes` is the database's total.
+    pub fn check_capacities(
+        &self,
+        all_bytes: u64,
+        bytes_of: impl Fn(&str, &str, StructureKind) -> Option<u64>,
+    ) -> Result<()> {
+        let mut used: HashMap<&str, u64> = HashMap::new();
+        let mut off_reference = 0u64;
+        for s in &self.structures {
+            if s.tier == REFERENCE_TIER {
+                continue;
+            }
+            let b = bytes_of(&s.table, &s.column, s.kind).unwrap_or(0);
+            let e = used.entry(s.tier.as_str()).or_default();
+            *e = e.saturating_add(b);
+            off_reference = off_reference.saturating_add(b);
+        }
+        used.insert(REFERENCE_TIER, all_bytes.saturating_sub(off_reference));
+        for (i, t) in self.tiers.iter().enumerate() {
+            let (Some(cap), Some(&u)) = (t.capacity_bytes, used.get(t.name.as_str())) else {
+                continue;
+            };
+            if u > cap {
+                return Err(Error::invalid(
+                    self.file(),
+                    format!("tiers[{i}] ({})", t.name),
+                    format!(
+                        "capacity_bytes {cap} cannot hold the {u} bytes of the database's structures placed on it"
+                    ),
                 ));
             }
         }

@@ -22,12 +22,20 @@ use pmolap_store::{AccessCounts, StructureKind};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::files::{check_header, read_json, write_json};
+use crate::files::{check_header, parse_json, read_json, write_json};
 
 /// The `format` field of a profile document.
 pub const PROFILE_FORMAT: &str = "pmolap-profile";
 /// The version of the profile document this build reads and writes.
 pub const PROFILE_VERSION: u32 = 1;
+/// The largest cost a profile may state, in ns per access or per page: one second (a
+/// page read from the slowest disk takes milliseconds; anything above is not a
+/// measurement).
+pub const MAX_NS: f64 = 1e9;
+/// The largest page a page-granular tier may move (1 GiB, a huge page).
+pub const MAX_PAGE_BYTES: u64 = 1 << 30;
+/// The most pages one fault may bring in (readahead windows are at most a few MB).
+pub const MAX_FAULT_PAGES: u64 = 1 << 20;
 /// The name of the reference tier every profile's costs are relative to.
 pub const REFERENCE_TIER: &str = "dram";
 
@@ -363,10 +371,22 @@ impl Profile {
         Ok(p)
     }
 
-    /// Loads and validates a profile file.
+    /// Loads and validates a profile file (at most
+    /// [`MAX_DOCUMENT_BYTES`](crate::MAX_DOCUMENT_BYTES), read through
+    /// `pmolap_os::input`).
     pub fn load(path: &Path) -> Result<Self> {
-        let mut p: Profile = read_json(path)?;
-        let file = path.display().to_string();
+        let p: Profile = read_json(path)?;
+        Profile::checked(p, path.display().to_string())
+    }
+
+    /// A profile from its JSON text, validated as [`Profile::load`] does; `origin`
+    /// names it in errors.
+    pub fn parse(origin: &str, text: &str) -> Result<Self> {
+        let p: Profile = parse_json(Path::new(origin), text)?;
+        Profile::checked(p, origin.to_string())
+    }
+
+    fn checked(mut p: Profile, file: String) -> Result<Self> {
         p.validate(&file)?;
         p.origin = Some(file);
         Ok(p)
@@ -413,15 +433,28 @@ impl Profile {
         }
         if let Some(pc) = &self.pages {
             let ok = pc.page_bytes.is_power_of_two()
-                && pc.fault_pages >= 1
-                && pc.random_page_ns.is_finite()
-                && pc.sequential_page_ns.is_finite();
+                && pc.page_bytes <= MAX_PAGE_BYTES
+                && (1..=MAX_FAULT_PAGES).contains(&pc.fault_pages);
             if !ok {
                 return Err(Error::invalid(
                     file,
                     "pages",
-                    "page_bytes must be a power of two and both costs numbers",
+                    format!(
+                        "page_bytes must be a power of two up to {MAX_PAGE_BYTES}, fault_pages in 1..={MAX_FAULT_PAGES}"
+                    ),
                 ));
+            }
+            for (name, v) in [
+                ("random_page_ns", pc.random_page_ns),
+                ("sequential_page_ns", pc.sequential_page_ns),
+            ] {
+                if !(v.is_finite() && (0.0..=MAX_NS).contains(&v)) {
+                    return Err(Error::invalid(
+                        file,
+                        format!("pages.{name}"),
+                        format!("{v} is not a number of ns in 0..={MAX_NS:e}"),
+                    ));
+                }
             }
         }
         let mut seen = BTreeSet::new();
@@ -441,8 +474,21 @@ impl Profile {
                     )));
                 }
             }
-            if !c.extra_ns.is_finite() {
-                return Err(bad(format!("extra_ns {} is not a number", c.extra_ns)));
+            // Negative extra costs are measurement noise (kept, clamped to zero by the
+            // model); a latency cannot be negative, and nothing takes more than a second
+            // per access.
+            if !(c.extra_ns.is_finite() && c.extra_ns.abs() <= MAX_NS) {
+                return Err(bad(format!(
+                    "extra_ns {} is not a number of ns within ±{MAX_NS:e}",
+                    c.extra_ns
+                )));
+            }
+            for (name, v) in [("dram_ns", c.dram_ns), ("tier_ns", c.tier_ns)] {
+                if let Some(v) = v.filter(|v| !(v.is_finite() && (0.0..=MAX_NS).contains(v))) {
+                    return Err(bad(format!(
+                        "{name} {v} is not a latency in 0..={MAX_NS:e} ns"
+                    )));
+                }
             }
             if !seen.insert((c.structure, c.variant, c.bit_width, c.access)) {
                 return Err(bad("appears twice".into()));

@@ -23,7 +23,7 @@ use pmolap_store::{AccessCounts, ColumnCounts, ColumnType, StructureKind, TableI
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::files::{check_header, read_json, write_json};
+use crate::files::{check_header, parse_json, read_json, write_json};
 use crate::profile::{Access, Variant};
 
 /// The `format` field of a workload document.
@@ -232,10 +232,20 @@ impl Workload {
         Some(w)
     }
 
-    /// Loads and validates a workload file.
+    /// Loads and validates a workload file (at most
+    /// [`MAX_DOCUMENT_BYTES`](crate::MAX_DOCUMENT_BYTES), read through
+    /// `pmolap_os::input`).
     pub fn load(path: &Path) -> Result<Self> {
         let w: Workload = read_json(path)?;
         w.validate(&path.display().to_string())?;
+        Ok(w)
+    }
+
+    /// A workload document from its JSON text, validated as [`Workload::load`] does;
+    /// `origin` names it in errors.
+    pub fn parse(origin: &str, text: &str) -> Result<Self> {
+        let w: Workload = parse_json(Path::new(origin), text)?;
+        w.validate(origin)?;
         Ok(w)
     }
 
@@ -334,11 +344,24 @@ impl Workload {
                     self.structures.len()
                 )));
             }
+            if q.counts.iter().any(|c| counts_total(c).is_none()) {
+                return Err(bad("counts add up to more than 2^64 accesses".into()));
+            }
         }
         let mut seen = BTreeSet::new();
+        let mut total_bytes = 0u64;
         for (i, s) in self.structures.iter().enumerate() {
             let item = format!("structure {i} ({})", s.id());
             let bad = |p: &str| Error::invalid(file, &item, p);
+            // Every sum the model and the solvers make is over these: the bytes of all
+            // structures, and each structure's counts of all access types (the No-Dense
+            // ablation adds the dense classes to the lookups), must fit in 64 bits.
+            total_bytes = total_bytes.checked_add(s.bytes).ok_or_else(|| {
+                bad("bytes: the structures' sizes add up to more than 2^64 bytes")
+            })?;
+            if counts_total(&s.counts).is_none() {
+                return Err(bad("counts add up to more than 2^64 accesses"));
+            }
             if s.table.is_empty() || s.column.is_empty() {
                 return Err(bad("empty table or column name"));
             }
@@ -375,9 +398,12 @@ impl Workload {
         crate::files::digest(&w)
     }
 
-    /// Total footprint of all structures.
+    /// Total footprint of all structures (saturating: a validated workload's total
+    /// fits in 64 bits).
     pub fn total_bytes(&self) -> u64 {
-        self.structures.iter().map(|s| s.bytes).sum()
+        self.structures
+            .iter()
+            .fold(0u64, |a, s| a.saturating_add(s.bytes))
     }
 
     /// The index of the structure named `table.column.kind`.
@@ -386,4 +412,11 @@ impl Workload {
             .iter()
             .position(|s| s.table == table && s.column == column && s.kind == kind)
     }
+}
+
+/// The sum of all of `c`'s counters, `None` past 2^64.
+fn counts_total(c: &AccessCounts) -> Option<u64> {
+    Access::ALL
+        .iter()
+        .try_fold(0u64, |a, &x| a.checked_add(x.count(c)))
 }

@@ -13,8 +13,9 @@ use pmolap_results::{
 
 use crate::error::{Error, Result};
 
-/// Result files larger than this are refused (the largest sweeps write a few MB).
-const MAX_BYTES: u64 = 512 << 20;
+/// Result files larger than this are refused (the largest sweeps write a few MB):
+/// `pmolap_os::input::MAX_DOCUMENT_BYTES`, 64 MiB.
+pub const MAX_BYTES: u64 = pmolap_os::input::MAX_DOCUMENT_BYTES;
 
 /// One result document, typed by its `kind` (the types of `pmolap_results`; the parts
 /// they leave to their producers, such as the engine's query runs, read as plain JSON).
@@ -106,7 +107,16 @@ pub fn read(path: &Path) -> Result<Document> {
             format!("{len} bytes, more than any result file ({MAX_BYTES})"),
         ));
     }
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    // Bounded whatever the size says (`/dev/zero`, a FIFO, a file still growing).
+    let text = pmolap_os::input::read_bounded(path, MAX_BYTES).map_err(|e| match e {
+        // Too big, endless, a FIFO without a writer, not UTF-8: not a result file.
+        pmolap_os::Error::Invalid(m) => {
+            let prefix = format!("{}: ", path.display());
+            let why = m.strip_prefix(&prefix).unwrap_or(&m).to_string();
+            Error::not_a_result(path, why)
+        }
+        e => Error::from(e),
+    })?;
     parse(path, &text)
 }
 

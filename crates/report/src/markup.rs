@@ -25,8 +25,38 @@ pub(crate) struct Table {
     pub(crate) rows: Vec<Vec<String>>,
 }
 
-/// Escapes text for HTML element content and attribute values.
+/// The most characters of one string field of a document (a CPU model, host name, OS,
+/// kernel, tier name) shown in the report: longer ones are cut with `…` (docs/report.md,
+/// "Input"). Real values are under 100.
+pub(crate) const MAX_FIELD_CHARS: usize = 160;
+/// The most characters of a free-text field (notes, a demo step's detail, file lists).
+pub(crate) const MAX_TEXT_CHARS: usize = 2000;
+/// The most characters of any one text the page escapes (a caption, a table cell):
+/// the bound behind the two above, for fields rendered without them.
+pub(crate) const MAX_ESCAPED_CHARS: usize = 16_384;
+
+/// `s` cut to [`MAX_FIELD_CHARS`] characters, `…` marking the cut.
+pub(crate) fn clip(s: &str) -> String {
+    clip_to(s, MAX_FIELD_CHARS).into_owned()
+}
+
+/// `s` cut to [`MAX_TEXT_CHARS`] characters, `…` marking the cut.
+pub(crate) fn clip_long(s: &str) -> String {
+    clip_to(s, MAX_TEXT_CHARS).into_owned()
+}
+
+/// `s` cut to `max` characters (`…` marking the cut), borrowed when it fits.
+pub(crate) fn clip_to(s: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    match s.char_indices().nth(max) {
+        None => std::borrow::Cow::Borrowed(s),
+        Some((cut, _)) => std::borrow::Cow::Owned(format!("{}…", &s[..cut])),
+    }
+}
+
+/// Escapes text for HTML element content and attribute values (at most
+/// [`MAX_ESCAPED_CHARS`] characters of it).
 pub(crate) fn esc(s: &str) -> String {
+    let s = clip_to(s, MAX_ESCAPED_CHARS);
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

@@ -177,6 +177,24 @@ pub fn check_placed(db: &Database, pf: &pmolap_place::PlacementFile) -> Result<(
                 _ => true,
             })
     })?;
+    // Every tier's capacity must hold the structures placed on it (their file sizes).
+    let infos: Vec<(String, pmolap_store::TableInfo)> = db
+        .tables()
+        .map(|(n, t)| (n.to_string(), t.info()))
+        .collect();
+    let all: u64 = infos
+        .iter()
+        .flat_map(|(_, i)| &i.columns)
+        .flat_map(|c| &c.structures)
+        .fold(0u64, |a, s| a.saturating_add(s.info.file_bytes));
+    pf.check_capacities(all, |t, c, k| {
+        let (_, info) = infos.iter().find(|(n, _)| n == t)?;
+        let col = info.columns.iter().find(|col| col.name == c)?;
+        col.structures
+            .iter()
+            .find(|s| s.kind == k)
+            .map(|s| s.info.file_bytes)
+    })?;
     Ok(())
 }
 

@@ -143,6 +143,10 @@ pub fn run(
             "--setting cache:0: the page cache bound must be at least one byte".into(),
         ));
     }
+    if let Some(f) = &data.placement {
+        // A bad placement file fails before any database is built or opened.
+        pmolap_place::PlacementFile::load(f)?;
+    }
     let topo = Topology::detect()?;
     let dir = database_dir_noting(data, pb)?;
     let pf = data.placement.as_deref().map(load_placement).transpose()?;

@@ -26,7 +26,9 @@
 use crate::error::{Error, Result};
 use crate::model::{Assignment, Model};
 use crate::profile::Profile;
-use crate::solve::{budget_ps, groups, target_bytes, to_ps, Granularity, Solution};
+use crate::solve::{
+    budget_ps, check_size, costs_ps, groups, target_bytes, Granularity, Solution, MAX_FRONT_ENTRIES,
+};
 use crate::workload::Workload;
 
 /// One unit that moves as a whole: its structures (workload indices), total bytes, and
@@ -51,12 +53,9 @@ impl TwoTierProblem {
     /// The items of `w` at granularity `g`, each with its bytes and its cost on
     /// `profile`'s tier under `model`.
     pub fn new(w: &Workload, model: &Model, profile: &Profile, g: Granularity) -> Result<Self> {
+        check_size(w)?;
         let costs = model.costs(w, profile)?;
-        let ps = costs
-            .iter()
-            .zip(&w.structures)
-            .map(|(&c, s)| to_ps(&s.id(), c))
-            .collect::<Result<Vec<u64>>>()?;
+        let ps = costs_ps(w, &costs)?;
         let items: Vec<Item> = groups(w, g)
             .into_iter()
             .map(|structures| Item {
@@ -65,13 +64,6 @@ impl TwoTierProblem {
                 structures,
             })
             .collect();
-        let total: u128 = ps.iter().map(|&p| p as u128).sum();
-        if total >= (u64::MAX / 2) as u128 {
-            return Err(Error::Argument(format!(
-                "the workload's total extra cost ({} ns) is too large to solve in whole ps",
-                total / 1000
-            )));
-        }
         Ok(TwoTierProblem {
             items,
             n_structures: w.structures.len(),
@@ -158,12 +150,21 @@ pub fn pareto_front(p: &TwoTierProblem) -> Result<ParetoFront> {
     let mut scratch = Vec::new();
     let mut trace = Vec::new();
     let mut offsets = Vec::with_capacity(order.len());
-    for &k in &order {
+    for (step, &k) in order.iter().enumerate() {
+        // A safe point: SIGINT/SIGTERM stop a long front here (one step is at most
+        // 2 · MAX_FRONT_ENTRIES / steps of work).
+        pmolap_os::signal::check()?;
         let (w, c) = (p.items[k].bytes, p.items[k].cost_ps);
-        if 2 * cur.len >= (u32::MAX >> 1) as usize {
-            return Err(Error::Argument(format!(
-                "the Pareto front grew past {} points",
-                u32::MAX >> 2
+        if 2 * cur.len >= (u32::MAX >> 1) as usize
+            || trace.len().saturating_add(2 * cur.len) > MAX_FRONT_ENTRIES
+        {
+            return Err(Error::TooBig(format!(
+                "the Pareto front of {} units had {} points after {step} of them ({} list entries, \
+                 the bound is {MAX_FRONT_ENTRIES}): too many units of distinct sizes to solve \
+                 exactly; try --granularity column or table (docs/placement.md, \"Bounds\")",
+                order.len(),
+                cur.len,
+                trace.len()
             )));
         }
         offsets.push(trace.len());

@@ -25,7 +25,7 @@ use good_lp::{
 use crate::error::{Error, Result};
 use crate::model::{Assignment, Model};
 use crate::profile::{Profile, REFERENCE_TIER};
-use crate::solve::{budget_ps, groups, target_bytes, to_ps, Granularity, Solution};
+use crate::solve::{budget_ps, check_size, costs_ps, groups, target_bytes, Granularity, Solution};
 use crate::workload::Workload;
 
 /// The default time limit of [`solve_tiers`].
@@ -91,16 +91,10 @@ impl TierProblem {
             }
             tiers.push(p.tier.clone());
         }
+        check_size(w)?;
         let mut ps = Vec::with_capacity(profiles.len());
         for p in profiles {
-            let costs = model.costs(w, p)?;
-            ps.push(
-                costs
-                    .iter()
-                    .zip(&w.structures)
-                    .map(|(&c, s)| to_ps(&s.id(), c))
-                    .collect::<Result<Vec<u64>>>()?,
-            );
+            ps.push(costs_ps(w, &model.costs(w, p)?)?);
         }
         let items = groups(w, g)
             .into_iter()

@@ -51,6 +51,46 @@ pub fn groups(w: &Workload, g: Granularity) -> Vec<Vec<usize>> {
     out
 }
 
+/// The most structures a workload may have for the solvers (docs/placement.md,
+/// "Bounds"): a real database has a few hundred (SSB at most 174); past this a workload is
+/// refused with one line before any work.
+pub const MAX_STRUCTURES: usize = 4096;
+
+/// The most list entries the two-tier Pareto front may build over all its steps (each
+/// costs 20 bytes: 4 of trace, 16 of list): 2^26, about 1.3 GB, a few seconds of work.
+/// A front past it (many units of many distinct sizes) is refused naming a coarser
+/// granularity; SSB at structure granularity needs about 6 M.
+pub const MAX_FRONT_ENTRIES: usize = 1 << 26;
+
+/// Fails when `w` has more than [`MAX_STRUCTURES`] structures.
+pub(crate) fn check_size(w: &Workload) -> Result<()> {
+    if w.structures.len() > MAX_STRUCTURES {
+        return Err(Error::TooBig(format!(
+            "the workload has {} structures, the solvers take at most {MAX_STRUCTURES} (docs/placement.md, \"Bounds\")",
+            w.structures.len()
+        )));
+    }
+    Ok(())
+}
+
+/// The costs of `w`'s structures (ns, workload order) in whole ps, refused when their
+/// total reaches 2^63 ps (so every sum over them fits in 64 bits).
+pub(crate) fn costs_ps(w: &Workload, costs: &[f64]) -> Result<Vec<u64>> {
+    let ps = costs
+        .iter()
+        .zip(&w.structures)
+        .map(|(&c, s)| to_ps(&s.id(), c))
+        .collect::<Result<Vec<u64>>>()?;
+    let total: u128 = ps.iter().map(|&p| p as u128).sum();
+    if total >= (u64::MAX / 2) as u128 {
+        return Err(Error::Argument(format!(
+            "the workload's total extra cost ({} ns) is too large to solve in whole ps",
+            total / 1000
+        )));
+    }
+    Ok(ps)
+}
+
 /// A ns cost as integer picoseconds (rounded to nearest).
 pub(crate) fn to_ps(what: &str, ns: f64) -> Result<u64> {
     let ps = (ns * 1000.0).round();

@@ -193,6 +193,10 @@ where
     DB::ErrorType: 'static,
 {
     let (w, _) = root.dim_in_pixel();
+    // Text laid out in a figure is bounded however long a document's fields are.
+    let title = crate::markup::clip_to(title, crate::markup::MAX_TEXT_CHARS);
+    let title = title.as_ref();
+    let subtitle = crate::markup::clip_to(subtitle, crate::markup::MAX_TEXT_CHARS);
     let width = |text: &str, size: u32| -> DrawResult<u32> {
         Ok(root.estimate_text_size(text, &centered(size))?.0 + 24)
     };

@@ -9,7 +9,7 @@ use pmolap_results::Machine;
 
 use crate::doc::Document;
 use crate::draw::header;
-use crate::markup::{esc, file_name, table_html, Table, PARTIAL_BADGE};
+use crate::markup::{clip, clip_long, esc, file_name, table_html, Table, PARTIAL_BADGE};
 
 /// One `<section>` per distinct machine (host name and CPU), naming its files.
 pub(super) fn machines_html(docs: &[(PathBuf, Document)]) -> String {
@@ -29,7 +29,12 @@ pub(super) fn machines_html(docs: &[(PathBuf, Document)]) -> String {
         let title = if groups.len() == 1 {
             "Machine and tiers".to_string()
         } else {
-            format!("Machine {} of {}: {}", i + 1, groups.len(), m.hostname)
+            format!(
+                "Machine {} of {}: {}",
+                i + 1,
+                groups.len(),
+                clip(&m.hostname)
+            )
         };
         let _ = write!(
             out,
@@ -50,8 +55,8 @@ fn facts_table(m: &Machine, files: &[&(PathBuf, Document)]) -> String {
     let dates: Vec<String> = dedup(files.iter().filter_map(|d| d.1.started_unix()).map(date));
     let names: Vec<String> = files.iter().map(|d| file_name(&d.0)).collect();
     let rows = [
-        ("host", m.hostname.clone()),
-        ("CPU", m.cpu_model.trim().to_string()),
+        ("host", clip(&m.hostname)),
+        ("CPU", clip(m.cpu_model.trim())),
         (
             "cores",
             format!(
@@ -62,10 +67,10 @@ fn facts_table(m: &Machine, files: &[&(PathBuf, Document)]) -> String {
                 if m.sockets == 1 { "" } else { "s" }
             ),
         ),
-        ("CPU features", m.cpu_features.join(" ")),
+        ("CPU features", clip_long(&m.cpu_features.join(" "))),
         ("NUMA nodes", m.numa_nodes.len().to_string()),
-        ("OS", m.os.clone()),
-        ("kernel", m.kernel_release.clone()),
+        ("OS", clip(&m.os)),
+        ("kernel", clip(&m.kernel_release)),
         ("pmolap", versions.join(", ")),
         (
             "runs started",
@@ -75,7 +80,7 @@ fn facts_table(m: &Machine, files: &[&(PathBuf, Document)]) -> String {
                 dates.join(", ")
             },
         ),
-        ("result files", names.join(", ")),
+        ("result files", clip_long(&names.join(", "))),
     ];
     let mut s = String::from("<table class=\"facts\">\n");
     for (k, v) in rows {
@@ -133,17 +138,17 @@ fn tiers_table(m: &Machine) -> String {
             .iter()
             .map(|t| {
                 vec![
-                    t.name.clone(),
-                    t.spec.clone(),
-                    t.kind.clone(),
+                    clip(&t.name),
+                    clip(&t.spec),
+                    clip(&t.kind),
                     if t.capacity == 0 {
                         "?".into()
                     } else {
                         bytes(t.capacity)
                     },
                     t.numa_node.map_or("–".into(), |n| n.to_string()),
-                    t.persistence.clone(),
-                    t.notes.join("; "),
+                    clip(&t.persistence),
+                    clip_long(&t.notes.join("; ")),
                 ]
             })
             .collect(),
@@ -169,7 +174,7 @@ pub(super) fn demo_html(path: &std::path::Path, d: &DemoSummary) -> String {
             .iter()
             .map(|s| {
                 vec![
-                    s.name.clone(),
+                    clip(&s.name),
                     match s.status {
                         Status::Done => "done",
                         Status::Skipped => "skipped",
@@ -177,8 +182,8 @@ pub(super) fn demo_html(path: &std::path::Path, d: &DemoSummary) -> String {
                     }
                     .into(),
                     format!("{:.1}", s.seconds),
-                    s.detail.clone(),
-                    s.files.join(", "),
+                    clip_long(&s.detail),
+                    clip_long(&s.files.join(", ")),
                 ]
             })
             .collect(),

@@ -40,7 +40,7 @@ impl Ctx {
             format!("{} rows × {} dims", count(p.rows as f64), p.dims),
             format!("cache {}", format_size(p.cache_bytes as u64).trim()),
         ];
-        let cpu = doc.header.machine.cpu_model.trim().to_string();
+        let cpu = crate::markup::clip(doc.header.machine.cpu_model.trim());
         if !cpu.is_empty() {
             notes.push(cpu.clone());
         }

@@ -35,7 +35,7 @@ fn subtitle(doc: &HashBenchReport) -> String {
         format!("{} keys (DRAM, baselines)", doc.params.keys),
         format!("seed {}", doc.params.seed),
         format!("{} logical CPUs", doc.header.machine.logical_cpus),
-        doc.header.machine.cpu_model.trim().to_string(),
+        crate::markup::clip(doc.header.machine.cpu_model.trim()),
     ]
     .join(SEP)
 }

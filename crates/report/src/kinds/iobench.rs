@@ -59,7 +59,7 @@ pub(crate) fn figures(doc: &Results) -> Vec<Figure> {
             .or_default()
             .push(r.summary.bandwidth_gib_s_median);
     }
-    let cpu = doc.header.machine.cpu_model.trim().to_string();
+    let cpu = crate::markup::clip(doc.header.machine.cpu_model.trim());
     let mut out = Vec::new();
     for (k, lines) in acc {
         let threads: BTreeSet<usize> = lines.values().flat_map(|m| m.keys().copied()).collect();

@@ -14,7 +14,7 @@ fn subtitle(doc: &TpchReport) -> String {
         format!("SF {}", doc.config.sf),
         doc.server.version.clone(),
         format!("median of {} rep(s)", doc.config.reps),
-        doc.header.machine.cpu_model.trim().to_string(),
+        crate::markup::clip(doc.header.machine.cpu_model.trim()),
     ]
     .join(SEP)
 }

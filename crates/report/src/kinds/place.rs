@@ -48,7 +48,7 @@ pub(crate) fn figures(doc: &ValidateReport) -> Vec<Figure> {
         }
     }
     let setting = doc.config.setting.to_string();
-    let cpu = doc.header.machine.cpu_model.trim().to_string();
+    let cpu = crate::markup::clip(doc.header.machine.cpu_model.trim());
     vec![Figure::Lines(LineFigure {
         stem: format!("place-validate-{}", crate::draw::slug(&setting)),
         title: format!(

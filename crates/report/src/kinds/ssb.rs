@@ -14,7 +14,7 @@ use crate::markup::Table;
 
 /// The CPU between `before` and `after`, or nothing when unknown.
 fn with_cpu(m: &Machine, before: &str, after: &str) -> String {
-    let cpu = m.cpu_model.trim();
+    let cpu = crate::markup::clip(m.cpu_model.trim());
     if cpu.is_empty() {
         String::new()
     } else {

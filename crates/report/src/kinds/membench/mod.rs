@@ -30,8 +30,8 @@ use charts::{heatmaps, latency_chart, size_chart, threads_chart};
 
 /// Every figure the runs of `doc` support.
 pub(crate) fn figures(doc: &Results) -> Vec<Figure> {
-    let cpu = Some(doc.header.machine.cpu_model.trim()).filter(|s| !s.is_empty());
-    let mut figs = figures_of(&doc.runs, cpu);
+    let cpu = crate::markup::clip(doc.header.machine.cpu_model.trim());
+    let mut figs = figures_of(&doc.runs, Some(cpu.as_str()).filter(|s| !s.is_empty()));
     crate::draw::unique_stems(&mut figs);
     figs
 }
