@@ -11,6 +11,7 @@
 
 pub mod error;
 mod files;
+pub mod lru;
 pub mod model;
 pub mod pages;
 pub mod placement;
@@ -21,7 +22,7 @@ pub mod whatif;
 pub mod workload;
 
 pub use error::{Error, Result};
-pub use model::{Assignment, Model, ModelOptions, Prediction, TierShare};
+pub use model::{Assignment, Model, ModelOptions, PageBasis, Prediction, TierShare};
 pub use placement::PlacementFile;
 pub use profile::{
     Access, CostEntry, PageCosts, Profile, Source, Variant, BUILTIN_PROFILES, REFERENCE_TIER,
@@ -31,4 +32,6 @@ pub use solve::{
     pareto_front, solve_budget, solve_target, solve_tiers, FrontPoint, Granularity, Objective,
     ParetoFront, Solution, TierProblem, TwoTierProblem,
 };
-pub use workload::{Encoding, QueryLoad, StoreTable, StructureLoad, Workload};
+pub use workload::{
+    Encoding, PageContext, QueryLoad, StoreTable, StructureLoad, StructurePages, Workload,
+};

@@ -42,6 +42,7 @@ pub fn ssb_workload(
     let threads = p.layout().threads as f64;
     let names: Vec<String> = p.database().tables().map(|(n, _)| n.to_string()).collect();
     let mut per_query = Vec::new();
+    let mut pages = Vec::new();
     for (q, f) in queries.iter().zip(&figs) {
         // A fresh preparation per query, as a cold run has: building the join indexes
         // (reading the dimension keys) is part of the query's accesses.
@@ -60,6 +61,12 @@ pub fn ssb_workload(
             })
             .collect();
         run?;
+        pages.push(
+            p.database()
+                .tables()
+                .map(|(n, t)| (n.to_string(), t.page_traces()))
+                .collect::<Vec<_>>(),
+        );
         per_query.push((q.id.clone(), f.median_ms * 1e6 * threads, counts));
         pb.inc(1);
     }
@@ -71,6 +78,7 @@ pub fn ssb_workload(
         .map(|((name, info), counts)| StoreTable { name, info, counts })
         .collect();
     let mut w = Workload::from_store_queries(&tables, &per_query)?;
+    w.attach_pages(pmolap_store::pagelog::PAGE_BYTES, &pages)?;
     w.description = format!(
         "{} queries ({}) on {}, {} threads; T_DRAM = {wall_ms:.1} ms wall x {} threads",
         queries.len(),
