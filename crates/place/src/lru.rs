@@ -80,9 +80,9 @@ mod tests {
     fn against_simulation() {
         let mut rng = SmallRng::seed_from_u64(7);
         for round in 0..200 {
-            let keys = rng.random_range(1..40u32);
-            let n = rng.random_range(0..300);
-            let refs: Vec<u32> = (0..n).map(|_| rng.random_range(0..keys)).collect();
+            let keys = rng.gen_range(1..40u32);
+            let n = rng.gen_range(0..300);
+            let refs: Vec<u32> = (0..n).map(|_| rng.gen_range(0..keys)).collect();
             let d = stack_distances(&refs);
             for cap in 1..=keys as usize + 1 {
                 let want = lru_hits(&refs, cap);
