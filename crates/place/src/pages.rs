@@ -194,16 +194,35 @@ fn query_refs(
     }
 }
 
-/// Splits the missed references (in stream order) into sequential pages and faults
-/// with a readahead window of `window` pages, per query and structure.
-fn classify(missed: impl Iterator<Item = PageRef>, window: u64) -> PageMisses {
-    let mut last: std::collections::HashMap<(u32, u32), u64> = Default::default();
+/// Splits the missed references (in stream order) into sequential pages and faults,
+/// per query and structure: a miss inside the pages an earlier fault read around it
+/// (`around` pages centred on it, the profile's `fault_pages`) costs nothing more; a
+/// miss at most `window` pages (the readahead window) past the last miss is streamed and
+/// counts the gap since it; any other miss is a fault.
+fn classify(missed: impl Iterator<Item = PageRef>, window: u64, around: u64) -> PageMisses {
+    use std::collections::{BTreeMap, HashMap};
+    // Per (query, structure): the last miss, and the read-around extents (start -> end).
+    let mut state: HashMap<(u32, u32), (u64, BTreeMap<u64, u64>)> = HashMap::new();
     let mut m = PageMisses::default();
+    let half = around / 2;
     for (q, s, p) in missed {
-        match last.insert((q, s), p) {
-            Some(l) if p > l && p - l <= window => m.sequential += (p - l) as f64,
-            _ => m.faults += 1.0,
+        let (last, read) = state.entry((q, s)).or_insert((u64::MAX, BTreeMap::new()));
+        if read
+            .range(..=p)
+            .next_back()
+            .is_some_and(|(_, &end)| p < end)
+        {
+            continue;
         }
+        if *last != u64::MAX && p > *last && p - *last <= window {
+            m.sequential += (p - *last) as f64;
+        } else {
+            m.faults += 1.0;
+            if around > 1 {
+                read.insert(p.saturating_sub(half), p.saturating_sub(half) + around);
+            }
+        }
+        *last = p;
     }
     m
 }
@@ -241,7 +260,7 @@ pub fn recorded_misses(
             }
             seen.insert((s, p))
         });
-        return Some(classify(missed, window));
+        return Some(classify(missed, window, pc.fault_pages));
     };
     // The whole workload's records (a context, or this workload's own queries) and
     // which of its queries to count.
@@ -278,7 +297,7 @@ pub fn recorded_misses(
                 && crate::lru::misses(d, c)
         })
         .map(|(r, _)| r);
-    Some(classify(missed, window))
+    Some(classify(missed, window, pc.fault_pages))
 }
 
 /// The recorded-page model's cost of structure `i` alone, cold (what the solvers add up:

@@ -100,6 +100,17 @@ fn cold_counts_first_touches_and_readahead_streams() {
     );
     assert_eq!(misses(&w, None, 32), pm(5.0, 2.0));
     assert_eq!(misses(&w, None, 4), pm(0.0, 3.0));
+    // A fault reads `fault_pages` around it: with 8, the fault at 100 reads 96..103, so
+    // 102 costs nothing; 150 faults (a 1-page readahead window: no stream).
+    let w = workload(
+        vec![dv("a", 200)],
+        vec![vec![(0, vec![step(1, &[[100, 1], [102, 1], [150, 1]])])]],
+    );
+    let mut p8 = disk(1);
+    p8.pages.as_mut().unwrap().fault_pages = 8;
+    let m8 = recorded_misses(&w, &|_| true, p8.pages.as_ref().unwrap(), None).unwrap();
+    assert_eq!(m8, pm(0.0, 2.0));
+    assert_eq!(misses(&w, None, 1), pm(0.0, 3.0));
     // Cold: every query starts empty, so two queries touching the same page fault twice.
     let w = workload(
         vec![dv("a", 10)],
