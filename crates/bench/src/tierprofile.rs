@@ -682,6 +682,7 @@ fn page_costs(c: &mut Copies, o: &ProfileOptions) -> Result<PageCosts> {
         fault_pages: ((random.1 - random.0) / (seq.1 - seq.0).max(1.0))
             .round()
             .clamp(1.0, readahead_pages(&c.dir, page) as f64) as u64,
+        readahead_pages: Some(readahead_pages(&c.dir, page)),
         note: Some(format!(
             "per page over DRAM: random {:.0} vs {:.0} ns, sequential {:.0} vs {:.0} ns (tier vs DRAM)",
             random.1, random.0, seq.1, seq.0

@@ -69,6 +69,7 @@ impl JoinIndex {
         col.dv.for_each_block(|_, ids| {
             if counting {
                 col.dict.record(&AccessCounts::of_batch(ids));
+                col.dict.record_reads(ids);
             }
             keys.extend(ids.iter().map(|&c| dict.get(c as usize)))
         });

@@ -50,9 +50,44 @@ fn probe_counts_fact_accesses_when_counting() {
         let k = run.exec.rows_qualifying;
         let (dict_y, dv_y) = (col("f_y").dict.counts(), col("f_y").dv.counts());
         let (dict_x, dv_x) = (col("f_x").dict.counts(), col("f_x").dv.counts());
+        let pages = |steps: Vec<pmolap_store::PageStep>, morsels: bool| {
+            let mut all: Vec<u32> = steps
+                .iter()
+                .filter(|s| (s.step > 0) == morsels)
+                .flat_map(|s| s.pages())
+                .collect();
+            all.sort_unstable();
+            all.dedup();
+            all
+        };
         if !counting {
             assert_eq!((dict_y.total(), dv_y.total(), dv_x.total()), (0, 0, 0));
+            assert!(
+                col("f_y").dv.page_steps().is_empty() && col("f_y").dict.page_steps().is_empty()
+            );
             continue;
+        }
+        // Pages recorded with the counts: the decoded ids' dictionary pages (within the
+        // file, past its header page), steps within the query's 32.
+        let dict_pages = pages(col("f_y").dict.page_steps(), true);
+        assert_eq!(
+            dict_pages.is_empty(),
+            k == 0,
+            "{}: f_y dictionary pages",
+            q.id
+        );
+        let file = col("f_y").dict.file_pages() as u32;
+        assert!(
+            dict_pages.iter().all(|&p| p >= 1 && p < file),
+            "{}: {dict_pages:?}",
+            q.id
+        );
+        for c in ["f_y", "f_x"] {
+            assert!(
+                col(c).dv.page_steps().iter().all(|s| s.step <= 32),
+                "{}",
+                q.id
+            );
         }
         assert_eq!(dict_y.total(), k, "{}: f_y dictionary", q.id);
         counted_rows += k;
@@ -68,6 +103,19 @@ fn probe_counts_fact_accesses_when_counting() {
             assert!(
                 scanned >= rows as u64,
                 "{}: first step scanned {scanned}",
+                q.id
+            );
+            // The scanned column's morsels recorded every payload page.
+            let covered = ["f_a", "f_b", "f_a@a", "f_b@b", "f_x", "f_mode"]
+                .iter()
+                .filter(|c| col(c).dv.counts().scan >= rows as u64)
+                .all(|c| {
+                    let want: Vec<u32> = (1..col(c).dv.file_pages() as u32).collect();
+                    pages(col(c).dv.page_steps(), true) == want
+                });
+            assert!(
+                covered,
+                "{}: a scanned column's pages not all recorded",
                 q.id
             );
         }

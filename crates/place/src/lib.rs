@@ -15,6 +15,7 @@ pub mod accuracy;
 pub mod advice;
 pub mod error;
 mod files;
+pub mod lru;
 pub mod model;
 pub mod pages;
 pub mod placement;
@@ -29,7 +30,7 @@ pub use accuracy::{Accuracy, AccuracyRecord, MeasuredError};
 pub use advice::{advise, grid, AdviceOptions, Advisor, Goal, BUDGETS, TARGETS};
 pub use error::{Error, Result};
 pub use files::MAX_DOCUMENT_BYTES;
-pub use model::{Assignment, Model, ModelOptions, Prediction, TierShare};
+pub use model::{Assignment, Model, ModelOptions, PageBasis, Prediction, TierShare};
 pub use placement::PlacementFile;
 pub use profile::{
     Access, CostEntry, PageCosts, Profile, Source, Variant, BUILTIN_PROFILES, REFERENCE_TIER,
@@ -40,4 +41,6 @@ pub use solve::{
     pareto_front, solve_budget, solve_target, solve_tiers, FrontPoint, Granularity, Objective,
     ParetoFront, Solution, TierProblem, TwoTierProblem,
 };
-pub use workload::{Encoding, QueryLoad, StoreTable, StructureLoad, Workload};
+pub use workload::{
+    Encoding, PageContext, QueryLoad, StoreTable, StructureLoad, StructurePages, Workload,
+};

@@ -43,7 +43,9 @@ pub struct ModelOptions {
     /// model on every tier).
     pub page_model: bool,
     /// The page cache that page-granular tiers sit behind, if bounded and kept between
-    /// queries (`None`: pages are dropped before each query).
+    /// queries (`None`: pages are dropped before each query). With recorded pages the
+    /// model prices it as an LRU cache of this many bytes over the workload's page
+    /// reference stream ([`crate::pages::recorded_misses`]).
     pub page_cache_bytes: Option<u64>,
     /// Workers sharing a page-granular tier's device: its page costs are device time
     /// that stalls them all (see [`crate::pages`]); 1 for a one-thread workload.
@@ -106,6 +108,27 @@ pub struct Prediction {
     pub relative: f64,
     /// Per tier, reference tier first.
     pub tiers: Vec<TierShare>,
+}
+
+/// What the page model prices a workload from ([`Model::page_basis`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageBasis {
+    /// The pages each query was recorded touching: exact first touches, readahead
+    /// streams, and LRU misses for a bounded cache.
+    Recorded,
+    /// No page records: pages estimated from the access counts (and a bounded cache as a
+    /// resident share).
+    Counts,
+}
+
+impl PageBasis {
+    /// A line saying what the page model used.
+    pub fn describe(self) -> &'static str {
+        match self {
+            PageBasis::Recorded => "page model: from the pages the queries were recorded touching",
+            PageBasis::Counts => "page model: the workload has no page records (format 1 or recorded without pages): pages estimated from the access counts",
+        }
+    }
 }
 
 /// The slowdown model with its options.
@@ -190,6 +213,18 @@ impl Model {
         Ok(self.cmr(s.bytes) * sum)
     }
 
+    /// How the page model prices `w` on a page-granular tier: from the pages its queries
+    /// were recorded touching (workload version 2), or — for a workload without page
+    /// records (version 1, or recorded without pages) — estimated from its counts, the
+    /// count-based page model ([`crate::pages::touched_pages`]).
+    pub fn page_basis(w: &Workload) -> PageBasis {
+        if w.has_pages() {
+            PageBasis::Recorded
+        } else {
+            PageBasis::Counts
+        }
+    }
+
     /// Whether `profile`'s tier is priced by the page model.
     pub fn pages_of<'p>(&self, profile: &'p Profile) -> Option<&'p PageCosts> {
         profile.pages.as_ref().filter(|_| self.options.page_model)
@@ -201,8 +236,12 @@ impl Model {
     pub fn costs(&self, w: &Workload, profile: &Profile) -> Result<Vec<f64>> {
         profile.check_store_format(w.store_format)?;
         if let Some(pc) = self.pages_of(profile) {
+            let threads = self.options.io_threads;
             return Ok((0..w.structures.len())
-                .map(|i| pages::structure_cost_threads(w, i, pc, self.options.io_threads))
+                .map(|i| {
+                    pages::recorded_structure_cost(w, i, pc, threads)
+                        .unwrap_or_else(|| pages::structure_cost_threads(w, i, pc, threads))
+                })
                 .collect());
         }
         w.structures
@@ -257,8 +296,14 @@ impl Model {
         }
         if let Some(cache) = self.options.page_cache_bytes {
             for (k, share) in tiers.iter_mut().enumerate().skip(1) {
-                if self.pages_of(&profiles[k - 1]).is_some() {
-                    share.t_ns *= 1.0 - pages::resident_share(cache, touched[k]);
+                let Some(pc) = self.pages_of(&profiles[k - 1]) else {
+                    continue;
+                };
+                let cache_pages = cache / pc.page_bytes.max(1);
+                let on = |i: usize| a.tier[i] == k;
+                match pages::recorded_misses(w, &on, pc, Some(cache_pages)) {
+                    Some(m) => share.t_ns = m.cost(pc, self.options.io_threads),
+                    None => share.t_ns *= 1.0 - pages::resident_share(cache, touched[k]),
                 }
             }
         }

@@ -247,6 +247,12 @@ pub struct PageCosts {
     /// device's readahead window); random touches closer than this share a read.
     #[serde(default = "one")]
     pub fault_pages: u64,
+    /// The device's readahead window in pages (`/sys/class/bdi/*/read_ahead_kb`, as
+    /// `place profile` reads it): a page missed at most this far past the structure's
+    /// last missed page is read by the stream, not faulted
+    /// ([`crate::pages::DEFAULT_READAHEAD_PAGES`] when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub readahead_pages: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }

@@ -19,7 +19,11 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use pmolap_store::{AccessCounts, ColumnCounts, ColumnType, StructureKind, TableInfo};
+use std::sync::Arc;
+
+use pmolap_store::{
+    AccessCounts, ColumnCounts, ColumnPages, ColumnType, PageStep, StructureKind, TableInfo,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -28,8 +32,9 @@ use crate::profile::{Access, Variant};
 
 /// The `format` field of a workload document.
 pub const WORKLOAD_FORMAT: &str = "pmolap-workload";
-/// The version of the workload document this build reads and writes.
-pub const WORKLOAD_VERSION: u32 = 1;
+/// The version of the workload document this build writes (2: per-query page records);
+/// it reads 1 as well.
+pub const WORKLOAD_VERSION: u32 = 2;
 
 /// How a data vector's value ids are stored.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -127,6 +132,33 @@ pub struct Workload {
     /// Absent in workloads recorded before it was kept: taken as 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threads: Option<u32>,
+    /// Version 2: the page size of the queries' page records (`pages`), present when the
+    /// workload recorded which pages each query touched (`None`: counts only; the page
+    /// model then estimates pages from the counts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_bytes: Option<u64>,
+    /// For a workload of one query cut from a recorded workload ([`Workload::query`]):
+    /// every query's page records and this query's index, so a bounded page cache is
+    /// priced with what the queries before it left (not part of the document).
+    #[serde(skip)]
+    pub page_context: Option<Arc<PageContext>>,
+}
+
+/// The page records of a whole workload, for pricing one of its queries in place.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageContext {
+    pub queries: Vec<Vec<StructurePages>>,
+    pub index: usize,
+}
+
+/// The pages one query touched in one structure, by step (workload version 2): step 0
+/// is planning, steps 1.. the query's fact rows in order (`pmolap_store::pagelog`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StructurePages {
+    /// Index into [`Workload::structures`].
+    pub structure: usize,
+    pub steps: Vec<PageStep>,
 }
 
 /// One query of a workload: its all-DRAM CPU time and its counts per structure.
@@ -137,6 +169,9 @@ pub struct QueryLoad {
     pub t_dram_ns: f64,
     /// Counts per structure, in the order of [`Workload::structures`].
     pub counts: Vec<AccessCounts>,
+    /// Version 2: the pages the query touched, per touched structure.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pages: Vec<StructurePages>,
 }
 
 /// One table of the store as [`Workload::from_store`] reads it.
@@ -162,6 +197,8 @@ impl Workload {
             structures,
             queries: Vec::new(),
             threads: None,
+            page_bytes: None,
+            page_context: None,
         };
         w.validate("<memory>")?;
         Ok(w)
@@ -209,6 +246,7 @@ impl Workload {
                 id: id.clone(),
                 t_dram_ns: *t_dram_ns,
                 counts,
+                pages: Vec::new(),
             });
         }
         let total: f64 = loads.iter().map(|q| q.t_dram_ns).sum();
@@ -218,17 +256,86 @@ impl Workload {
         Ok(w)
     }
 
-    /// Query `i` alone as a workload (its `T_DRAM` and counts); `None` when the workload
-    /// has no per-query loads or fewer queries.
+    /// Attaches the pages each query touched (`pages[q]`: per table, its name and
+    /// `Table::page_traces()` after query `q` alone ran, in the order of
+    /// [`Workload::queries`]), recorded in pages of `page_bytes`.
+    pub fn attach_pages(
+        &mut self,
+        page_bytes: u64,
+        pages: &[Vec<(String, Vec<ColumnPages>)>],
+    ) -> Result<()> {
+        if pages.len() != self.queries.len() {
+            return Err(Error::invalid(
+                "<store>",
+                "pages",
+                format!(
+                    "page records of {} queries for {}",
+                    pages.len(),
+                    self.queries.len()
+                ),
+            ));
+        }
+        for (q, tables) in self.queries.iter_mut().zip(pages) {
+            q.pages.clear();
+            for (table, cols) in tables {
+                for c in cols {
+                    for (kind, steps) in [
+                        (StructureKind::Dictionary, &c.dictionary),
+                        (StructureKind::DataVector, &c.data_vector),
+                        (StructureKind::InvertedIndex, &c.inverted_index),
+                    ] {
+                        if steps.is_empty() {
+                            continue;
+                        }
+                        let i = self
+                            .structures
+                            .iter()
+                            .position(|s| {
+                                s.table == *table && s.column == c.column && s.kind == kind
+                            })
+                            .ok_or_else(|| {
+                                Error::invalid(
+                                    "<store>",
+                                    structure_id(table, &c.column, kind),
+                                    "pages of a structure the workload does not have",
+                                )
+                            })?;
+                        q.pages.push(StructurePages {
+                            structure: i,
+                            steps: steps.clone(),
+                        });
+                    }
+                }
+            }
+            q.pages.sort_by_key(|p| p.structure);
+        }
+        self.page_bytes = Some(page_bytes);
+        self.validate("<memory>")
+    }
+
+    /// Whether the workload recorded the pages its queries touched (version 2).
+    pub fn has_pages(&self) -> bool {
+        self.page_bytes.is_some() && !self.queries.is_empty()
+    }
+
+    /// Query `i` alone as a workload (its `T_DRAM`, counts and pages, with the whole
+    /// workload's pages as its [`Workload::page_context`]); `None` when the workload has
+    /// no per-query loads or fewer queries.
     pub fn query(&self, i: usize) -> Option<Workload> {
         let q = self.queries.get(i)?;
         let mut w = self.clone();
+        if self.has_pages() && self.page_context.is_none() {
+            w.page_context = Some(Arc::new(PageContext {
+                queries: self.queries.iter().map(|q| q.pages.clone()).collect(),
+                index: i,
+            }));
+        }
         w.t_dram_ns = q.t_dram_ns;
         w.description = format!("query {} of {}", q.id, self.description);
         for (s, c) in w.structures.iter_mut().zip(&q.counts) {
             s.counts = *c;
         }
-        w.queries = Vec::new();
+        w.queries = vec![q.clone()];
         Some(w)
     }
 
@@ -308,13 +415,37 @@ impl Workload {
     /// Checks the header, `T_DRAM`, names, uniqueness and per-kind fields; `file` names
     /// the document in errors.
     pub fn validate(&self, file: &str) -> Result<()> {
-        check_header(
-            file,
-            &self.format,
-            self.version,
-            WORKLOAD_FORMAT,
-            WORKLOAD_VERSION,
-        )?;
+        // Version 1 (counts only) still reads.
+        let want = if self.version == 1 {
+            1
+        } else {
+            WORKLOAD_VERSION
+        };
+        check_header(file, &self.format, self.version, WORKLOAD_FORMAT, want)?;
+        if self.version == 1
+            && (self.page_bytes.is_some() || self.queries.iter().any(|q| !q.pages.is_empty()))
+        {
+            return Err(Error::invalid(
+                file,
+                "page_bytes",
+                "page records need version 2",
+            ));
+        }
+        if let Some(pb) = self.page_bytes {
+            if !pb.is_power_of_two() || pb < 512 {
+                return Err(Error::invalid(
+                    file,
+                    "page_bytes",
+                    format!("{pb} is not a power of two of at least 512"),
+                ));
+            }
+        } else if self.queries.iter().any(|q| !q.pages.is_empty()) {
+            return Err(Error::invalid(
+                file,
+                "page_bytes",
+                "missing beside page records",
+            ));
+        }
         if !(self.t_dram_ns.is_finite() && self.t_dram_ns > 0.0) {
             return Err(Error::invalid(
                 file,
@@ -346,6 +477,44 @@ impl Workload {
             }
             if q.counts.iter().any(|c| counts_total(c).is_none()) {
                 return Err(bad("counts add up to more than 2^64 accesses".into()));
+            }
+            let page = self.page_bytes.unwrap_or(4096);
+            let mut last = None;
+            for p in &q.pages {
+                let Some(s) = self.structures.get(p.structure) else {
+                    return Err(bad(format!(
+                        "pages of structure {}, there are {}",
+                        p.structure,
+                        self.structures.len()
+                    )));
+                };
+                if last.is_some_and(|l| l >= p.structure) {
+                    return Err(bad(format!("pages of {} out of order or twice", s.id())));
+                }
+                last = Some(p.structure);
+                let pages = s.bytes.div_ceil(page);
+                let mut step = None;
+                for st in &p.steps {
+                    if step.is_some_and(|x| x >= st.step) {
+                        return Err(bad(format!(
+                            "{}: page step {} out of order or twice",
+                            s.id(),
+                            st.step
+                        )));
+                    }
+                    step = Some(st.step);
+                    let mut end = 0u64;
+                    for &[a, n] in &st.runs {
+                        let (a, n) = (u64::from(a), u64::from(n));
+                        if n == 0 || a < end || a + n > pages {
+                            return Err(bad(format!(
+                                "{}: step {}: page run [{a}, {n}] is empty, out of order or past the structure's {pages} pages",
+                                s.id(), st.step
+                            )));
+                        }
+                        end = a + n;
+                    }
+                }
             }
         }
         let mut seen = BTreeSet::new();

@@ -21,6 +21,7 @@ fn paged() -> Profile {
         random_page_ns: 60.0,
         sequential_page_ns: 4.0,
         fault_pages: 4,
+        readahead_pages: None,
         note: None,
     });
     p

@@ -281,6 +281,7 @@ fn page_model_by_hand() {
         random_page_ns: 50_000.0,
         sequential_page_ns: 2_000.0,
         fault_pages: 1,
+        readahead_pages: None,
         note: None,
     });
     // 100 pages, 8-bit ids: query A scans 40960 entries (10 pages), query B does one
@@ -296,11 +297,13 @@ fn page_model_by_hand() {
             id: "A".into(),
             t_dram_ns: 5e5,
             counts: vec![a],
+            pages: vec![],
         },
         QueryLoad {
             id: "B".into(),
             t_dram_ns: 5e5,
             counts: vec![b],
+            pages: vec![],
         },
     ];
     let slow = Assignment::all(1, 1);

@@ -103,7 +103,32 @@ impl DataVector {
     }
 
     pub(crate) fn reset_counts(&self) {
-        self.s.counters.reset()
+        self.s.counters.reset();
+        self.s.pages.reset();
+    }
+
+    /// Records the pages an engine's own kernels read during `step` (bit `p` of `bits`:
+    /// file page `p`; [`crate::pagelog`]); nothing when counting is off.
+    pub fn record_pages(&self, step: u32, bits: &[u64]) {
+        if self.s.counting() {
+            self.s.pages.add_bits(step, bits);
+        }
+    }
+
+    /// Records (when counting) the pages of `rows` an engine read with its own kernels
+    /// while planning ([`crate::pagelog::PLAN_STEP`]).
+    pub fn record_reads(&self, rows: impl Iterator<Item = u64>) {
+        self.s.record_entries(rows, u64::from(self.width));
+    }
+
+    /// The pages counted runs touched, by step.
+    pub fn page_steps(&self) -> Vec<crate::pagelog::PageStep> {
+        self.s.pages.snapshot()
+    }
+
+    /// The structure file's pages ([`crate::pagelog::PAGE_BYTES`] each).
+    pub fn file_pages(&self) -> u64 {
+        self.s.file_pages()
     }
 
     pub fn info(&self) -> &crate::structure::StructureInfo {
@@ -123,6 +148,8 @@ impl DataVector {
         assert!(row < self.rows, "row {row} out of {} rows", self.rows);
         if self.s.counting() {
             self.s.counters.add_lookup(1);
+            self.s
+                .record_entries(std::iter::once(row as u64), u64::from(self.width));
         }
         bitpack::get(self.words(), self.width, row)
     }
@@ -138,6 +165,11 @@ impl DataVector {
         );
         if self.s.counting() {
             self.s.counters.add_scan(out.len() as u64);
+            let w = u64::from(self.width);
+            self.s.record_bytes(
+                start as u64 * w / 8,
+                ((start + out.len()) as u64 * w).div_ceil(8),
+            );
         }
         bits::unpack(self.words(), self.width, start, out);
     }
@@ -146,6 +178,8 @@ impl DataVector {
     pub fn gather(&self, rows: &[u32], out: &mut [u32]) {
         if self.s.counting() {
             self.s.counters.add_batch(rows);
+            self.s
+                .record_entries(rows.iter().map(|&r| u64::from(r)), u64::from(self.width));
         }
         let words = self.words();
         let n = self.rows;
@@ -160,6 +194,7 @@ impl DataVector {
     pub fn for_each_block(&self, mut f: impl FnMut(usize, &[u32])) {
         if self.s.counting() {
             self.s.counters.add_scan(self.rows as u64);
+            self.s.record_bytes(0, self.s.header.payload_len);
         }
         let words = self.words();
         let mut buf = [0u32; BLOCK];

@@ -208,7 +208,32 @@ impl Dictionary {
     }
 
     pub(crate) fn reset_counts(&self) {
-        self.s.counters.reset()
+        self.s.counters.reset();
+        self.s.pages.reset();
+    }
+
+    /// Records the pages an engine's own kernels read during `step` (bit `p` of `bits`:
+    /// file page `p`; [`crate::pagelog`]); nothing when counting is off.
+    pub fn record_pages(&self, step: u32, bits: &[u64]) {
+        if self.counting() {
+            self.s.pages.add_bits(step, bits);
+        }
+    }
+
+    /// Records (when counting) the pages of value ids `codes` an engine read with its own
+    /// kernels while planning ([`crate::pagelog::PLAN_STEP`]).
+    pub fn record_reads(&self, codes: &[u32]) {
+        self.record_codes(codes.iter().copied());
+    }
+
+    /// The pages counted runs touched, by step.
+    pub fn page_steps(&self) -> Vec<crate::pagelog::PageStep> {
+        self.s.pages.snapshot()
+    }
+
+    /// The structure file's pages ([`crate::pagelog::PAGE_BYTES`] each).
+    pub fn file_pages(&self) -> u64 {
+        self.s.file_pages()
     }
 
     /// The integer values by id (none for a string dictionary). Uncounted raw access.
@@ -240,10 +265,26 @@ impl Dictionary {
         }
     }
 
+    /// Records (when counting) the planning reads of value ids `codes`: an int's 8 bytes,
+    /// or a string's offset and its first byte.
+    fn record_codes(&self, codes: impl Iterator<Item = u32> + Clone) {
+        if !self.counting() {
+            return;
+        }
+        self.s.record_entries(codes.clone().map(u64::from), 64);
+        if self.ty == ColumnType::Str {
+            let (offs, _) = self.str_parts();
+            let base = ((self.len + 1) * 8) as u64;
+            let at = |c: u32| base + offs.get(c as usize).copied().unwrap_or(0);
+            self.s.record_entries(codes.map(at), 8);
+        }
+    }
+
     /// The value with id `code` (one lookup). Panics if `code >= len()`.
     pub fn get(&self, code: u32) -> Value<'_> {
         if self.counting() {
             self.s.counters.add_lookup(1);
+            self.record_codes(std::iter::once(code));
         }
         self.value_uncounted(code)
     }
@@ -256,6 +297,7 @@ impl Dictionary {
         }
         if self.counting() {
             self.s.counters.add_batch(codes);
+            self.record_codes(codes.iter().copied());
         }
         match self.ints() {
             IntValues::Sorted(v) => {
@@ -276,6 +318,7 @@ impl Dictionary {
     pub fn gather<'a>(&'a self, codes: &[u32], out: &mut Vec<Value<'a>>) {
         if self.counting() {
             self.s.counters.add_batch(codes);
+            self.record_codes(codes.iter().copied());
         }
         out.extend(codes.iter().map(|&c| self.value_uncounted(c)));
     }
@@ -285,8 +328,10 @@ impl Dictionary {
     fn partition(&self, mut before: impl FnMut(u32) -> bool) -> u32 {
         let (mut lo, mut hi) = (0usize, self.len);
         let mut probes = 0u64;
+        let mut path = [0u32; 64];
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
+            path[(probes as usize).min(63)] = mid as u32;
             probes += 1;
             if before(mid as u32) {
                 lo = mid + 1;
@@ -296,6 +341,7 @@ impl Dictionary {
         }
         if self.counting() {
             self.s.counters.add_lookup(probes);
+            self.record_codes(path[..(probes as usize).min(64)].iter().copied());
         }
         lo as u32
     }
@@ -356,6 +402,7 @@ impl Dictionary {
         }
         if self.counting() {
             self.s.counters.add_scan(self.len as u64);
+            self.s.record_bytes(0, self.s.header.payload_len);
         }
         Ok((0..self.len as u32)
             .filter(|&c| pred(self.str_uncounted(c)))

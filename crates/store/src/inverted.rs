@@ -69,7 +69,27 @@ impl InvertedIndex {
     }
 
     pub(crate) fn reset_counts(&self) {
-        self.s.counters.reset()
+        self.s.counters.reset();
+        self.s.pages.reset();
+    }
+
+    /// The pages counted runs touched, by step ([`crate::pagelog`]).
+    pub fn page_steps(&self) -> Vec<crate::pagelog::PageStep> {
+        self.s.pages.snapshot()
+    }
+
+    /// The structure file's pages ([`crate::pagelog::PAGE_BYTES`] each).
+    pub fn file_pages(&self) -> u64 {
+        self.s.file_pages()
+    }
+
+    /// Records the pages read for value ids `lo..=hi`: their offsets and their rows.
+    fn record_range(&self, lo: usize, hi: usize) {
+        let (offs, _) = self.parts();
+        let base = ((self.distinct + 1) * 8) as u64;
+        let (a, b) = (offs[lo], offs[hi + 1]);
+        self.s.record_bytes(lo as u64 * 8, (hi as u64 + 2) * 8);
+        self.s.record_bytes(base + a * 4, base + b * 4);
     }
 
     pub fn info(&self) -> &crate::structure::StructureInfo {
@@ -86,6 +106,7 @@ impl InvertedIndex {
     pub fn rows_of(&self, code: u32) -> &[u32] {
         if self.s.counting() {
             self.s.counters.add_lookup(1);
+            self.record_range(code as usize, code as usize);
         }
         let (offs, ids) = self.parts();
         let c = code as usize;
@@ -102,6 +123,7 @@ impl InvertedIndex {
         if self.s.counting() {
             self.s.counters.add_lookup(1);
             self.s.counters.add_near((hi - lo) as u64);
+            self.record_range(lo, hi);
         }
         let (offs, ids) = self.parts();
         &ids[offs[lo] as usize..offs[hi + 1] as usize]
@@ -111,6 +133,9 @@ impl InvertedIndex {
     pub fn rows_of_batch(&self, codes: &[u32], out: &mut Vec<u32>) {
         if self.s.counting() {
             self.s.counters.add_batch_adjacent(codes);
+            for &c in codes {
+                self.record_range(c as usize, c as usize);
+            }
         }
         let (offs, ids) = self.parts();
         for &c in codes {

@@ -27,6 +27,7 @@ pub mod encode;
 pub mod error;
 pub mod format;
 pub mod inverted;
+pub mod pagelog;
 pub mod placement;
 pub mod rowref;
 pub mod schema;
@@ -44,11 +45,13 @@ pub use dictionary::Dictionary;
 pub use error::{Error, Result};
 pub use format::{ColumnEncoding, Manifest, StructureKind};
 pub use inverted::InvertedIndex;
+pub use pagelog::{PageLog, PageStep};
 pub use placement::{Location, Placement};
 pub use rowref::RowRef;
 pub use schema::{ColumnDef, ColumnType, Schema, Value};
 pub use structure::StructureInfo;
 pub use table::{
-    read_manifest, Column, ColumnCounts, ColumnInfo, OpenOptions, StructureDesc, Table, TableInfo,
+    read_manifest, Column, ColumnCounts, ColumnInfo, ColumnPages, OpenOptions, StructureDesc,
+    Table, TableInfo,
 };
 pub use tbl::{load_tbl, read_tbl};

@@ -67,6 +67,8 @@ pub(crate) struct Structure {
     pub(crate) header: Header,
     pub(crate) info: StructureInfo,
     pub(crate) counters: Counters,
+    /// The pages counted runs touched ([`crate::pagelog`]).
+    pub(crate) pages: crate::pagelog::PageLog,
     counting: Arc<AtomicBool>,
 }
 
@@ -165,6 +167,7 @@ impl Structure {
             header,
             info,
             counters: Counters::default(),
+            pages: crate::pagelog::PageLog::default(),
             counting: ctx.counting.clone(),
         })
     }
@@ -186,6 +189,44 @@ impl Structure {
         if self.counting() {
             self.counters.add(c);
         }
+    }
+
+    /// Records (when counting) that the store's own accessors read payload bytes
+    /// `lo .. hi` during planning ([`crate::pagelog::PLAN_STEP`]).
+    pub(crate) fn record_bytes(&self, lo: u64, hi: u64) {
+        if hi > lo && self.counting() {
+            self.record_bytes_uncounted(lo, hi);
+        }
+    }
+
+    /// [`Structure::record_bytes`] without checking the counting flag.
+    pub(crate) fn record_bytes_uncounted(&self, lo: u64, hi: u64) {
+        use crate::pagelog::{page_of, PLAN_STEP};
+        let off = crate::format::PAYLOAD_OFFSET as u64;
+        let (a, b) = (page_of(off, lo), page_of(off, hi - 1));
+        self.pages.add_run(PLAN_STEP, a, b - a + 1);
+    }
+
+    /// Records (when counting) the planning reads of `entries` (payload
+    /// bit offsets `i · bits_per_entry`); one lock per call.
+    pub(crate) fn record_entries(&self, entries: impl Iterator<Item = u64>, bits_per_entry: u64) {
+        if !self.counting() {
+            return;
+        }
+        let off = crate::format::PAYLOAD_OFFSET as u64;
+        let mut bits = Vec::new();
+        for i in entries {
+            let p = crate::pagelog::page_of(off, i * bits_per_entry / 8);
+            crate::pagelog::set_run(&mut bits, p, 1);
+        }
+        if !bits.is_empty() {
+            self.pages.add_bits(crate::pagelog::PLAN_STEP, &bits);
+        }
+    }
+
+    /// The file's pages ([`crate::pagelog::PAGE_BYTES`] each).
+    pub(crate) fn file_pages(&self) -> u64 {
+        self.info.file_bytes.div_ceil(crate::pagelog::PAGE_BYTES)
     }
 
     pub(crate) fn corrupt(&self, problem: impl Into<String>) -> Error {

@@ -107,6 +107,29 @@ impl Column {
             inverted_index: self.index.as_ref().map(|i| i.counts()),
         }
     }
+
+    /// The pages counted runs touched in each structure, by step ([`crate::pagelog`]).
+    pub fn pages(&self) -> ColumnPages {
+        ColumnPages {
+            column: self.name.clone(),
+            dictionary: self.dict.page_steps(),
+            data_vector: self.dv.page_steps(),
+            inverted_index: self
+                .index
+                .as_ref()
+                .map(|i| i.page_steps())
+                .unwrap_or_default(),
+        }
+    }
+}
+
+/// The pages counted runs touched in one column's structures, by step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ColumnPages {
+    pub column: String,
+    pub dictionary: Vec<crate::pagelog::PageStep>,
+    pub data_vector: Vec<crate::pagelog::PageStep>,
+    pub inverted_index: Vec<crate::pagelog::PageStep>,
 }
 
 /// The access counters of one column's structures.
@@ -394,6 +417,12 @@ impl Table {
     /// The counters of every structure of every column.
     pub fn access_counts(&self) -> Vec<ColumnCounts> {
         self.columns.iter().map(Column::counts).collect()
+    }
+
+    /// The pages counted runs touched in every structure of every column (recorded with
+    /// the counters; reset with them).
+    pub fn page_traces(&self) -> Vec<ColumnPages> {
+        self.columns.iter().map(Column::pages).collect()
     }
 
     /// Schema, sizes and where each structure lives.

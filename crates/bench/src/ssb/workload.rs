@@ -63,6 +63,7 @@ pub fn ssb_workload(
     };
     pb.set_length((queries.len() * (reps + 1)) as u64);
     let mut per_query = Vec::new();
+    let mut pages = Vec::new();
     let mut wall_ms = 0.0;
     let mut threads = 1;
     for q in queries {
@@ -98,6 +99,12 @@ pub fn ssb_workload(
             })
             .collect();
         run?;
+        pages.push(
+            p.database()
+                .tables()
+                .map(|(n, t)| (n.to_string(), t.page_traces()))
+                .collect::<Vec<_>>(),
+        );
         per_query.push((q.id.clone(), med * 1e6 * threads as f64, counts));
         pb.inc(1);
     }
@@ -112,6 +119,7 @@ pub fn ssb_workload(
         .collect();
     let mut w = Workload::from_store_queries(&tables, &per_query)?;
     w.threads = Some(threads as u32);
+    w.attach_pages(pmolap_store::pagelog::PAGE_BYTES, &pages)?;
     w.description = format!(
         "{} queries ({}) on {}, {threads} threads; T_DRAM = {wall_ms:.1} ms wall x {threads} threads, each query on a freshly opened all-DRAM database",
         queries.len(),

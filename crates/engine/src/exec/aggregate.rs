@@ -12,7 +12,6 @@ use std::collections::HashMap;
 use pmolap_kernels::bits::{self, Arith};
 use pmolap_kernels::prefetch::prefetch_read;
 use pmolap_store::dictionary::IntValues;
-use pmolap_store::AccessCounts;
 
 use super::morsel::{ColRef, ColumnIds, Rows, Scratch, Tally};
 use super::packed::{can_overflow, fused_sums, packed, packed_read, pair_extremes};
@@ -281,13 +280,13 @@ fn arg_values(
     let (ca, op) = arg;
     let a = ids.get(rows, ca, tally);
     if let Some(t) = tally.as_mut() {
-        t.dict[ca] += AccessCounts::of_batch(a);
+        t.decoded(ca, a);
     }
     decode(vals, a, plan.cols[ca].ints);
     let Some((op, b)) = op else { return false };
     let bi = ids.get(rows, b, tally);
     if let Some(t) = tally.as_mut() {
-        t.dict[b] += AccessCounts::of_batch(bi);
+        t.decoded(b, bi);
     }
     let (ia, ib) = (plan.cols[ca].ints, plan.cols[b].ints);
     combine(op, vals, bi, ib, can_overflow(op, ia, ib))
@@ -428,7 +427,7 @@ fn accumulate_one(
                 }
             };
             if let Some(t) = tally.as_mut() {
-                t.dict[ca] += AccessCounts::lookups(u64::from(id.is_some()));
+                t.decoded_one(ca, id);
             }
             if let Some(id) = id {
                 let v = plan.cols[ca].ints.get(id as usize);
@@ -550,7 +549,7 @@ fn id_sums(
     let kern = bits::active();
     let ia = ids.get(rows, ca, tally);
     if let Some(t) = tally.as_mut() {
-        t.dict[ca] += AccessCounts::of_batch(ia);
+        t.decoded(ca, ia);
     }
     let sa = i128::from(kern.sum_ids(ia));
     let Some((op, cb)) = b else {
@@ -560,7 +559,7 @@ fn id_sums(
     ids.get(rows, cb, tally);
     let (ia, ib) = (ids.fetched(ca, rows.k), ids.fetched(cb, rows.k));
     if let Some(t) = tally.as_mut() {
-        t.dict[cb] += AccessCounts::of_batch(ib);
+        t.decoded(cb, ib);
     }
     let sb = i128::from(kern.sum_ids(ib));
     let dot = match op {

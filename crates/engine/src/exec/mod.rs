@@ -289,14 +289,17 @@ fn probe_rows(
         .cols
         .iter()
         .any(|c| c.store.dv.counting())
-        .then(|| Tally::new(plan.cols.len()));
+        .then(|| Tally::new(plan));
     while let Some(claim) = claims.next() {
         for rows in claim {
+            if let Some(t) = s.tally.as_mut() {
+                t.morsel(plan, rows.start);
+            }
             qualifying += run_morsel(plan, cols, steps, rows.start, rows.len(), &mut s, &mut acc);
             morsels += 1;
         }
     }
-    if let Some(t) = &s.tally {
+    if let Some(t) = s.tally.as_mut() {
         t.flush(plan);
     }
     (acc, qualifying, morsels)

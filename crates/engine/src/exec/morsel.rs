@@ -52,39 +52,159 @@ pub(super) struct ColRef<'a> {
 
 /// One worker's accesses to the fact columns' data vectors and dictionaries (indexed as
 /// [`Plan::cols`]), kept in plain integers while it runs and added to the store's
-/// counters when it ends; only when the store counts (the placement workload).
+/// counters when it ends; only when the store counts (the placement workload). With the
+/// counts it records which pages of each structure file it read, per step: a step is a
+/// [`PAGE_STEPS`]-th of the fact table's rows (step 0 being planning), so a query's
+/// page references keep their order at that granularity. The pages are set in a bitmap
+/// per structure (a morsel's range, or the pages of the selected rows or decoded ids the
+/// counts walk anyway) and handed to the store when the worker's morsels enter a new
+/// step and when it ends.
 #[derive(Debug, Default)]
 pub(super) struct Tally {
     pub(super) dv: Vec<AccessCounts>,
     pub(super) dict: Vec<AccessCounts>,
+    dv_pages: Vec<Vec<u64>>,
+    dict_pages: Vec<Vec<u64>>,
+    widths: Vec<u32>,
+    fact_rows: usize,
+    step: u32,
+}
+
+/// Steps a query's morsels are recorded in ([`Tally`]).
+pub(super) const PAGE_STEPS: usize = 32;
+/// Bits in a page of a structure file.
+const PAGE_BITS: u64 = pmolap_store::pagelog::PAGE_BYTES * 8;
+/// The file page of payload bit `b` (the payload follows the one-page header).
+#[inline(always)]
+fn file_page(b: u64) -> usize {
+    (b / PAGE_BITS) as usize + 1
+}
+
+#[inline(always)]
+fn set_page(bits: &mut Vec<u64>, p: usize) {
+    if bits.len() <= p / 64 {
+        bits.resize(p / 64 + 1, 0);
+    }
+    bits[p / 64] |= 1 << (p % 64);
 }
 
 impl Tally {
-    pub(super) fn new(cols: usize) -> Tally {
+    pub(super) fn new(plan: &Plan<'_>) -> Tally {
+        let cols = plan.cols.len();
         Tally {
             dv: vec![AccessCounts::default(); cols],
             dict: vec![AccessCounts::default(); cols],
+            dv_pages: vec![Vec::new(); cols],
+            dict_pages: vec![Vec::new(); cols],
+            widths: plan.cols.iter().map(|c| c.store.dv.width()).collect(),
+            fact_rows: plan.fact_rows.max(1),
+            step: 1,
         }
     }
 
-    /// A read of the selected rows (`sel`, ascending offsets) of an `n`-row morsel of
-    /// column `col`, as [`fetch_ids`] and the later steps do it: an unpack of the morsel
-    /// (a scan) when `unpacked`, else gets classed by stride.
+    /// Enters the morsel starting at fact row `start`: a new step hands the pages of
+    /// the last one to the store.
     #[inline]
-    pub(super) fn selected(&mut self, col: usize, sel: &[u32], n: usize, unpacked: bool) {
-        self.dv[col] += if unpacked {
-            AccessCounts::scans(n as u64)
-        } else {
-            AccessCounts::of_batch(sel)
-        };
+    pub(super) fn morsel(&mut self, plan: &Plan<'_>, start: usize) {
+        let step = 1 + (start as u128 * PAGE_STEPS as u128 / self.fact_rows as u128) as u32;
+        if step != self.step {
+            self.flush_pages(plan);
+            self.step = step;
+        }
     }
 
-    /// Adds the tally to the store's counters.
-    pub(super) fn flush(&self, plan: &Plan<'_>) {
+    /// A read of the selected rows (`sel`, ascending offsets) of the `n`-row morsel
+    /// starting at fact row `start` of column `col`, as [`fetch_ids`] and the later
+    /// steps do it: an unpack of the morsel (a scan) when `unpacked`, else gets classed
+    /// by stride.
+    #[inline]
+    pub(super) fn selected(
+        &mut self,
+        col: usize,
+        sel: &[u32],
+        start: usize,
+        n: usize,
+        unpacked: bool,
+    ) {
+        if unpacked {
+            self.scanned(col, start, n);
+            return;
+        }
+        self.dv[col] += AccessCounts::of_batch(sel);
+        let w = u64::from(self.widths[col]);
+        let bits = &mut self.dv_pages[col];
+        let mut last = usize::MAX;
+        for &r in sel {
+            let p = file_page((start as u64 + u64::from(r)) * w);
+            if p != last {
+                set_page(bits, p);
+                last = p;
+            }
+        }
+    }
+
+    /// An unpack of the `n`-row morsel starting at fact row `start` of column `col`.
+    #[inline]
+    pub(super) fn scanned(&mut self, col: usize, start: usize, n: usize) {
+        self.dv[col] += AccessCounts::scans(n as u64);
+        if n == 0 {
+            return;
+        }
+        let w = u64::from(self.widths[col]);
+        let (a, b) = (
+            file_page(start as u64 * w),
+            file_page((start + n) as u64 * w - 1),
+        );
+        let bits = &mut self.dv_pages[col];
+        for p in a..=b {
+            set_page(bits, p);
+        }
+    }
+
+    /// Value ids `ids` of column `col` decoded through its (integer) dictionary.
+    #[inline]
+    pub(super) fn decoded(&mut self, col: usize, ids: &[u32]) {
+        self.dict[col] += AccessCounts::of_batch(ids);
+        let bits = &mut self.dict_pages[col];
+        for &i in ids {
+            set_page(bits, file_page(u64::from(i) * 64));
+        }
+    }
+
+    /// One value id (`None`: nothing) of column `col` decoded.
+    #[inline]
+    pub(super) fn decoded_one(&mut self, col: usize, id: Option<u32>) {
+        if let Some(i) = id {
+            self.decoded(col, &[i]);
+        }
+    }
+
+    /// Hands the current step's pages to the store.
+    fn flush_pages(&mut self, plan: &Plan<'_>) {
+        for (i, c) in plan.cols.iter().enumerate() {
+            for (bits, dict) in [
+                (&mut self.dv_pages[i], false),
+                (&mut self.dict_pages[i], true),
+            ] {
+                if bits.iter().any(|&w| w != 0) {
+                    if dict {
+                        c.store.dict.record_pages(self.step, bits);
+                    } else {
+                        c.store.dv.record_pages(self.step, bits);
+                    }
+                    bits.fill(0);
+                }
+            }
+        }
+    }
+
+    /// Adds the tally to the store's counters and page logs.
+    pub(super) fn flush(&mut self, plan: &Plan<'_>) {
         for (i, c) in plan.cols.iter().enumerate() {
             c.store.dv.record(&self.dv[i]);
             c.store.dict.record(&self.dict[i]);
         }
+        self.flush_pages(plan);
     }
 }
 
@@ -149,7 +269,7 @@ impl ColumnIds {
             };
             fetch_ids(rows, col, unpack, &mut self.buf, ids);
             if let Some(t) = tally.as_mut() {
-                t.selected(col, rows.sel, n, unpack);
+                t.selected(col, rows.sel, rows.start, n, unpack);
             }
             self.fresh[col] = true;
         }

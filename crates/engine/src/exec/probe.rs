@@ -9,7 +9,6 @@
 //! a dense selection to a bitmask of the morsel, without unpacking the ids.
 
 use pmolap_kernels::bits;
-use pmolap_store::AccessCounts;
 
 use super::aggregate::{accumulate, Acc};
 use super::groups::{drop_misses, group_codes};
@@ -222,7 +221,7 @@ fn leading_masks(
             break;
         }
         if let Some(t) = tally.as_mut() {
-            t.dv[st.col] += AccessCounts::scans(n as u64);
+            t.scanned(st.col, start, n);
         }
         let out = if done == 0 {
             &mut *masks
@@ -309,7 +308,7 @@ fn select(
         done = 1;
         let c = cols[st.col];
         if let Some(t) = tally.as_mut() {
-            t.dv[st.col] += AccessCounts::scans(n as u64);
+            t.scanned(st.col, start, n);
         }
         bits::select(c.words, c.width, start - c.base, pred, &mut sel[..n])
     } else {
@@ -326,7 +325,7 @@ fn select(
             unreachable!("filter steps have predicates")
         };
         if let Some(t) = tally.as_mut() {
-            t.selected(st.col, &sel[..k], n, unpacks_morsel(k, n));
+            t.selected(st.col, &sel[..k], start, n, unpacks_morsel(k, n));
         }
         let bufs = StepBufs {
             buf: &mut buf[..],

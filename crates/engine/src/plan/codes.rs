@@ -21,7 +21,22 @@ fn bound(dict: &Dictionary, x: &Literal, strict: bool, what: &str) -> Result<u32
             dict.record(&AccessCounts::lookups(
                 (usize::BITS - ints.len().leading_zeros()) as u64,
             ));
-            ints.partition_point(|e| if strict { e <= *v } else { e < *v })
+            let pp = ints.partition_point(|e| if strict { e <= *v } else { e < *v });
+            // The search's probes, replayed from its answer (the pages it read).
+            if dict.counting() {
+                let (mut lo, mut hi, mut path) = (0usize, ints.len(), Vec::new());
+                while lo < hi {
+                    let mid = lo + (hi - lo) / 2;
+                    path.push(mid as u32);
+                    if mid < pp {
+                        lo = mid + 1;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                dict.record_reads(&path);
+            }
+            pp
         }
         (ColumnType::Str, Literal::Str(s)) => {
             let (mut lo, mut hi) = (0usize, n);
@@ -216,6 +231,11 @@ pub(super) fn sample_selectivity(col: &FactCol<'_>, rows: usize, test: &Test) ->
     }
     let n = SAMPLES.min(rows);
     col.store.dv.record(&AccessCounts::lookups(n as u64));
+    if col.store.dv.counting() {
+        col.store
+            .dv
+            .record_reads((0..n).map(|i| (i as u128 * rows as u128 / n as u128) as u64));
+    }
     let hits = (0..n)
         .filter(|&i| {
             let row = (i as u128 * rows as u128 / n as u128) as usize;
