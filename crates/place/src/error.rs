@@ -80,12 +80,47 @@ impl Error {
         problem: impl Into<String>,
     ) -> Self {
         Error::Invalid {
-            file: file.into(),
-            item: item.into(),
-            problem: problem.into(),
+            file: one_line(file.into()),
+            item: one_line(item.into()),
+            problem: one_line(problem.into()),
         }
     }
 }
 
 /// The crate's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// `s` with every control character written as an escape (`\n`, `\u{1b}`): names and
+/// values a document brings into an error keep it one line.
+pub(crate) fn one_line(s: String) -> String {
+    if !s.chars().any(char::is_control) {
+        return s;
+    }
+    s.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod one_line_tests {
+    use super::*;
+
+    #[test]
+    fn errors_from_documents_stay_one_line() {
+        let e = Error::invalid("w\n.json", "structure 0 (a\nb)", "bad\r\u{1b}");
+        assert!(!e.to_string().contains(['\n', '\r', '\u{1b}']), "{e}");
+        assert_eq!(one_line("plain".into()), "plain");
+        let j = crate::files::parse_json::<crate::Workload>(
+            std::path::Path::new("w.json"),
+            "{\"\\ne\": 1}",
+        )
+        .unwrap_err();
+        assert!(!j.to_string().contains('\n'), "{j}");
+    }
+}

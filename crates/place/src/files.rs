@@ -24,7 +24,7 @@ pub(crate) fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T> {
 pub(crate) fn parse_json<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T> {
     serde_json::from_str(text).map_err(|e| Error::Json {
         path: path.to_path_buf(),
-        message: e.to_string(),
+        message: crate::error::one_line(e.to_string()),
     })
 }
 
