@@ -28,6 +28,9 @@ mapfile -t targets < <(cargo +nightly fuzz list)
 # New inputs go to a scratch corpus, so the committed seeds stay as they are.
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+# The targets' scratch directories (fuzz/src/lib.rs: kept, since libFuzzer exits without
+# destructors) go under it too, so the run leaves nothing in /tmp.
+export TMPDIR="$work"
 failed=()
 # Every target, the place/report/SQL ones (place_workload, place_profile, placement,
 # report_doc, sql_text) included, runs from its committed seeds in corpus/<target>/.
