@@ -12,6 +12,7 @@
 //!   [`hashbench`], [`elfbench`]. Parts whose type belongs to a crate above this one (the
 //!   engine's query run and thread layout, the placement workload, the topology snapshot)
 //!   are type parameters, read as plain JSON ([`Detail`]) by default.
+//! - [`stats`]: run-to-run spread (median, min–max) and the one "within noise" rule.
 //! - [`publish`]: a document written whole and durably as pretty JSON.
 //!
 //! Every field name and format version is the one the producers wrote before these types
@@ -35,6 +36,7 @@ pub mod pg;
 pub mod place;
 pub mod size;
 pub mod ssb;
+pub mod stats;
 pub mod topology;
 
 use std::path::Path;

@@ -185,20 +185,7 @@ pub struct Answer {
 /// Rows kept in [`Answer::head`].
 pub const HEAD_ROWS: usize = 5;
 
-/// The median (mean of the middle two for an even count); 0 for none.
-pub fn median(v: &[f64]) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    let m = s.len() / 2;
-    if s.len() % 2 == 1 {
-        s[m]
-    } else {
-        (s[m - 1] + s[m]) / 2.0
-    }
-}
+pub use crate::stats::median;
 
 /// One row of the per-query table.
 #[derive(Debug, Clone, PartialEq)]
