@@ -81,11 +81,16 @@ fn max(v: &[f64]) -> f64 {
     v.iter().copied().fold(f64::NAN, f64::max)
 }
 
-/// The markdown tables of `docs` (any order: grouped by setting, in the order each
-/// setting first appears; each document of a setting is one round).
+/// The markdown tables of `docs` (any order: grouped by setting, cold first, then the
+/// caches from the smallest; each document of a setting is one round).
 pub fn markdown<W>(docs: &[ValidateReport<W>]) -> String {
+    let mut sorted: Vec<&ValidateReport<W>> = docs.iter().collect();
+    sorted.sort_by_key(|d| match d.config.setting {
+        pmolap_results::place::Setting::Cold => 0,
+        pmolap_results::place::Setting::Cache { bytes } => bytes.saturating_add(1),
+    });
     let mut settings: Vec<(String, Vec<&ValidateReport<W>>)> = Vec::new();
-    for d in docs {
+    for d in sorted {
         let l = setting_label(d);
         match settings.iter_mut().find(|(k, _)| *k == l) {
             Some((_, v)) => v.push(d),
@@ -253,4 +258,41 @@ pub fn markdown<W>(docs: &[ValidateReport<W>]) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fixture of the report's tests: one cache round with baselines.
+    fn doc() -> ValidateReport<serde_json::Value> {
+        let text = include_str!("../../../../report/tests/fixtures/place-validate-baselines.json");
+        serde_json::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn rounds_group_by_setting_and_spread_across_rounds() {
+        let a = doc();
+        let mut b = doc();
+        // A second round whose whole-workload figures are all 10 % higher.
+        for s in &mut b.scenarios {
+            s.measured *= 1.1;
+        }
+        let mut c = doc();
+        c.config.setting = pmolap_results::place::Setting::Cold;
+        let md = markdown(&[a, c, b]);
+        // Cold first, then the cache with its two rounds.
+        let cold = md.find("| cold | 1 |").expect(&md);
+        let cache = md.find("| cache 4.6 MiB | 2 |").expect(&md);
+        assert!(cold < cache, "{md}");
+        assert!(md.contains("2 rounds)"), "{md}");
+        // Every advised placement has its promise row and its baseline row.
+        assert_eq!(
+            md.matches("| cache 4.6 MiB | budget 10% |").count(),
+            2,
+            "{md}"
+        );
+        assert!(md.contains("/2 |"), "{md}");
+        assert!(md.contains("within noise") || md.contains("x |"), "{md}");
+    }
 }
