@@ -122,6 +122,11 @@ pub struct WorkloadArgs {
     /// Replace an existing --out file.
     #[arg(long)]
     pub overwrite: bool,
+    /// Then time what recording pages costs: ROUNDS alternated rounds of every query's
+    /// counted run with page recording on and off (a benchmark: run it on a quiet
+    /// machine).
+    #[arg(long, value_name = "ROUNDS")]
+    pub overhead: Option<usize>,
 }
 
 /// The profile and the model's options: one set shared by `advise`, `whatif` and
@@ -367,7 +372,44 @@ fn workload(a: &WorkloadArgs) -> Result<()> {
         w.description,
         a.out.display()
     );
+    if let Some(rounds) = a.overhead {
+        if rounds == 0 {
+            bail!("--overhead: give at least 1 round");
+        }
+        let times = ssb::recording_overhead(&opts, &qs, rounds, &pb)?;
+        print_overhead(&times);
+    }
     Ok(())
+}
+
+/// Per query and for the whole workload: the counted run's time with page recording on
+/// over off, with the verdict of the one noise rule.
+fn print_overhead(times: &[ssb::RecordingTimes]) {
+    use pmolap_results::stats::{Ratio, Spread};
+    println!("counted run, page recording on / off (median ms, min-max over the rounds):");
+    let line = |id: &str, on: &[f64], off: &[f64]| {
+        let (a, b) = (Spread::of(on), Spread::of(off));
+        let r = match (&a, &b) {
+            (Some(a), Some(b)) => Ratio::of(a, b).map_or_else(|| "-".into(), |r| r.display()),
+            _ => "-".into(),
+        };
+        println!(
+            "  {:<8} {:>32} {:>32}  {r}",
+            id,
+            a.map_or_else(|| "-".into(), |s| s.display("ms")),
+            b.map_or_else(|| "-".into(), |s| s.display("ms"))
+        );
+    };
+    for t in times {
+        line(&t.id, &t.on_ms, &t.off_ms);
+    }
+    let total = |f: &dyn Fn(&ssb::RecordingTimes) -> &Vec<f64>| -> Vec<f64> {
+        let n = times.iter().map(|t| f(t).len()).min().unwrap_or(0);
+        (0..n)
+            .map(|i| times.iter().map(|t| f(t)[i]).sum())
+            .collect()
+    };
+    line("workload", &total(&|t| &t.on_ms), &total(&|t| &t.off_ms));
 }
 
 /// The model line every command prints: which model, its I/O threads, S_LLC, T_DRAM.
