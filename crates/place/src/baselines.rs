@@ -71,22 +71,9 @@ pub fn never_accessed(w: &Workload, dram_bytes: u64) -> Option<Assignment> {
 mod tests {
     use super::*;
     use crate::workload::StructureLoad;
-    use pmolap_store::{AccessCounts, ColumnType};
 
     fn s(column: &str, kind: StructureKind, bytes: u64, lookups: u64) -> StructureLoad {
-        StructureLoad {
-            table: "t".into(),
-            column: column.into(),
-            kind,
-            bytes,
-            value_type: ColumnType::Int,
-            encoding: None,
-            bit_width: None,
-            counts: AccessCounts {
-                lookup: lookups,
-                ..AccessCounts::default()
-            },
-        }
+        StructureLoad::looked_up(column, kind, bytes, lookups)
     }
 
     fn workload() -> Workload {
