@@ -1,33 +1,44 @@
 #!/usr/bin/env bash
-# Predicted vs measured for the placement advisor (issue 12, item 6) on this machine's
-# real tiers: the SSB workload's counts in DRAM, a profile of the disk measured here, then
-# the paper's placements with the slow structures on the disk (a) cold — pages dropped
-# before every query — and (b) behind a page cache bounded by a memory cgroup.
-# Usage: bench/place-validate/run.sh [SF] [REPS] [CACHE]   (defaults: 1 3 64MiB)
-# Writes bench/place-validate/out/{workload,profile-disk,validate-cold,validate-cache}.json
-# and the Pareto plots; prints the tables. The database lives under data/ssb (the disk).
+# Predicted vs measured for the placement advisor (issue 33) on this machine's real tiers:
+# the workload's counts and pages recorded in DRAM, a profile of the disk measured here,
+# then every placement `place advise` writes (budgets 0-50 %, targets 25-90 %), the
+# paper's fixed ones and the baselines at equal DRAM bytes, with the slow structures on
+# the disk, in four settings: cold (pages dropped before every query) and a page cache
+# bounded by a memory cgroup to 25, 50 and 100 % of the bytes the workload accesses.
+# ROUNDS alternated rounds: each round runs every setting once (round-robin), so drift
+# of the machine spreads over all settings alike.
+# Usage: [PROFILE_FLAGS=--quick] bench/place-validate/run.sh [SF] [ROUNDS] [REPS]
+#   (defaults: 1 3 3; PROFILE_FLAGS go to `place profile`: --quick only to check the script)
+# Writes bench/place-validate/out/sf$SF/: workload.json, profile-disk.json,
+# validate-SETTING-rROUND.json, tables.md (the issue's tables, markdown: paste into
+# docs/results.md) and the plots of round 1. The database lives under data/ssb (the disk).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SF=${1:-1}
-REPS=${2:-3}
-CACHE=${3:-64MiB}
-OUT=bench/place-validate/out
+ROUNDS=${2:-3}
+REPS=${3:-3}
+OUT=bench/place-validate/out/sf$SF
 mkdir -p "$OUT"
-cargo build --quiet --release
+cargo build --quiet --release -p pmolap
 P=target/release/pmolap
 echo "machine: $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) CPUs, data on $(stat -f -c %T data 2>/dev/null || echo '?')"
 $P place workload --sf "$SF" --reps "$REPS" -o "$OUT/workload.json" --overwrite
 mkdir -p data/place-profile
-rm -f "$OUT/profile-disk.json"
-$P place profile --tier file:data/place-profile --name disk -o "$OUT/profile-disk.json"
-$P place validate --sf "$SF" --reps "$REPS" --workload "$OUT/workload.json" \
-  --profile "$OUT/profile-disk.json" --setting cold -o "$OUT/validate-cold.json" --overwrite
-if $P place validate --sf "$SF" --reps "$REPS" --workload "$OUT/workload.json" \
-  --profile "$OUT/profile-disk.json" --setting "cache:$CACHE" -o "$OUT/validate-cache.json" --overwrite; then
-  :
-else
-  echo "cache setting skipped (see the error above)"
-fi
-for f in "$OUT"/validate-*.json; do
+$P place profile --tier file:data/place-profile --name disk -o "$OUT/profile-disk.json" --overwrite --quiet ${PROFILE_FLAGS:-}
+ACCESSED=$(python3 bench/place-validate/accessed_bytes.py "$OUT/workload.json")
+echo "accessed bytes: $ACCESSED"
+SETTINGS=(cold "cache:$((ACCESSED / 4))" "cache:$((ACCESSED / 2))" "cache:$ACCESSED")
+NAMES=(cold cache25 cache50 cache100)
+rm -f "$OUT"/validate-*.json
+for r in $(seq 1 "$ROUNDS"); do
+  for i in "${!SETTINGS[@]}"; do
+    echo "round $r/$ROUNDS: ${NAMES[$i]} (${SETTINGS[$i]})"
+    $P place validate --sf "$SF" --reps "$REPS" --workload "$OUT/workload.json" \
+      --profile "$OUT/profile-disk.json" --setting "${SETTINGS[$i]}" \
+      -o "$OUT/validate-${NAMES[$i]}-r$r.json" --overwrite --quiet >"$OUT/validate-${NAMES[$i]}-r$r.txt"
+  done
+done
+$P place tables "$OUT"/validate-*.json --out "$OUT/tables.md" --overwrite
+for f in "$OUT"/validate-*-r1.json; do
   $P plot "$f" --out "$OUT/plots" || true
 done

@@ -40,6 +40,10 @@ pub enum PlaceCommand {
     /// bounded by a memory cgroup) and compare each model variant's prediction with the
     /// measured relative time.
     Validate(Box<crate::place_validate::ValidateArgs>),
+    /// The tables of `place validate` documents (settings × alternated rounds) as
+    /// markdown: the advised model's error with its spread across rounds, per setting and
+    /// per query, the promise kept per placement, and the advice against the baselines.
+    Tables(Box<crate::place_validate::TablesArgs>),
     /// Measure a tier's profile against DRAM (placement paper §4.2) over the store's own
     /// primitives: per structure type and access type the extra ns per access; page
     /// costs for a page-granular tier (a disk directory).
@@ -118,6 +122,11 @@ pub struct WorkloadArgs {
     /// Replace an existing --out file.
     #[arg(long)]
     pub overwrite: bool,
+    /// Then time what recording pages costs: ROUNDS alternated rounds of every query's
+    /// counted run with page recording on and off (a benchmark: run it on a quiet
+    /// machine).
+    #[arg(long, value_name = "ROUNDS")]
+    pub overhead: Option<usize>,
 }
 
 /// The profile and the model's options: one set shared by `advise`, `whatif` and
@@ -163,6 +172,24 @@ pub struct ModelArgs {
     pub workload: PathBuf,
     #[command(flatten)]
     pub solver: SolverArgs,
+    /// Also predict behind a page cache of this many bytes kept between queries (e.g.
+    /// 64MiB): the prediction `place validate --setting cache:…` compares with when its
+    /// run's page cache held this much (it prints the figure).
+    #[arg(long, value_parser = pmolap_results::size::parse_size)]
+    pub cache: Option<u64>,
+}
+
+/// The relative time `o`'s model predicts for `a` behind a page cache of `cache` bytes.
+fn cached_relative(
+    w: &Workload,
+    p: &Profile,
+    o: &AdviceOptions,
+    cache: u64,
+    a: &pmolap_place::Assignment,
+) -> Result<f64> {
+    Ok(o.predicting(Some(cache))?
+        .predict(w, std::slice::from_ref(p), a)?
+        .relative)
 }
 
 #[derive(Debug, Clone, Args)]
@@ -319,6 +346,7 @@ pub fn run(cmd: &PlaceCommand) -> Result<()> {
         PlaceCommand::Advise(a) => advise(a),
         PlaceCommand::Whatif(a) => whatif(a),
         PlaceCommand::Validate(a) => crate::place_validate::run(a),
+        PlaceCommand::Tables(a) => crate::place_validate::tables(a),
         PlaceCommand::Profile(a) => crate::place_profile::run(a),
         PlaceCommand::Profiles => {
             profiles();
@@ -344,7 +372,44 @@ fn workload(a: &WorkloadArgs) -> Result<()> {
         w.description,
         a.out.display()
     );
+    if let Some(rounds) = a.overhead {
+        if rounds == 0 {
+            bail!("--overhead: give at least 1 round");
+        }
+        let times = ssb::recording_overhead(&opts, &qs, rounds, &pb)?;
+        print_overhead(&times);
+    }
     Ok(())
+}
+
+/// Per query and for the whole workload: the counted run's time with page recording on
+/// over off, with the verdict of the one noise rule.
+fn print_overhead(times: &[ssb::RecordingTimes]) {
+    use pmolap_results::stats::{Ratio, Spread};
+    println!("counted run, page recording on / off (median ms, min-max over the rounds):");
+    let line = |id: &str, on: &[f64], off: &[f64]| {
+        let (a, b) = (Spread::of(on), Spread::of(off));
+        let r = match (&a, &b) {
+            (Some(a), Some(b)) => Ratio::of(a, b).map_or_else(|| "-".into(), |r| r.display()),
+            _ => "-".into(),
+        };
+        println!(
+            "  {:<8} {:>32} {:>32}  {r}",
+            id,
+            a.map_or_else(|| "-".into(), |s| s.display("ms")),
+            b.map_or_else(|| "-".into(), |s| s.display("ms"))
+        );
+    };
+    for t in times {
+        line(&t.id, &t.on_ms, &t.off_ms);
+    }
+    let total = |f: &dyn Fn(&ssb::RecordingTimes) -> &Vec<f64>| -> Vec<f64> {
+        let n = times.iter().map(|t| f(t).len()).min().unwrap_or(0);
+        (0..n)
+            .map(|i| times.iter().map(|t| f(t)[i]).sum())
+            .collect()
+    };
+    line("workload", &total(&|t| &t.on_ms), &total(&|t| &t.off_ms));
 }
 
 /// The model line every command prints: which model, its I/O threads, S_LLC, T_DRAM.
@@ -406,6 +471,12 @@ fn advise(a: &AdviseArgs) -> Result<()> {
         SlowShare::of(&w, &s.assignment).describe(),
         s.relative
     );
+    if let Some(c) = a.model.cache {
+        println!(
+            "behind a page cache of {c} bytes kept between queries: predicted relative time {:.3} (model output)",
+            cached_relative(&w, &p, &o, c, &s.assignment)?
+        );
+    }
     println!("accuracy: {accuracy}");
     println!("placement: {}", a.out.display());
     Ok(())
@@ -431,12 +502,21 @@ fn whatif(a: &ModelArgs) -> Result<()> {
         }
     }
     println!(
-        "{:<20} {:>14} {:>10} {:>10}",
-        "placement", "slow accessed", "slow all", "relative"
+        "{:<20} {:>14} {:>10} {:>10}{}",
+        "placement",
+        "slow accessed",
+        "slow all",
+        "relative",
+        a.cache
+            .map_or_else(String::new, |c| format!(" {:>16}", format!("cache {c} B")))
     );
     for s in scenarios(&w, &p, &o)? {
+        let cached = match a.cache {
+            Some(c) => format!(" {:>16.3}", cached_relative(&w, &p, &o, c, &s.assignment)?),
+            None => String::new(),
+        };
         println!(
-            "{:<20} {:>13.1}% {:>9.1}% {:>10.3}",
+            "{:<20} {:>13.1}% {:>9.1}% {:>10.3}{cached}",
             s.name,
             100.0 * s.share.accessed_fraction,
             100.0 * s.share.fraction,

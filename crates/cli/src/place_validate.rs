@@ -4,10 +4,12 @@
 
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{bail, Context, Result};
 use clap::Args;
 
-use pmolap_bench::ssb::validate::{validate, Setting, ValidateOptions, ValidateReport};
+use pmolap_bench::ssb::validate::{
+    validate, Setting, ValidateOptions, ValidateReport, BASELINE_KINDS,
+};
 use pmolap_bench::ssb::{given_or_recorded, DataOptions};
 use pmolap_place::{AccuracyRecord, MeasuredError};
 
@@ -35,9 +37,57 @@ pub struct ValidateArgs {
     /// Replace an existing --out file (without it an existing file is refused).
     #[arg(long)]
     pub overwrite: bool,
+    /// Leave out the baselines (hottest by access density, dictionaries only,
+    /// never-accessed only, the OS alone), measured by default at the DRAM bytes of each
+    /// advised placement.
+    #[arg(long)]
+    pub no_baselines: bool,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct TablesArgs {
+    /// `place-validate` documents: each one round of its setting (rounds and settings in
+    /// any order).
+    #[arg(required = true)]
+    pub docs: Vec<PathBuf>,
+    /// Also write the markdown here (an existing file is refused unless --overwrite).
+    #[arg(short, long)]
+    pub out: Option<PathBuf>,
+    /// Replace an existing --out file.
+    #[arg(long)]
+    pub overwrite: bool,
+}
+
+/// `pmolap place tables`: reads the documents, prints the markdown tables, writes them.
+pub fn tables(a: &TablesArgs) -> Result<()> {
+    if let Some(out) = &a.out {
+        crate::place_cmd::check_out_file(out, a.overwrite)?;
+    }
+    let mut docs: Vec<ValidateReport> = Vec::new();
+    for path in &a.docs {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("{}: cannot read", path.display()))?;
+        let d: ValidateReport = serde_json::from_str(&text)
+            .with_context(|| format!("{}: not a place-validate document", path.display()))?;
+        if d.header.kind != pmolap_results::kind::PLACE_VALIDATE.name {
+            bail!(
+                "{}: a `{}` document, not place-validate",
+                path.display(),
+                d.header.kind
+            );
+        }
+        docs.push(d);
+    }
+    let md = pmolap_bench::ssb::validate::tables::markdown(&docs);
+    print!("{md}");
+    if let Some(out) = &a.out {
+        std::fs::write(out, &md).with_context(|| format!("writing {}", out.display()))?;
+        println!("-> {}", out.display());
+    }
+    Ok(())
 }
 
 pub fn run(a: &ValidateArgs) -> Result<()> {
@@ -63,6 +113,7 @@ pub fn run(a: &ValidateArgs) -> Result<()> {
         profile: p,
         setting: a.setting,
         advice,
+        baselines: !a.no_baselines,
     };
     let r = validate(&o, w, &pb)?;
     pb.finish_and_clear();
@@ -123,10 +174,12 @@ fn print_report(r: &ValidateReport) {
     );
     if let Some(c) = &r.cgroup {
         println!(
-            "memory cgroup: limit {:.1} MiB = cache bound + {:.1} MiB working memory; page cache at most {:.1} MiB",
+            "memory cgroup: limit {:.1} MiB = cache bound + {:.1} MiB working memory; page cache at most {:.1} MiB; page model given {} bytes (`place advise --cache {}` predicts the same)",
             c.limit_bytes as f64 / (1 << 20) as f64,
             c.working_bytes as f64 / (1 << 20) as f64,
-            c.max_page_cache_bytes as f64 / (1 << 20) as f64
+            c.max_page_cache_bytes as f64 / (1 << 20) as f64,
+            c.model_cache_bytes.unwrap_or(0),
+            c.model_cache_bytes.unwrap_or(0)
         );
     }
     println!("slow %: share of the accessed bytes on the slow tier (of all bytes in brackets)");
@@ -160,5 +213,39 @@ fn print_report(r: &ValidateReport) {
             "  {:<9} workload {:.3} / {:.3}   per query {:.3} / {:.3}",
             e.model, e.workload_median, e.workload_max, e.query_median, e.query_max
         );
+    }
+    print_comparisons(r);
+}
+
+/// Per advised placement: promise kept, and its time over each baseline's at the same
+/// DRAM bytes with the verdict of the one noise rule.
+fn print_comparisons(r: &ValidateReport) {
+    let cs = r.comparisons();
+    if cs.is_empty() {
+        return;
+    }
+    println!(
+        "advice vs baselines at equal DRAM bytes (advice time / baseline time, whole workload; promise kept: measured <= promised x 1.1):"
+    );
+    print!(
+        "{:<12} {:>9} {:>9} {:>5}",
+        "placement", "promised", "measured", "kept"
+    );
+    for k in BASELINE_KINDS {
+        print!(" {:>28}", k);
+    }
+    println!();
+    for c in cs {
+        print!(
+            "{:<12} {:>9.3} {:>9.3} {:>5}",
+            c.placement,
+            c.promised,
+            c.measured,
+            if c.kept { "yes" } else { "NO" }
+        );
+        for (_, ratio) in &c.against {
+            print!(" {:>28}", ratio.map_or_else(|| "-".into(), |x| x.display()));
+        }
+        println!();
     }
 }

@@ -415,3 +415,21 @@ fn a_cache_run_first_sweeps_the_cgroups_of_killed_runs() {
     );
     assert!(e.contains("--profile"), "{e}");
 }
+
+/// `place tables` on what is not a `place-validate` document (missing, not JSON, a
+/// workload, an empty object) is a one-line error naming the file, never a panic.
+#[test]
+fn tables_refuse_what_is_not_a_validate_document() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path().join("w.json");
+    write(&w, &workload(store_format(), &[(1000, 10)]));
+    let junk = d.path().join("junk.json");
+    std::fs::write(&junk, "{not json").unwrap();
+    let empty = d.path().join("empty.json");
+    std::fs::write(&empty, "{}").unwrap();
+    let missing = d.path().join("missing.json");
+    for f in [&w, &junk, &empty, &missing] {
+        let e = refused(pmolap().args(["place", "tables"]).arg(f));
+        assert!(e.contains(&*f.display().to_string()), "{e}");
+    }
+}

@@ -215,6 +215,20 @@ fn workload_advise_apply_and_validate() {
     assert_eq!(errors, ["paper", "no_cmr", "no_dense", "page"]);
     assert_eq!(r["advised"]["model"], "page", "a page-granular profile");
     assert_eq!(r["advised"]["placements"], 13);
+    // The baselines at the advised placements' DRAM bytes, each beside named placements.
+    let names: Vec<&str> = sc.iter().map(|s| s["name"].as_str().unwrap()).collect();
+    let bs = r["baselines"].as_array().expect("baselines");
+    for kind in ["hottest", "dictionaries"] {
+        assert!(bs.iter().any(|b| b["kind"] == kind), "no {kind} baseline");
+    }
+    for b in bs {
+        let beside = b["placements"].as_array().unwrap();
+        assert!(!beside.is_empty(), "{b}");
+        for p in beside {
+            assert!(names.contains(&p.as_str().unwrap()), "{p} not measured");
+        }
+        assert_eq!(b["result"]["queries"].as_array().unwrap().len(), 3);
+    }
     advise_is_what_validate_measured(&f, &r, &v);
 
     // validate behind a bounded page cache, where this machine lets us make a cgroup.
@@ -222,8 +236,36 @@ fn workload_advise_apply_and_validate() {
     let o = validate(&f, "cache:1MiB", &v2).output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     if o.status.success() {
-        let c = &read_json(&v2)["cgroup"];
+        let r2 = read_json(&v2);
+        let c = &r2["cgroup"];
         assert!(c["limit_bytes"].as_u64().unwrap() >= 1 << 20, "{c}");
+        // The page model is given the page cache the run had (the bound where the group
+        // reported none).
+        let max = c["max_page_cache_bytes"].as_u64().unwrap();
+        let given = c["model_cache_bytes"].as_u64().unwrap();
+        assert_eq!(given, if max > 0 { max } else { 1 << 20 }, "{c}");
+        assert!(r2["baselines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|b| b["kind"] == "os alone" && b["cache_bytes"].as_u64().unwrap() >= 1 << 20));
+        // The tables of both documents: one row per setting.
+        let md = f.root.join("tables.md");
+        let out = ok(pmolap()
+            .args(["place", "tables"])
+            .arg(&v)
+            .arg(&v2)
+            .arg("--out")
+            .arg(&md));
+        assert!(
+            out.contains("| cold | 1 |") && out.contains("| cache 1.0 MiB | 1 |"),
+            "{out}"
+        );
+        assert!(out.contains("vs") || out.contains("os alone"), "{out}");
+        assert_eq!(
+            std::fs::read_to_string(&md).unwrap().lines().count() + 1,
+            out.lines().count()
+        );
     } else {
         assert!(err.contains("memory cgroup"), "{err}");
         eprintln!("cache setting skipped: {err}");

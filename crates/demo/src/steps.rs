@@ -317,6 +317,7 @@ fn placement(c: &Ctx) -> Result<Outcome> {
         profile,
         setting: Setting::Cold,
         advice: pmolap_place::AdviceOptions::new(&w, llc),
+        baselines: false,
     };
     let r = validate(&o, w, &pb)?;
     publish(&c.out, "place-validate-cold.json", &r)?;

@@ -13,6 +13,7 @@
 
 pub mod accuracy;
 pub mod advice;
+pub mod baselines;
 pub mod error;
 mod files;
 pub mod lru;

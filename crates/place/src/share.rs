@@ -62,22 +62,10 @@ impl SlowShare {
 mod tests {
     use super::*;
     use crate::workload::StructureLoad;
-    use pmolap_store::{AccessCounts, ColumnType, StructureKind};
+    use pmolap_store::StructureKind;
 
     fn structure(column: &str, bytes: u64, lookups: u64) -> StructureLoad {
-        StructureLoad {
-            table: "t".into(),
-            column: column.into(),
-            kind: StructureKind::Dictionary,
-            bytes,
-            value_type: ColumnType::Int,
-            encoding: None,
-            bit_width: None,
-            counts: AccessCounts {
-                lookup: lookups,
-                ..AccessCounts::default()
-            },
-        }
+        StructureLoad::looked_up(column, StructureKind::Dictionary, bytes, lookups)
     }
 
     #[test]

@@ -589,3 +589,29 @@ fn counts_total(c: &AccessCounts) -> Option<u64> {
         .iter()
         .try_fold(0u64, |a, &x| a.checked_add(x.count(c)))
 }
+
+#[cfg(test)]
+impl StructureLoad {
+    /// A test structure `t.column` of `kind`: an integer one of `bytes` bytes looked up
+    /// `lookups` times.
+    pub(crate) fn looked_up(
+        column: &str,
+        kind: pmolap_store::StructureKind,
+        bytes: u64,
+        lookups: u64,
+    ) -> StructureLoad {
+        StructureLoad {
+            table: "t".into(),
+            column: column.into(),
+            kind,
+            bytes,
+            value_type: pmolap_store::ColumnType::Int,
+            encoding: None,
+            bit_width: None,
+            counts: AccessCounts {
+                lookup: lookups,
+                ..AccessCounts::default()
+            },
+        }
+    }
+}

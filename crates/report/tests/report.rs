@@ -321,3 +321,67 @@ fn hash_bench_has_its_figures_baseline_load_factor_and_recovery() {
     assert!(html.contains("recover every segment (ms)"));
     assert!(html.contains("Dash / baseline, positive lookups"));
 }
+
+/// A `place validate` document with baselines: the predicted-vs-measured scatter (the
+/// paper's Fig. 7/10 shape, with the ±10 % band), the Pareto plot with the baselines'
+/// measured points, the headline (the most accessed data on the slow tier within 10 % of
+/// DRAM, measured, beside the model's) and the advice-vs-baseline table.
+#[test]
+fn place_validate_with_baselines_has_scatter_headline_and_comparison() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = fixture("place-validate-baselines.json");
+    let input = write(dir.path(), "v.json", &doc);
+    let out = dir.path().join("plots");
+    let files = pmolap_report::plot_file(&input, &out).unwrap();
+    let svg = |stem: &str| {
+        let f = files
+            .iter()
+            .find(|f| {
+                f.extension().is_some_and(|e| e == "svg")
+                    && f.file_name().unwrap().to_string_lossy().starts_with(stem)
+            })
+            .unwrap_or_else(|| panic!("no {stem}*.svg among {files:?}"));
+        std::fs::read_to_string(f).unwrap()
+    };
+    let scatter = svg("place-scatter-cache");
+    for label in [
+        "per query",
+        "whole workload",
+        "baselines (whole workload)",
+        "±10 %",
+    ] {
+        assert!(scatter.contains(label), "{label} not in the scatter");
+    }
+    let pareto = svg("place-validate-cache");
+    for kind in ["hottest", "dictionaries", "never accessed", "os alone"] {
+        let label = format!("measured baseline: {kind}");
+        assert!(pareto.contains(&label), "{label} not in the Pareto plot");
+    }
+    // The headline, measured: the largest accessed share among the placements (advised,
+    // fixed and baselines) measured within 10 % of DRAM.
+    let scenarios = doc["scenarios"].as_array().unwrap().iter().chain(
+        doc["baselines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| &b["result"]),
+    );
+    let best = scenarios
+        .filter(|s| s["measured"].as_f64().unwrap() <= 1.1)
+        .map(|s| s["slow_accessed_fraction"].as_f64().unwrap())
+        .fold(f64::NAN, f64::max);
+    let html = render(&[input]);
+    let headline = format!(
+        "{:.1} % of the accessed data on the slow tier within 10 % of DRAM, measured",
+        100.0 * best
+    );
+    assert!(html.contains(&headline), "{headline} not in the report");
+    assert!(html.contains("by the page model"));
+    for col in ["promise kept", "vs hottest", "vs OS alone"] {
+        assert!(html.contains(col), "{col} not in the report");
+    }
+    assert!(
+        html.contains("within noise") || html.contains("x</td>"),
+        "no advice/baseline ratio in the report"
+    );
+}

@@ -152,6 +152,11 @@ pub struct CgroupFigures {
     pub limit_bytes: u64,
     /// Largest page cache seen at the end of a placement's runs.
     pub max_page_cache_bytes: u64,
+    /// The page cache the page model was given: the bytes pages actually held
+    /// (`max_page_cache_bytes`), or the cache bound where the group reported none
+    /// (absent in older documents, which gave the model the bound).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_cache_bytes: Option<u64>,
 }
 
 /// Relative errors |predicted / measured − 1| of the model `pmolap place advise` uses
@@ -218,4 +223,119 @@ pub struct ValidateReport<Workload = Detail> {
     pub advised: Option<AdvisedError>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cgroup: Option<CgroupFigures>,
+    /// The baselines measured in the same run at the DRAM bytes of the advised placements
+    /// (absent in older documents).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub baselines: Vec<Baseline>,
+}
+
+/// The baselines an advice is compared with at equal DRAM bytes (issue 33, item 4).
+pub const BASELINE_KINDS: [&str; 4] = ["hottest", "dictionaries", "never accessed", "os alone"];
+
+/// One baseline placement, measured with the same procedure as the advised ones.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Baseline {
+    /// One of [`BASELINE_KINDS`]: `hottest` (structures by accesses per byte into DRAM
+    /// while they fit), `dictionaries` (dictionaries only, densest first, in DRAM),
+    /// `never accessed` (only the never-accessed structures on the slow tier), `os alone`
+    /// (everything on the slow tier, the page cache bounded by the DRAM bytes).
+    pub kind: String,
+    /// The DRAM bytes it was given: those of the advised placements in `placements`.
+    pub dram_bytes: u64,
+    /// The advised placements (names) it stands beside.
+    pub placements: Vec<String>,
+    /// `os alone`: the page cache bound of its run (the DRAM bytes plus the setting's
+    /// own cache).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_bytes: Option<u64>,
+    pub result: ScenarioResult,
+}
+
+/// Whole-workload time per repetition: the sum over the queries of each repetition's
+/// time (ms); the repetitions every query has.
+pub fn workload_times(queries: &[QueryPoint]) -> Vec<f64> {
+    let reps = queries.iter().map(|q| q.times_ms.len()).min().unwrap_or(0);
+    (0..reps)
+        .map(|r| queries.iter().map(|q| q.times_ms[r]).sum())
+        .collect()
+}
+
+/// One advised placement against the baselines at its DRAM bytes.
+#[derive(Debug, Clone)]
+pub struct Comparison {
+    /// `budget 10%`, `target 75%`.
+    pub placement: String,
+    /// The advised model's predicted relative time in this setting (what the advice
+    /// promises).
+    pub promised: f64,
+    pub measured: f64,
+    /// measured ≤ promised × 1.1.
+    pub kept: bool,
+    /// Per baseline kind (in [`BASELINE_KINDS`] order): the advice's whole-workload time
+    /// over the baseline's, with the verdict; `None` where none was measured.
+    pub against: Vec<(&'static str, Option<crate::stats::Ratio>)>,
+}
+
+impl Predicted {
+    /// The prediction of `model` (`page` or `paper`).
+    pub fn of_model(&self, model: &str) -> Option<f64> {
+        match model {
+            "page" => self.page,
+            _ => Some(self.paper),
+        }
+    }
+}
+
+impl<W> ValidateReport<W> {
+    /// The model advice solves with: the document's `advised.model`, else the page model
+    /// where predicted, else the paper's.
+    pub fn advised_model(&self) -> &str {
+        match &self.advised {
+            Some(a) => &a.model,
+            None if self.scenarios.iter().any(|s| s.predicted.page.is_some()) => "page",
+            None => "paper",
+        }
+    }
+
+    /// The baseline of `kind` measured beside the advised placement `placement`.
+    pub fn baseline_for(&self, kind: &str, placement: &str) -> Option<&Baseline> {
+        self.baselines
+            .iter()
+            .find(|b| b.kind == kind && b.placements.iter().any(|p| p == placement))
+    }
+
+    /// Every advised placement (budgets and targets) against the baselines at its DRAM
+    /// bytes, in the document's order.
+    pub fn comparisons(&self) -> Vec<Comparison> {
+        let model = self.advised_model().to_string();
+        self.scenarios
+            .iter()
+            .filter(|s| s.name.starts_with("budget") || s.name.starts_with("target"))
+            .map(|s| {
+                let promised = s.predicted.of_model(&model).unwrap_or(f64::NAN);
+                let mine = crate::stats::Spread::of(&workload_times(&s.queries));
+                let against = BASELINE_KINDS
+                    .iter()
+                    .map(|&k| {
+                        let b = self.baseline_for(k, &s.name);
+                        let r = match (b, &mine) {
+                            (Some(b), Some(m)) => {
+                                crate::stats::Spread::of(&workload_times(&b.result.queries))
+                                    .and_then(|t| crate::stats::Ratio::of(m, &t))
+                            }
+                            _ => None,
+                        };
+                        (k, r)
+                    })
+                    .collect();
+                Comparison {
+                    placement: s.name.clone(),
+                    promised,
+                    measured: s.measured,
+                    kept: s.measured <= promised * 1.1,
+                    against,
+                }
+            })
+            .collect()
+    }
 }

@@ -7,6 +7,7 @@
 //! kernel: one lock per call or per flushed bitmap.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
@@ -15,6 +16,21 @@ use serde::{Deserialize, Serialize};
 pub const PAGE_BYTES: u64 = 4096;
 /// The step of accesses the store's own accessors count (before a query's morsels).
 pub const PLAN_STEP: u32 = 0;
+
+/// Whether counted runs record pages (process-wide; on by default).
+static RECORDING: AtomicBool = AtomicBool::new(true);
+
+/// Turns page recording of every counted run in this process on (the default) or off:
+/// off only to measure what recording costs (`pmolap place workload --overhead`); the
+/// access counters are unaffected.
+pub fn set_recording(on: bool) {
+    RECORDING.store(on, Ordering::Relaxed);
+}
+
+/// Whether counted runs record pages ([`set_recording`]).
+pub fn recording() -> bool {
+    RECORDING.load(Ordering::Relaxed)
+}
 
 /// The pages of one structure touched during one step, as `[first page, pages]` runs in
 /// ascending order (pages of the structure file, the header page being page 0).

@@ -194,7 +194,7 @@ impl Structure {
     /// Records (when counting) that the store's own accessors read payload bytes
     /// `lo .. hi` during planning ([`crate::pagelog::PLAN_STEP`]).
     pub(crate) fn record_bytes(&self, lo: u64, hi: u64) {
-        if hi > lo && self.counting() {
+        if hi > lo && self.counting() && crate::pagelog::recording() {
             self.record_bytes_uncounted(lo, hi);
         }
     }
@@ -210,7 +210,7 @@ impl Structure {
     /// Records (when counting) the planning reads of `entries` (payload
     /// bit offsets `i · bits_per_entry`); one lock per call.
     pub(crate) fn record_entries(&self, entries: impl Iterator<Item = u64>, bits_per_entry: u64) {
-        if !self.counting() {
+        if !self.counting() || !crate::pagelog::recording() {
             return;
         }
         let off = crate::format::PAYLOAD_OFFSET as u64;

@@ -23,4 +23,6 @@ pub use tiers::{
     breakdown, chosen_tiers, tiers, BreakdownReport, LadderStep, TierChoice, TierResult,
     TiersConfig, TiersReport,
 };
-pub use workload::{given_or_recorded, ssb_workload, translate};
+pub use workload::{
+    given_or_recorded, recording_overhead, ssb_workload, translate, RecordingTimes,
+};

@@ -152,3 +152,74 @@ pub fn given_or_recorded(
         }
     }
 }
+
+/// One query's counted-run times (ms) with page recording on and off.
+#[derive(Debug, Clone)]
+pub struct RecordingTimes {
+    pub id: String,
+    pub on_ms: Vec<f64>,
+    pub off_ms: Vec<f64>,
+}
+
+/// What recording pages costs the counted run (issue 33: at most 5 %): `rounds` times,
+/// every query's counted run (counters on, a freshly opened all-DRAM database, as
+/// [`ssb_workload`] runs it) with page recording on and off, alternated — on first in
+/// odd rounds, off first in even ones, so drift falls on both alike. Recording is on
+/// again when it returns.
+pub fn recording_overhead(
+    data: &DataOptions,
+    queries: &[Query],
+    rounds: usize,
+    pb: &ProgressBar,
+) -> Result<Vec<RecordingTimes>> {
+    let topo = Topology::detect()?;
+    let dir = database_dir_noting(data, pb)?;
+    let mut out: Vec<RecordingTimes> = queries
+        .iter()
+        .map(|q| RecordingTimes {
+            id: q.id.clone(),
+            on_ms: Vec::new(),
+            off_ms: Vec::new(),
+        })
+        .collect();
+    pb.set_length((2 * rounds * queries.len()) as u64);
+    let counted = |q: &Query, pages: bool| -> Result<f64> {
+        pmolap_store::pagelog::set_recording(pages);
+        let p = Session::new(open_database(&dir, "dram", true)?, &topo, data.exec.clone())?;
+        for (_, t) in p.database().tables() {
+            t.reset_counters();
+            t.set_counting(true);
+        }
+        let ms = p.run(q).map(|r| r.total_ms);
+        for (_, t) in p.database().tables() {
+            t.set_counting(false);
+        }
+        Ok(ms?)
+    };
+    let result = (|| -> Result<()> {
+        for round in 0..rounds {
+            let order = if round % 2 == 0 {
+                [true, false]
+            } else {
+                [false, true]
+            };
+            for (q, r) in queries.iter().zip(&mut out) {
+                for pages in order {
+                    if pmolap_os::signal::interrupted() {
+                        return Err(pmolap_os::Error::Interrupted.into());
+                    }
+                    let ms = counted(q, pages)?;
+                    if pages {
+                        r.on_ms.push(ms);
+                    } else {
+                        r.off_ms.push(ms);
+                    }
+                    pb.inc(1);
+                }
+            }
+        }
+        Ok(())
+    })();
+    pmolap_store::pagelog::set_recording(true);
+    result.map(|()| out)
+}

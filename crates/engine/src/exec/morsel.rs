@@ -68,6 +68,8 @@ pub(super) struct Tally {
     widths: Vec<u32>,
     fact_rows: usize,
     step: u32,
+    /// Pages recorded ([`pmolap_store::pagelog::recording`]).
+    pages: bool,
 }
 
 /// Steps a query's morsels are recorded in ([`Tally`]).
@@ -99,6 +101,7 @@ impl Tally {
             widths: plan.cols.iter().map(|c| c.store.dv.width()).collect(),
             fact_rows: plan.fact_rows.max(1),
             step: 1,
+            pages: pmolap_store::pagelog::recording(),
         }
     }
 
@@ -131,6 +134,9 @@ impl Tally {
             return;
         }
         self.dv[col] += AccessCounts::of_batch(sel);
+        if !self.pages {
+            return;
+        }
         let w = u64::from(self.widths[col]);
         let bits = &mut self.dv_pages[col];
         let mut last = usize::MAX;
@@ -147,7 +153,7 @@ impl Tally {
     #[inline]
     pub(super) fn scanned(&mut self, col: usize, start: usize, n: usize) {
         self.dv[col] += AccessCounts::scans(n as u64);
-        if n == 0 {
+        if n == 0 || !self.pages {
             return;
         }
         let w = u64::from(self.widths[col]);
@@ -165,6 +171,9 @@ impl Tally {
     #[inline]
     pub(super) fn decoded(&mut self, col: usize, ids: &[u32]) {
         self.dict[col] += AccessCounts::of_batch(ids);
+        if !self.pages {
+            return;
+        }
         let bits = &mut self.dict_pages[col];
         for &i in ids {
             set_page(bits, file_page(u64::from(i) * 64));

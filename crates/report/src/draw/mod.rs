@@ -10,6 +10,7 @@ pub(crate) mod bars;
 pub(crate) mod grouped;
 pub(crate) mod heat;
 pub(crate) mod lines;
+pub(crate) mod scatter;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -24,6 +25,7 @@ pub(crate) use bars::{Bar, BarFigure};
 pub(crate) use grouped::GroupedBars;
 pub(crate) use heat::HeatFigure;
 pub(crate) use lines::{LineFigure, Series, XAxis};
+pub(crate) use scatter::ScatterFigure;
 
 /// DejaVu Sans (Bitstream Vera license, see `assets/DejaVuSans-LICENSE.txt`).
 static FONT_BYTES: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
@@ -52,6 +54,7 @@ pub(crate) enum Figure {
     Heat(HeatFigure),
     Bars(BarFigure),
     Grouped(GroupedBars),
+    Scatter(ScatterFigure),
 }
 
 impl Figure {
@@ -62,6 +65,7 @@ impl Figure {
             Figure::Heat(f) => &f.stem,
             Figure::Bars(f) => &f.stem,
             Figure::Grouped(f) => &f.stem,
+            Figure::Scatter(f) => &f.stem,
         }
     }
 
@@ -71,6 +75,7 @@ impl Figure {
             Figure::Heat(f) => &mut f.stem,
             Figure::Bars(f) => &mut f.stem,
             Figure::Grouped(f) => &mut f.stem,
+            Figure::Scatter(f) => &mut f.stem,
         }
     }
 
@@ -81,6 +86,7 @@ impl Figure {
             Figure::Heat(f) => &f.caption,
             Figure::Bars(f) => &f.caption,
             Figure::Grouped(f) => &f.caption,
+            Figure::Scatter(f) => &f.caption,
         }
     }
 
@@ -90,6 +96,7 @@ impl Figure {
             Figure::Heat(f) => f.size(),
             Figure::Bars(f) => (1200, (150 + 34 * f.bars.len() as u32).max(560)),
             Figure::Grouped(f) => f.size(),
+            Figure::Scatter(_) => (1000, 760),
         }
     }
 
@@ -102,6 +109,7 @@ impl Figure {
             Figure::Heat(f) => heat::draw_heat(root, f),
             Figure::Bars(f) => bars::draw_bars(root, f),
             Figure::Grouped(f) => grouped::draw_grouped(root, f),
+            Figure::Scatter(f) => scatter::draw_scatter(root, f),
         }
     }
 

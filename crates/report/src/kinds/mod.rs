@@ -72,12 +72,7 @@ pub(crate) fn summary(d: &Document) -> String {
         }
         Document::SsbBreakdown(r) => format!("query {}, {} rungs", r.query, r.steps.len()),
         Document::SsbRun(r) => format!("{} queries on {}", r.queries.len(), r.config.tier),
-        Document::PlaceValidate(r) => format!(
-            "{} placements, slow tier {} ({})",
-            r.scenarios.len(),
-            r.config.profile_tier,
-            r.config.setting
-        ),
+        Document::PlaceValidate(r) => place::summary(r),
         Document::Demo(r) => format!("{} steps", r.steps.len()),
         Document::Topology(r) => format!("{} tiers", r.tiers.len()),
         Document::HashBench(r) => format!(

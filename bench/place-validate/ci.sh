@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The small version of bench/place-validate (issue 33, "Done when") for CI: SF 0.1, one
+# cache size (half the accessed bytes), one repetition, baselines on. Checks the
+# machinery, not the accuracy: the document is complete (every advised placement and
+# fixed one measured, every baseline kind present, the advised model's errors finite,
+# the cgroup figures and the page model's cache recorded), `place tables` reads it, and
+# the database files are untouched by every read (content, size, mtime).
+# Usage: [WORK=DIR] bench/place-validate/ci.sh   (needs a memory cgroup: root)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+WORK=${WORK:-$ROOT/target/tmp/place-ci}
+mkdir -p "$WORK"
+cargo build --quiet --release -p pmolap
+P=$ROOT/target/release/pmolap
+cd "$WORK"
+# The database (generated once here), then its files' fingerprint.
+$P place workload --sf 0.1 --reps 1 -o workload.json --overwrite >/dev/null
+fingerprint() { find data/ssb -type f -printf '%p %s %T@\n' | sort; find data/ssb -type f -print0 | sort -z | xargs -0 sha256sum; }
+before=$(fingerprint)
+$P place workload --sf 0.1 --reps 1 -o workload.json --overwrite >/dev/null
+mkdir -p profile-dir
+$P place profile --tier file:profile-dir --name disk --quick -o profile.json --overwrite --quiet >/dev/null
+ACCESSED=$(python3 "$ROOT/bench/place-validate/accessed_bytes.py" workload.json)
+$P place validate --sf 0.1 --reps 1 --workload workload.json --profile profile.json \
+  --setting "cache:$((ACCESSED / 2))" -o validate.json --overwrite --quiet >validate.txt
+$P place tables validate.json --out tables.md --overwrite >/dev/null
+after=$(fingerprint)
+if [ "$before" != "$after" ]; then
+  echo "place-validate ci: the database files changed during reads:" >&2
+  diff <(echo "$before") <(echo "$after") >&2 || true
+  exit 1
+fi
+python3 - validate.json <<'PY'
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+bad = []
+names = [s["name"] for s in d["scenarios"]]
+want = ["all slow", "data vectors only", "dictionaries only"] + \
+    [f"budget {b}%" for b in ("0", "1", "5", "10", "20", "50")] + \
+    [f"target {t}%" for t in ("25", "50", "75", "90")]
+if names != want:
+    bad.append(f"placements {names}, want {want}")
+for s in d["scenarios"]:
+    if len(s["queries"]) != 13 or not all(math.isfinite(q["measured"]) and q["median_ms"] > 0 for q in s["queries"]):
+        bad.append(f"{s['name']}: not 13 measured queries")
+kinds = {b["kind"] for b in d.get("baselines", [])}
+for k in ("hottest", "dictionaries", "never accessed", "os alone"):
+    if k not in kinds:
+        bad.append(f"baseline `{k}` missing")
+for b in d.get("baselines", []):
+    if not b["placements"] or len(b["result"]["queries"]) != 13:
+        bad.append(f"baseline {b['kind']}: incomplete")
+a = d.get("advised")
+if not a or not all(math.isfinite(a[k]) for k in ("query_median", "query_max", "workload_median", "workload_max")):
+    bad.append(f"advised errors not finite: {a}")
+c = d.get("cgroup") or {}
+if not c.get("model_cache_bytes") or not c.get("limit_bytes"):
+    bad.append(f"cgroup figures incomplete: {c}")
+if d.get("partial"):
+    bad.append("partial document")
+if bad:
+    print("place-validate ci: " + "; ".join(bad), file=sys.stderr)
+    sys.exit(1)
+print(f"place-validate ci: ok ({len(names)} placements, {len(d['baselines'])} baselines, "
+      f"database files untouched)")
+PY

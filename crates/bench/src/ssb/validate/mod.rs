@@ -1,0 +1,516 @@
+//! `pmolap place validate`: the placement model's predictions against measurements on
+//! the machine's real tiers (issue 12, item 6). The slow tier is the database's own files
+//! on their filesystem (the structures mapped from `home`), the fast tier DRAM (copies):
+//!
+//! - **cold** — every timed run reopens the database under the placement and drops its
+//!   files' pages first (`POSIX_FADV_DONTNEED`), so each query faults its slow data in;
+//! - **cache:SIZE** — the database is opened once per placement, its pages dropped, and
+//!   the process then enters a memory cgroup ([`pmolap_os::cgroup::MemoryLimit`]) whose
+//!   limit is SIZE plus the queries' own working memory (measured on the all-DRAM
+//!   placement first): the slow tier's page cache is bounded by about SIZE; every query
+//!   runs once to warm up, then `reps` times. The page model is given the page cache the
+//!   run really had: the largest the group held ([`CgroupFigures::model_cache_bytes`]).
+//!
+//! The placements are the paper's fixed ones (all slow, data vectors only, dictionaries
+//! only) and exactly the placements `pmolap place advise` writes for the grid
+//! ([`pmolap_place::grid`]: budgets 0–50 %, targets 25–90 %), solved by the one
+//! [`pmolap_place::Advisor`] with the same [`AdviceOptions`]. For each, per query and for
+//! the whole workload, the measured relative time (median time / the all-DRAM
+//! placement's median time, both measured here in the same run) and the relative time
+//! each model variant predicts: the paper's model, its two ablations (No-Cache,
+//! No-Dense) and, where the profile has page costs, the page model. Every prediction
+//! uses the workload's `T_DRAM` and per-query counts — the numbers `advise` promises
+//! with — and the advised model's relative errors |predicted/measured − 1| are the
+//! accuracy later advice on this workload states ([`AdvisedError`]).
+//!
+//! In the same run, with the same procedure and at the DRAM bytes of each advised
+//! placement, the baselines ([`Baseline`]): hottest by access density, dictionaries only,
+//! never-accessed only on the slow tier ([`pmolap_place::baselines`]), and the OS alone
+//! (everything on the slow tier behind a page cache of the DRAM bytes plus the setting's
+//! own cache, run like `cache:SIZE`). [`tables`] writes the comparison tables.
+
+use indicatif::ProgressBar;
+use pmolap_engine::{Query, Session};
+use pmolap_place::{
+    baselines, scenarios, AdviceOptions, Assignment, Model, ModelOptions, Profile, SlowShare,
+    Workload, BUDGETS, TARGETS,
+};
+use pmolap_results::{kind, Header, Machine};
+use pmolap_tier::Topology;
+
+use super::data::{database_dir_noting, DataOptions};
+use super::run::median;
+use crate::error::{Error, Result};
+use runner::{placement_of, Runner};
+
+mod runner;
+pub mod tables;
+
+pub use pmolap_results::place::Setting;
+pub(crate) use runner::open_fresh_dram;
+
+/// What to validate.
+#[derive(Debug, Clone)]
+pub struct ValidateOptions {
+    pub data: DataOptions,
+    pub queries: Vec<Query>,
+    pub reps: usize,
+    /// The slow tier's profile (measured on it: `pmolap place profile`).
+    pub profile: Profile,
+    pub setting: Setting,
+    /// The advice's options (`place advise` with the same ones writes the placements
+    /// measured); their I/O threads must be the run's worker threads.
+    pub advice: AdviceOptions,
+    /// Measure the baselines too.
+    pub baselines: bool,
+}
+
+pub use pmolap_results::place::{
+    AdvisedError, Baseline, CgroupFigures, ErrorSummary, Predicted, QueryPoint, ScenarioResult,
+    ValidateConfig, BASELINE_KINDS,
+};
+
+/// The `place-validate` document, with the placement model's workload.
+pub type ValidateReport = pmolap_results::place::ValidateReport<Workload>;
+
+/// The model variants for `o` behind a page cache of `cache` bytes (`None`: cold): the
+/// paper's model and its two ablations (per access, with the advice's S_LLC), and the
+/// page model exactly as advised.
+fn models(o: &ValidateOptions, cache: Option<u64>) -> Result<[Model; 4]> {
+    let base = ModelOptions {
+        page_model: false,
+        ..ModelOptions::new(o.advice.llc_bytes)
+    };
+    Ok([
+        Model::new(base)?,
+        Model::new(ModelOptions {
+            cache_miss_ratio: false,
+            ..base
+        })?,
+        Model::new(ModelOptions {
+            dense_classes: false,
+            ..base
+        })?,
+        o.advice.predicting(cache)?,
+    ])
+}
+
+/// The four predictions for `w` under `a`.
+fn predict(
+    models: &[Model; 4],
+    w: &Workload,
+    profile: &Profile,
+    a: &Assignment,
+) -> Result<Predicted> {
+    let ps = std::slice::from_ref(profile);
+    let r = |m: &Model| -> Result<f64> { Ok(m.predict(w, ps, a)?.relative) };
+    Ok(Predicted {
+        paper: r(&models[0])?,
+        no_cmr: r(&models[1])?,
+        no_dense: r(&models[2])?,
+        page: match profile.pages {
+            Some(_) => Some(r(&models[3])?),
+            None => None,
+        },
+    })
+}
+
+/// How a placement is run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Procedure {
+    /// The run's setting (cold, or behind the setting's cgroup limit).
+    Setting,
+    /// Behind a page cache bounded to this many bytes (plus the working memory): the OS
+    /// alone.
+    Cache(u64),
+}
+
+/// One placement to measure.
+struct Planned {
+    name: String,
+    assignment: Assignment,
+    procedure: Procedure,
+    /// For a baseline: its kind, DRAM bytes and the advised placements it stands beside.
+    baseline: Option<(String, u64, Vec<String>)>,
+}
+
+/// What one placement measured: per query its times, and the page cache its group held
+/// at the end (cached procedures).
+struct Measured {
+    times: Vec<Vec<f64>>,
+    page_cache: Option<u64>,
+}
+
+/// The baselines at the DRAM bytes of every advised placement of `chosen`, each distinct
+/// one once (with every advised placement it stands beside).
+fn plan_baselines(
+    w: &Workload,
+    chosen: &[pmolap_place::Scenario],
+    setting_cache: u64,
+    cgroups: bool,
+) -> Vec<Planned> {
+    let total = w.total_bytes();
+    let mut out: Vec<Planned> = Vec::new();
+    let mut add = |kind: &str, a: Assignment, p: Procedure, dram: u64, for_: &str| {
+        if let Some(b) = out.iter_mut().find(|b| {
+            b.procedure == p
+                && b.assignment == a
+                && b.baseline.as_ref().is_some_and(|x| x.0 == kind)
+        }) {
+            if let Some((_, _, v)) = &mut b.baseline {
+                v.push(for_.to_string());
+            }
+            return;
+        }
+        out.push(Planned {
+            name: format!("{kind} @ {:.1} MiB DRAM", dram as f64 / (1 << 20) as f64),
+            assignment: a,
+            procedure: p,
+            baseline: Some((kind.to_string(), dram, vec![for_.to_string()])),
+        });
+    };
+    for s in chosen
+        .iter()
+        .filter(|s| s.name.starts_with("budget") || s.name.starts_with("target"))
+    {
+        let dram = total.saturating_sub(s.share.bytes);
+        add(
+            "hottest",
+            baselines::hottest(w, dram),
+            Procedure::Setting,
+            dram,
+            &s.name,
+        );
+        add(
+            "dictionaries",
+            baselines::dictionaries(w, dram),
+            Procedure::Setting,
+            dram,
+            &s.name,
+        );
+        if let Some(a) = baselines::never_accessed(w, dram) {
+            add("never accessed", a, Procedure::Setting, dram, &s.name);
+        }
+        if cgroups {
+            add(
+                "os alone",
+                Assignment::all(w.structures.len(), 1),
+                Procedure::Cache(dram + setting_cache),
+                dram,
+                &s.name,
+            );
+        }
+    }
+    out
+}
+
+/// Runs the validation: the workload is given (per-query counts needed) or measured.
+pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<ValidateReport> {
+    if o.reps == 0 {
+        return Err(Error::Ssb("--reps must be at least 1".into()));
+    }
+    if w.queries.len() != o.queries.len() {
+        return Err(Error::Ssb(format!(
+            "the workload has per-query counts for {} queries, {} are to run (record it with `pmolap place workload` and the same --queries)",
+            w.queries.len(),
+            o.queries.len()
+        )));
+    }
+    let topo = Topology::detect()?;
+    let dir = database_dir_noting(&o.data, pb)?;
+    let slow_fs = topo
+        .filesystem_for(&dir)
+        .map_or_else(|| "unknown".to_string(), |f| f.fs_type.clone());
+    let threads = Session::new(open_fresh_dram(&dir)?, &topo, o.data.exec.clone())?
+        .layout()
+        .threads;
+    if let Some(t) = w.threads {
+        if t as usize != threads {
+            return Err(Error::Ssb(format!(
+                "the workload was recorded with {t} worker threads, this run has {threads}: give the same --threads (T_DRAM and the page costs are for {t})"
+            )));
+        }
+    }
+    if o.advice.io_threads as usize != threads {
+        return Err(Error::Ssb(format!(
+            "the advice's I/O threads ({}) are not this run's worker threads ({threads})",
+            o.advice.io_threads
+        )));
+    }
+    let chosen = scenarios(&w, &o.profile, &o.advice)?;
+    let runner = Runner {
+        o,
+        dir: dir.clone(),
+        topo,
+        pb,
+    };
+    let all_dram = Assignment::all(w.structures.len(), 0);
+    let per_pass = (o.queries.len() * o.reps) as u64;
+    pb.set_length(per_pass);
+    // The all-DRAM placement first, and the queries' working memory (the limit of a
+    // cached run adds it): in the cold setting only for the OS-alone baseline, which
+    // needs a memory cgroup (left out where none can be made).
+    pb.set_message("all DRAM");
+    let dram_pf = placement_of(&w, &o.profile, &all_dram);
+    let (base_times, working) = match o.setting {
+        Setting::Cold => {
+            let t = runner.cold(&dram_pf)?;
+            let working = if o.baselines {
+                match runner.cached(&dram_pf, None) {
+                    Ok(c) => Some(c.peak),
+                    Err(Error::Tier(pmolap_os::Error::Interrupted)) => {
+                        return Err(pmolap_os::Error::Interrupted.into())
+                    }
+                    Err(_) => None,
+                }
+            } else {
+                None
+            };
+            (t, working)
+        }
+        Setting::Cache { .. } => {
+            let c = runner.cached(&dram_pf, None)?;
+            (c.times, Some(c.peak))
+        }
+    };
+    let setting_cache = match o.setting {
+        Setting::Cold => 0,
+        Setting::Cache { bytes } => bytes,
+    };
+    let mut plan: Vec<Planned> = chosen
+        .iter()
+        .map(|s| Planned {
+            name: s.name.clone(),
+            assignment: s.assignment.clone(),
+            procedure: Procedure::Setting,
+            baseline: None,
+        })
+        .collect();
+    if o.baselines {
+        plan.extend(plan_baselines(
+            &w,
+            &chosen,
+            setting_cache,
+            working.is_some(),
+        ));
+    }
+    pb.set_length(
+        per_pass
+            * (plan.len() as u64 + 1 + u64::from(working.is_some() && o.setting == Setting::Cold)),
+    );
+    // Measure every placement; stop early (partial) on an interrupt.
+    let mut measured: Vec<Measured> = Vec::new();
+    let mut partial = false;
+    for p in &plan {
+        pb.set_message(p.name.clone());
+        let pf = placement_of(&w, &o.profile, &p.assignment);
+        let m = match (p.procedure, o.setting) {
+            (Procedure::Setting, Setting::Cold) => runner.cold(&pf).map(|times| Measured {
+                times,
+                page_cache: None,
+            }),
+            (Procedure::Setting, Setting::Cache { bytes }) => runner
+                .cached(&pf, Some(bytes + working.unwrap_or(0)))
+                .map(|c| Measured {
+                    times: c.times,
+                    page_cache: c.page_cache,
+                }),
+            (Procedure::Cache(bytes), _) => runner
+                .cached(&pf, Some(bytes + working.unwrap_or(0)))
+                .map(|c| Measured {
+                    times: c.times,
+                    page_cache: c.page_cache,
+                }),
+        };
+        match m {
+            Ok(m) => measured.push(m),
+            Err(Error::Tier(pmolap_os::Error::Interrupted)) => {
+                partial = true;
+                break;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    // The page cache the setting's runs really had: the most their group held (it can
+    // exceed SIZE by the working memory the queries are not using between runs).
+    let cgroup = match o.setting {
+        Setting::Cold => None,
+        Setting::Cache { bytes } => {
+            let working = working.unwrap_or(0);
+            let max = plan
+                .iter()
+                .zip(&measured)
+                .filter(|(p, _)| p.procedure == Procedure::Setting)
+                .filter_map(|(_, m)| m.page_cache)
+                .max();
+            Some(CgroupFigures {
+                working_bytes: working,
+                limit_bytes: bytes + working,
+                max_page_cache_bytes: max.unwrap_or(0),
+                model_cache_bytes: Some(max.filter(|&m| m > 0).unwrap_or(bytes)),
+            })
+        }
+    };
+    let setting_models = models(o, cgroup.as_ref().and_then(|c| c.model_cache_bytes))?;
+    let per_query: Vec<Workload> = (0..w.queries.len()).filter_map(|i| w.query(i)).collect();
+    let baseline: Vec<QueryPoint> = o
+        .queries
+        .iter()
+        .zip(&base_times)
+        .map(|(q, t)| QueryPoint {
+            id: q.id.clone(),
+            median_ms: median(t),
+            times_ms: t.clone(),
+            measured: 1.0,
+            predicted: Predicted {
+                paper: 1.0,
+                no_cmr: 1.0,
+                no_dense: 1.0,
+                page: o.profile.pages.as_ref().map(|_| 1.0),
+            },
+        })
+        .collect();
+    let base_sum: f64 = baseline.iter().map(|b| b.median_ms).sum();
+    let mut results = Vec::new();
+    let mut baselines_out = Vec::new();
+    let mut advised_err = (Vec::new(), Vec::new());
+    let advised_model = o.advice.model_name(&o.profile);
+    for (p, m) in plan.iter().zip(&measured) {
+        let own;
+        let models = match p.procedure {
+            Procedure::Setting => &setting_models,
+            Procedure::Cache(bytes) => {
+                own = models(o, Some(m.page_cache.filter(|&c| c > 0).unwrap_or(bytes)))?;
+                &own
+            }
+        };
+        let mut queries = Vec::new();
+        for (i, t) in m.times.iter().enumerate() {
+            let med = median(t);
+            queries.push(QueryPoint {
+                id: o.queries[i].id.clone(),
+                median_ms: med,
+                times_ms: t.clone(),
+                measured: med / baseline[i].median_ms,
+                predicted: predict(models, &per_query[i], &o.profile, &p.assignment)?,
+            });
+        }
+        let sum: f64 = queries.iter().map(|q| q.median_ms).sum();
+        let share = SlowShare::of(&w, &p.assignment);
+        let r = ScenarioResult {
+            name: p.name.clone(),
+            slow_structures: w
+                .structures
+                .iter()
+                .zip(&p.assignment.tier)
+                .filter(|(_, &t)| t == 1)
+                .map(|(st, _)| st.id())
+                .collect(),
+            slow_bytes: share.bytes,
+            slow_fraction: share.fraction,
+            slow_accessed_bytes: Some(share.accessed_bytes),
+            slow_accessed_fraction: Some(share.accessed_fraction),
+            measured: sum / base_sum,
+            predicted: predict(models, &w, &o.profile, &p.assignment)?,
+            queries,
+        };
+        match &p.baseline {
+            None => {
+                let rel = |pr: &Predicted, meas: f64| {
+                    pr.of_model(advised_model).map(|x| (x / meas - 1.0).abs())
+                };
+                for q in &r.queries {
+                    advised_err.0.extend(rel(&q.predicted, q.measured));
+                }
+                advised_err.1.extend(rel(&r.predicted, r.measured));
+                results.push(r);
+            }
+            Some((kind, dram, placements)) => baselines_out.push(Baseline {
+                kind: kind.clone(),
+                dram_bytes: *dram,
+                placements: placements.clone(),
+                cache_bytes: match p.procedure {
+                    Procedure::Cache(b) => Some(b),
+                    Procedure::Setting => None,
+                },
+                result: r,
+            }),
+        }
+    }
+    let errors = error_summaries(&results, o.profile.pages.is_some());
+    let max = |v: &[f64]| v.iter().copied().fold(f64::NAN, f64::max);
+    let advised = (!results.is_empty()).then(|| AdvisedError {
+        model: advised_model.into(),
+        query_median: median(&advised_err.0),
+        query_max: max(&advised_err.0),
+        workload_median: median(&advised_err.1),
+        workload_max: max(&advised_err.1),
+        placements: results.len(),
+    });
+    Ok(ValidateReport {
+        header: Header::new(
+            kind::PLACE_VALIDATE,
+            Machine::from_topology(&runner.topo),
+            partial || pmolap_os::signal::interrupted(),
+        ),
+        config: ValidateConfig {
+            data: dir,
+            setting: o.setting,
+            reps: o.reps,
+            threads,
+            queries: o.queries.iter().map(|q| q.id.clone()).collect(),
+            profile_tier: o.profile.tier.clone(),
+            profile_source: o.profile.source.to_string(),
+            granularity: o.advice.granularity,
+            llc_bytes: o.advice.llc_bytes,
+            slow_fs,
+            budgets: BUDGETS.to_vec(),
+            targets: TARGETS.to_vec(),
+            t_dram_ns: Some(w.t_dram_ns),
+            io_threads: Some(o.advice.io_threads),
+        },
+        workload: w,
+        baseline,
+        scenarios: results,
+        errors,
+        advised,
+        cgroup,
+        baselines: baselines_out,
+    })
+}
+
+/// Median and max absolute error of each model variant.
+pub fn error_summaries(results: &[ScenarioResult], with_page: bool) -> Vec<ErrorSummary> {
+    type Pick = fn(&Predicted) -> Option<f64>;
+    let variants: [(&str, Pick); 4] = [
+        ("paper", |p| Some(p.paper)),
+        ("no_cmr", |p| Some(p.no_cmr)),
+        ("no_dense", |p| Some(p.no_dense)),
+        ("page", |p| p.page),
+    ];
+    let stats = |v: &[f64]| (median(v), v.iter().copied().fold(f64::NAN, f64::max));
+    variants
+        .iter()
+        .filter(|(name, _)| with_page || *name != "page")
+        .map(|(name, pick)| {
+            let whole: Vec<f64> = results
+                .iter()
+                .filter_map(|r| pick(&r.predicted).map(|p| (p - r.measured).abs()))
+                .collect();
+            let per: Vec<f64> = results
+                .iter()
+                .flat_map(|r| r.queries.iter())
+                .filter_map(|q| pick(&q.predicted).map(|p| (p - q.measured).abs()))
+                .collect();
+            let (wm, wx) = stats(&whole);
+            let (qm, qx) = stats(&per);
+            ErrorSummary {
+                model: name.to_string(),
+                workload_median: wm,
+                workload_max: wx,
+                query_median: qm,
+                query_max: qx,
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,150 @@
+//! How `place validate` runs one placement: in-memory placement documents, the cold
+//! procedure (reopen and drop pages before every timed run) and the cached one (one open,
+//! a memory cgroup, a warm-up pass, then the timed passes).
+
+use std::path::{Path, PathBuf};
+
+use indicatif::ProgressBar;
+use pmolap_engine::{Database, Session};
+use pmolap_os::cgroup::MemoryLimit;
+use pmolap_place::placement::{
+    PlacedStructure, PlacementTier, PLACEMENT_FORMAT, PLACEMENT_VERSION,
+};
+use pmolap_place::{Assignment, PlacementFile, Profile, Workload, REFERENCE_TIER};
+use pmolap_tier::Topology;
+
+use super::ValidateOptions;
+use crate::error::Result;
+use crate::ssb::data::Where;
+
+/// An in-memory placement document: structures on tier 1 of `a` mapped from their files
+/// (`home`), the rest copied to DRAM.
+pub(super) fn placement_of(w: &Workload, profile: &Profile, a: &Assignment) -> PlacementFile {
+    PlacementFile {
+        format: PLACEMENT_FORMAT.into(),
+        version: PLACEMENT_VERSION,
+        tiers: vec![
+            PlacementTier {
+                name: REFERENCE_TIER.into(),
+                location: None,
+                capacity_bytes: None,
+            },
+            PlacementTier {
+                name: profile.tier.clone(),
+                location: Some("home".into()),
+                capacity_bytes: None,
+            },
+        ],
+        structures: w
+            .structures
+            .iter()
+            .zip(&a.tier)
+            .filter(|(_, &t)| t == 1)
+            .map(|(s, _)| PlacedStructure {
+                table: s.table.clone(),
+                column: s.column.clone(),
+                kind: s.kind,
+                tier: profile.tier.clone(),
+            })
+            .collect(),
+        predicted: None,
+        accuracy: None,
+        origin: None,
+    }
+}
+
+/// Opens `dir` with every structure copied to DRAM, reading the files only to copy them,
+/// then drops the files' pages: the all-DRAM run of `T_DRAM` and of the cold baseline.
+pub(crate) fn open_fresh_dram(dir: &Path) -> Result<Database> {
+    let pf = PlacementFile {
+        format: PLACEMENT_FORMAT.into(),
+        version: PLACEMENT_VERSION,
+        tiers: vec![PlacementTier {
+            name: REFERENCE_TIER.into(),
+            location: None,
+            capacity_bytes: None,
+        }],
+        structures: Vec::new(),
+        predicted: None,
+        accuracy: None,
+        origin: None,
+    };
+    open_cold(dir, &pf)
+}
+
+/// Opens `dir` under `pf` without reading the slow files, then drops every file's pages.
+fn open_cold(dir: &Path, pf: &PlacementFile) -> Result<Database> {
+    crate::ssb::data::open_cold(dir, Where::Placement(pf))
+}
+
+/// What a cached run measured: per query its times (ms), the group's page cache at the
+/// end and its peak memory.
+pub(super) struct Cached {
+    pub times: Vec<Vec<f64>>,
+    pub page_cache: Option<u64>,
+    pub peak: u64,
+}
+
+/// Runs every query under one placement; per query its times (ms).
+pub(super) struct Runner<'a> {
+    pub o: &'a ValidateOptions,
+    pub dir: PathBuf,
+    pub topo: Topology,
+    pub pb: &'a ProgressBar,
+}
+
+impl Runner<'_> {
+    pub fn cold(&self, pf: &PlacementFile) -> Result<Vec<Vec<f64>>> {
+        let mut out = Vec::new();
+        for q in &self.o.queries {
+            let mut times = Vec::new();
+            for _ in 0..self.o.reps {
+                if pmolap_os::signal::interrupted() {
+                    return Err(pmolap_os::Error::Interrupted.into());
+                }
+                let p = Session::new(
+                    open_cold(&self.dir, pf)?,
+                    &self.topo,
+                    self.o.data.exec.clone(),
+                )?;
+                times.push(p.run(q)?.total_ms);
+                self.pb.inc(1);
+            }
+            out.push(times);
+        }
+        Ok(out)
+    }
+
+    /// Warm-up pass, then `reps` timed passes, inside a cgroup of `limit` bytes (none:
+    /// an unlimited child group, to measure the peak).
+    pub fn cached(&self, pf: &PlacementFile, limit: Option<u64>) -> Result<Cached> {
+        let p = Session::new(
+            open_cold(&self.dir, pf)?,
+            &self.topo,
+            self.o.data.exec.clone(),
+        )?;
+        let guard = MemoryLimit::enter(limit.unwrap_or(1 << 50))?;
+        let mut out = vec![Vec::new(); self.o.queries.len()];
+        for q in &self.o.queries {
+            p.run(q)?;
+        }
+        for _ in 0..self.o.reps {
+            for (i, q) in self.o.queries.iter().enumerate() {
+                if pmolap_os::signal::interrupted() {
+                    return Err(pmolap_os::Error::Interrupted.into());
+                }
+                out[i].push(p.run(q)?.total_ms);
+                self.pb.inc(1);
+            }
+        }
+        let page_cache = guard.page_cache_bytes();
+        let peak = guard.peak_bytes().unwrap_or(0);
+        drop(guard);
+        drop(p);
+        Ok(Cached {
+            times: out,
+            page_cache,
+            peak,
+        })
+    }
+}

@@ -1,0 +1,298 @@
+//! The tables of issue 33 from `place-validate` documents (several settings, several
+//! alternated rounds of each), as markdown: the advised model's error per setting and
+//! per query with the run-to-run spread over the rounds, the promise kept per budget,
+//! and the advice against the baselines at equal DRAM bytes.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use pmolap_results::place::{workload_times, ValidateReport, BASELINE_KINDS};
+use pmolap_results::stats::{median, Ratio, Spread};
+
+/// `12.3 % (10.1–14.0, 3 rounds)` of a share's spread over rounds.
+fn pct(s: Option<Spread>) -> String {
+    match s {
+        None => "-".into(),
+        Some(s) if s.n <= 1 => format!("{:.1} % (1 round)", 100.0 * s.median),
+        Some(s) => format!(
+            "{:.1} % ({:.1}–{:.1}, {} rounds)",
+            100.0 * s.median,
+            100.0 * s.min,
+            100.0 * s.max,
+            s.n
+        ),
+    }
+}
+
+fn rel(s: Option<Spread>) -> String {
+    match s {
+        None => "-".into(),
+        Some(s) if s.n <= 1 => format!("{:.3}", s.median),
+        Some(s) => format!("{:.3} ({:.3}–{:.3})", s.median, s.min, s.max),
+    }
+}
+
+/// A setting's name for the tables: `cold`, `cache 64.0 MiB`.
+pub fn setting_label<W>(d: &ValidateReport<W>) -> String {
+    match d.config.setting {
+        pmolap_results::place::Setting::Cold => "cold".into(),
+        pmolap_results::place::Setting::Cache { bytes } => {
+            format!("cache {:.1} MiB", bytes as f64 / (1 << 20) as f64)
+        }
+    }
+}
+
+fn row(out: &mut String, cells: &[String]) {
+    let _ = writeln!(out, "| {} |", cells.join(" | "));
+}
+
+fn head(out: &mut String, cells: &[&str]) {
+    let _ = writeln!(out, "| {} |", cells.join(" | "));
+    let _ = writeln!(
+        out,
+        "|{}|",
+        cells.iter().map(|_| "---").collect::<Vec<_>>().join("|")
+    );
+}
+
+/// The relative errors |predicted/measured − 1| of the advised model in one document:
+/// per (placement, query) grouped by query id, and per placement (whole workload).
+fn errors<W>(d: &ValidateReport<W>) -> (BTreeMap<String, Vec<f64>>, Vec<f64>) {
+    let model = d.advised_model().to_string();
+    let mut per_query: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    let mut whole = Vec::new();
+    for s in &d.scenarios {
+        if let Some(p) = s.predicted.of_model(&model) {
+            whole.push((p / s.measured - 1.0).abs());
+        }
+        for q in &s.queries {
+            if let Some(p) = q.predicted.of_model(&model) {
+                per_query
+                    .entry(q.id.clone())
+                    .or_default()
+                    .push((p / q.measured - 1.0).abs());
+            }
+        }
+    }
+    (per_query, whole)
+}
+
+fn max(v: &[f64]) -> f64 {
+    v.iter().copied().fold(f64::NAN, f64::max)
+}
+
+/// The markdown tables of `docs` (any order: grouped by setting, cold first, then the
+/// caches from the smallest; each document of a setting is one round).
+pub fn markdown<W>(docs: &[ValidateReport<W>]) -> String {
+    let mut sorted: Vec<&ValidateReport<W>> = docs.iter().collect();
+    sorted.sort_by_key(|d| match d.config.setting {
+        pmolap_results::place::Setting::Cold => 0,
+        pmolap_results::place::Setting::Cache { bytes } => bytes.saturating_add(1),
+    });
+    let mut settings: Vec<(String, Vec<&ValidateReport<W>>)> = Vec::new();
+    for d in sorted {
+        let l = setting_label(d);
+        match settings.iter_mut().find(|(k, _)| *k == l) {
+            Some((_, v)) => v.push(d),
+            None => settings.push((l, vec![d])),
+        }
+    }
+    let mut out = String::new();
+    if let Some(d) = docs.first() {
+        let m = &d.header.machine;
+        let _ = writeln!(
+            out,
+            "Machine: {} ({} CPUs), slow tier: the database's files on {}; {} threads, {} reps per placement and round; model: {}.\n",
+            m.cpu_model.trim(),
+            m.logical_cpus,
+            d.config.slow_fs,
+            d.config.threads,
+            d.config.reps,
+            d.advised_model()
+        );
+    }
+    // 1. Error of the advised model per setting, spread over the rounds.
+    let _ = writeln!(
+        out,
+        "### Error of the advised model, |predicted/measured − 1| (median over the rounds, min–max across rounds)\n"
+    );
+    head(
+        &mut out,
+        &[
+            "setting",
+            "rounds",
+            "per query: median",
+            "per query: max",
+            "whole workload: median",
+            "whole workload: max",
+            "placements",
+        ],
+    );
+    for (label, ds) in &settings {
+        let figs: Vec<[f64; 4]> = ds
+            .iter()
+            .map(|d| {
+                let (pq, whole) = errors(d);
+                let all: Vec<f64> = pq.values().flatten().copied().collect();
+                [median(&all), max(&all), median(&whole), max(&whole)]
+            })
+            .collect();
+        let sp = |k: usize| Spread::of(&figs.iter().map(|f| f[k]).collect::<Vec<_>>());
+        row(
+            &mut out,
+            &[
+                label.clone(),
+                ds.len().to_string(),
+                pct(sp(0)),
+                pct(sp(1)),
+                pct(sp(2)),
+                pct(sp(3)),
+                ds[0].scenarios.len().to_string(),
+            ],
+        );
+    }
+    // 2. Per query id.
+    let _ = writeln!(
+        out,
+        "\n### Error per query (median / max over the placements; each the median over the rounds, min–max across rounds)\n"
+    );
+    let mut cols = vec!["query".to_string()];
+    cols.extend(settings.iter().map(|(l, _)| l.clone()));
+    head(
+        &mut out,
+        &cols.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    let ids: Vec<String> = docs
+        .first()
+        .map(|d| d.config.queries.clone())
+        .unwrap_or_default();
+    for id in &ids {
+        let mut cells = vec![id.clone()];
+        for (_, ds) in &settings {
+            let (m, x): (Vec<f64>, Vec<f64>) = ds
+                .iter()
+                .filter_map(|d| errors(d).0.remove(id))
+                .map(|v| (median(&v), max(&v)))
+                .unzip();
+            cells.push(format!("{} / {}", pct(Spread::of(&m)), pct(Spread::of(&x))));
+        }
+        row(&mut out, &cells);
+    }
+    // 3. Promise kept, per setting and advised placement.
+    let _ = writeln!(
+        out,
+        "\n### Promise kept: measured relative time ≤ promised × 1.1 (promised: the advised model's prediction in the setting)\n"
+    );
+    head(
+        &mut out,
+        &[
+            "setting",
+            "placement",
+            "slow % (accessed)",
+            "promised",
+            "measured (median, min–max across rounds)",
+            "kept (rounds)",
+        ],
+    );
+    for (label, ds) in &settings {
+        for (i, c) in ds[0].comparisons().iter().enumerate() {
+            let cs: Vec<_> = ds
+                .iter()
+                .filter_map(|d| d.comparisons().into_iter().nth(i))
+                .filter(|x| x.placement == c.placement)
+                .collect();
+            let share = ds[0]
+                .scenarios
+                .iter()
+                .find(|s| s.name == c.placement)
+                .map_or(f64::NAN, |s| s.headline_fraction());
+            let kept = cs.iter().filter(|x| x.kept).count();
+            row(
+                &mut out,
+                &[
+                    label.clone(),
+                    c.placement.clone(),
+                    format!("{:.1}", 100.0 * share),
+                    rel(Spread::of(
+                        &cs.iter().map(|x| x.promised).collect::<Vec<_>>(),
+                    )),
+                    rel(Spread::of(
+                        &cs.iter().map(|x| x.measured).collect::<Vec<_>>(),
+                    )),
+                    format!("{kept}/{}", cs.len()),
+                ],
+            );
+        }
+    }
+    // 4. Against the baselines.
+    let _ = writeln!(
+        out,
+        "\n### Advice vs baselines at equal DRAM bytes: advice time / baseline time (whole workload; repetitions of every round pooled; below 1 = advice faster)\n"
+    );
+    let mut cols = vec!["setting", "placement"];
+    cols.extend(BASELINE_KINDS);
+    head(&mut out, &cols);
+    for (label, ds) in &settings {
+        for c in ds[0].comparisons() {
+            let mut cells = vec![label.clone(), c.placement.clone()];
+            for kind in BASELINE_KINDS {
+                let pool = |f: &dyn Fn(&ValidateReport<W>) -> Option<Vec<f64>>| {
+                    Spread::of(&ds.iter().filter_map(|d| f(d)).flatten().collect::<Vec<_>>())
+                };
+                let mine = pool(&|d| {
+                    d.scenarios
+                        .iter()
+                        .find(|s| s.name == c.placement)
+                        .map(|s| workload_times(&s.queries))
+                });
+                let theirs = pool(&|d| {
+                    d.baseline_for(kind, &c.placement)
+                        .map(|b| workload_times(&b.result.queries))
+                });
+                cells.push(match (mine, theirs) {
+                    (Some(a), Some(b)) => Ratio::of(&a, &b).map_or("-".into(), |r| r.display()),
+                    _ => "-".into(),
+                });
+            }
+            row(&mut out, &cells);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fixture of the report's tests: one cache round with baselines.
+    fn doc() -> ValidateReport<serde_json::Value> {
+        let text = include_str!("../../../../report/tests/fixtures/place-validate-baselines.json");
+        serde_json::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn rounds_group_by_setting_and_spread_across_rounds() {
+        let a = doc();
+        let mut b = doc();
+        // A second round whose whole-workload figures are all 10 % higher.
+        for s in &mut b.scenarios {
+            s.measured *= 1.1;
+        }
+        let mut c = doc();
+        c.config.setting = pmolap_results::place::Setting::Cold;
+        let md = markdown(&[a, c, b]);
+        // Cold first, then the cache with its two rounds.
+        let cold = md.find("| cold | 1 |").expect(&md);
+        let cache = md.find("| cache 4.6 MiB | 2 |").expect(&md);
+        assert!(cold < cache, "{md}");
+        assert!(md.contains("2 rounds)"), "{md}");
+        // Every advised placement has its promise row and its baseline row.
+        assert_eq!(
+            md.matches("| cache 4.6 MiB | budget 10% |").count(),
+            2,
+            "{md}"
+        );
+        assert!(md.contains("/2 |"), "{md}");
+        assert!(md.contains("within noise") || md.contains("x |"), "{md}");
+    }
+}
