@@ -125,10 +125,20 @@ fn print_report(r: &TpchReport) {
         }
         println!("{line}");
     }
+    let total = |s: Option<pmolap_results::stats::Spread>, median: f64| {
+        s.map_or(format!("{median:.2} s"), |s| s.display("s"))
+    };
+    let ratio = |r: Option<pmolap_results::stats::Ratio>| r.map_or("-".into(), |r| r.display());
     for s in r.summary() {
         println!(
-            "{}: cold total {:.2} s, average speedup over the slowest {:.2}x; warm total {:.2} s, {:.2}x",
-            s.tier, s.cold_total, s.cold_avg_speedup, s.warm_total, s.warm_avg_speedup
+            "{}: cold total {}, ratio of totals over the slowest {} (mean of per-query speedups {:.2}x); warm total {}, {} (mean {:.2}x)",
+            s.tier,
+            total(s.cold_total_spread, s.cold_total),
+            ratio(s.cold_total_speedup),
+            s.cold_avg_speedup,
+            total(s.warm_total_spread, s.warm_total),
+            ratio(s.warm_total_speedup),
+            s.warm_avg_speedup
         );
     }
     let l = &r.load;

@@ -232,9 +232,9 @@ mod tests {
     #[test]
     fn sums_and_geomeans_keep_the_ranges() {
         let a = Spread::of(&[1.0, 2.0, 3.0]).unwrap();
-        let b = Spread::of(&[4.0, 8.0]).unwrap();
+        let b = Spread::of(&[4.0, 8.0, 8.0, 4.0, 8.0]).unwrap();
         let s = Spread::sum(&[a, b]).unwrap();
-        assert_eq!((s.n, s.median, s.min, s.max), (2, 8.0, 5.0, 11.0));
+        assert_eq!((s.n, s.median, s.min, s.max), (3, 10.0, 5.0, 11.0));
         let g = Spread::geomean(&[a, b]).unwrap();
         assert!((g.median - 4.0).abs() < 1e-12 && (g.min - 2.0).abs() < 1e-12);
         assert!(Spread::sum(&[]).is_none() && Spread::geomean(&[]).is_none());
