@@ -225,7 +225,7 @@ pub struct LadderStep {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub times_ms: Vec<f64>,
     /// The first rung's time over this one's with its range and noise verdict (absent
-    /// in older documents).
+    /// for the first rung and in older documents).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speedup: Option<Ratio>,
 }

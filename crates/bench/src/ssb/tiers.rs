@@ -226,6 +226,7 @@ pub fn breakdown(
                 break 'tiers;
             };
             let (ms, spread) = (f.median_ms, f.spread());
+            let is_first = first.is_none();
             let (first_ms, first_spread) = *first.get_or_insert((ms, spread));
             let step = LadderStep {
                 tier: c.name.clone(),
@@ -238,8 +239,10 @@ pub fn breakdown(
                 median_ms: ms,
                 speedup_vs_first: first_ms / ms,
                 times_ms: f.times_ms.clone(),
+                // The first rung against itself is no comparison.
                 speedup: first_spread
                     .zip(spread)
+                    .filter(|_| !is_first)
                     .and_then(|(a, b)| pmolap_results::stats::Ratio::of(&a, &b)),
             };
             on_step(&step);
