@@ -92,7 +92,7 @@ impl Spread {
     /// per-query ratios.
     pub fn geomean(parts: &[Spread]) -> Option<Spread> {
         let n = parts.iter().map(|p| p.n).min()?;
-        if parts.iter().any(|p| !(p.min > 0.0)) {
+        if !parts.iter().all(|p| p.min > 0.0) {
             return None;
         }
         let g = |f: fn(&Spread) -> f64| {
