@@ -229,11 +229,16 @@ pub fn bench(p: &BenchParams) -> Result<()> {
     if let Some(out) = &p.out {
         crate::output::check_output(out).context("--out")?;
     }
-    pmolap_index::elf::bench::bench(p, &|line| eprintln!("{line}"))?;
-    if let Some(out) = &p.out {
-        println!("results: {}", out.display());
+    // Published here once the run is done (its directory created then).
+    let run = BenchParams {
+        out: None,
+        ..p.clone()
+    };
+    let doc = pmolap_index::elf::bench::bench(&run, &|line| eprintln!("{line}"))?;
+    match &p.out {
+        Some(out) => crate::output::publish_results(&doc, out),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 #[cfg(test)]
