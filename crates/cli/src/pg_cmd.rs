@@ -99,13 +99,19 @@ fn tpch(a: &TpchArgs) -> Result<()> {
     let on_event = |e: Event<'_>| match e {
         Event::Step(s) => pb.set_message(s.to_string()),
         Event::Done(s) => pb.println(s),
-        Event::Query { tier, run, rows } => pb.println(format!(
-            "{tier:<28} Q{:<3} cold {:>8.3} s  warm {:>8.3} s  {rows:>6} rows  {}",
-            run.query,
-            run.cold_median(),
-            run.warm_median(),
-            run.top_node
-        )),
+        Event::Query { tier, run, rows } => {
+            let time = |v: &[f64], median: f64| {
+                pmolap_results::stats::Spread::of(v)
+                    .map_or(format!("{median:.3} s"), |s| s.display("s"))
+            };
+            pb.println(format!(
+                "{tier:<28} Q{:<3} cold {:>28}  warm {:>28}  {rows:>6} rows  {}",
+                run.query,
+                time(&run.cold_seconds, run.cold_median()),
+                time(&run.warm_seconds, run.warm_median()),
+                run.top_node
+            ))
+        }
         _ => {}
     };
     let report = pmolap_pg::run(&opts, &on_event).context("pmolap pg tpch")?;
