@@ -127,7 +127,7 @@ def main():
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--queries", default="all")
     ap.add_argument("--queries-sql", default=ssb.DEFAULT_QUERIES_SQL)
-    ap.add_argument("--work", default="/tmp/duckdb-on-tiers")
+    ap.add_argument("--work", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "target", "bench-work", "duckdb-on-tiers"))
     ap.add_argument("--pmolap", default=os.path.join(ROOT, "target", "release", "pmolap"))
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--worker-db", help=argparse.SUPPRESS)

@@ -4,11 +4,16 @@
 #
 #   bench/duckdb-on-tiers/run.sh --sf 1 --tier /dev/shm --tier /var/tmp
 #
-# Environment: WORK (data and venv, default /tmp/duckdb-on-tiers), PYTHON (default python3).
+# Environment: WORK (data and venv, kept for the next run; default
+# target/bench-work/duckdb-on-tiers in the repository), PYTHON (default python3). Scratch
+# files (TMPDIR) go under WORK/tmp, removed however the script ends.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-WORK="${WORK:-/tmp/duckdb-on-tiers}"
+WORK="${WORK:-$root/target/bench-work/duckdb-on-tiers}"
+source "$root/bench/cleanup.sh"
+bench_scratch "$WORK/tmp"
+export TMPDIR="$WORK/tmp"
 PYTHON="${PYTHON:-python3}"
 venv="$WORK/venv"
 if [[ ! -x "$venv/bin/python" ]]; then
@@ -17,4 +22,4 @@ if [[ ! -x "$venv/bin/python" ]]; then
 fi
 "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$here/requirements.txt" >&2
 (cd "$root" && cargo build --release -q -p pmolap) >&2
-exec "$venv/bin/python" "$here/duckdb_on_tiers.py" --work "$WORK" "$@"
+"$venv/bin/python" "$here/duckdb_on_tiers.py" --work "$WORK" "$@"

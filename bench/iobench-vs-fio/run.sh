@@ -90,6 +90,10 @@ cleanup() {
     return 0
 }
 trap cleanup EXIT
+# Ctrl-C, TERM and HUP end the script through exit, so that cleanup runs.
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
 
 # job name | fio args | pmolap args | bytes per thread on the disk | on /dev/shm
 # ("file": one pass over the file; "-": the job does not run there).

@@ -15,6 +15,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
+source "$root/bench/cleanup.sh"
 
 RANGE="${RANGE:-2G}"
 ROUNDS="${ROUNDS:-3}"
@@ -28,7 +29,7 @@ if [[ -n "${KEEP:-}" ]]; then
     mkdir -p "$work"
 else
     work="$(mktemp -d)"
-    trap 'rm -rf "$work"' EXIT
+    bench_on_exit "$work"
 fi
 
 to_bytes() {

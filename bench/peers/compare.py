@@ -173,7 +173,7 @@ def main():
     ap.add_argument("--peers", default="duckdb_file,duckdb_mem,hyper",
                     help="peers to run (duckdb_file is always run: it is the reference)")
     ap.add_argument("--membench-s", type=float, default=2.0, help="seconds per membench repetition")
-    ap.add_argument("--work", default="/tmp/peers", help="data directory: WORK/sfSF/")
+    ap.add_argument("--work", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "target", "bench-work", "peers"), help="data directory: WORK/sfSF/")
     ap.add_argument("--out", help="result JSON (default results/peers-sfSF.json)")
     ap.add_argument("--md", help="also write the Markdown here (default: next to the JSON)")
     ap.add_argument("--pmolap", default=os.path.join(base.ROOT, "target", "release", "pmolap"))

@@ -22,8 +22,9 @@ cd "$(dirname "$0")/../.."
 ROUNDS=${1:-20}
 cargo build --release --locked -q
 P=$PWD/target/release/pmolap
+source bench/cleanup.sh
 W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
+bench_on_exit "$W"
 answers() { "$P" ssb run --quiet --reps 1 --data "$1" --answers "$2" >/dev/null 2>&1; }
 "$P" ssb load --quiet --sf 0.01 --out "$W/old" && answers "$W/old" "$W/a-old.json"
 "$P" ssb load --quiet --sf 0.05 --out "$W/new" && answers "$W/new" "$W/a-new.json"
@@ -70,7 +71,7 @@ echo "a reader during a load: $ROUNDS tries, refused naming the writer $read_ref
 
 # 4. A reader during a Dash build (on tmpfs where there is one: every insert is persisted).
 S=$W
-if [ -d /dev/shm ]; then S=$(mktemp -d /dev/shm/pmolap-rel-XXXX); trap 'rm -rf "$W" "$S"' EXIT; fi
+if [ -d /dev/shm ]; then S=$(mktemp -d /dev/shm/pmolap-rel-XXXX); bench_on_exit "$S"; fi
 ITEMS=200000
 dash_refused=0; dash_passed=0; dash_bad=0; dash_lost=0
 for i in $(seq "$ROUNDS"); do
@@ -96,7 +97,7 @@ mkdir -p "$S/tier" "$S/rec"
 # subshell, kill -9 would miss pmolap, and the orphan would still hold its files when the
 # next run looks (seen once in 20 rounds before this).
 hb() { exec "$P" hash bench --quiet --keys 1000 --threads 1 --tier "file:$S/tier@$1" \
-  --recovery-items 100000 --recovery-dir "$S/rec"; }
+  --recovery-items 100000 --recovery-dir "$S/rec" --out "$W/hashbench.json"; }
 hash_left=0
 for i in $(seq "$ROUNDS"); do
   hb 200000 >/dev/null 2>&1 & pid=$!
@@ -111,7 +112,7 @@ echo "kill -9 of hash bench on a file tier: $ROUNDS tries, files left after the 
 # 5. kill -9 leftovers: pg tpch (needs PostgreSQL; as root the server runs as postgres).
 if [ -n "${PMOLAP_PG_BIN:-}" ] || ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&1 || command -v pg_config >/dev/null; then
   PGW=$(mktemp -d /var/tmp/pmolap-rel-XXXX); chmod 755 "$PGW"; mkdir -m 755 "$PGW/work" "$PGW/tier"
-  trap 'rm -rf "$W" "$S" "$PGW"' EXIT
+  bench_on_exit "$PGW"
   pg_left=0; pg_seen=0
   seg_of() { cat "$1"/pmolap-pg-*/data/postmaster.pid 2>/dev/null | sed -n 7p | awk 'NF == 2 { print $1 " " $2 }' || true; }
   for i in $(seq "$ROUNDS"); do

@@ -132,7 +132,7 @@ def main():
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--work", default="/tmp/sql-vs-duckdb")
+    ap.add_argument("--work", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "target", "bench-work", "sql-vs-duckdb"))
     ap.add_argument("--pmolap", default="target/release/pmolap")
     args = ap.parse_args()
     args.duckdb_only = False

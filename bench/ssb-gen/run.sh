@@ -17,6 +17,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
+source "$root/bench/cleanup.sh"
 
 SFS="${SFS:-1}"
 if [[ -n "${SF10:-}" ]]; then SFS="$SFS 10"; fi
@@ -28,7 +29,7 @@ if [[ -n "${KEEP:-}" ]]; then
     mkdir -p "$work"
 else
     work="$(mktemp -d)"
-    trap 'rm -rf "$work"' EXIT
+    bench_on_exit "$work"
 fi
 
 if [[ -z "${PMOLAP:-}" ]]; then

@@ -10,15 +10,20 @@
 #       --check-reference ../shared/ssb-reference/answers-sf1.json
 #
 # Arguments are passed to ssb_vs_duckdb.py (--help lists them). Environment: WORK (the
-# data directory and the venv, default /tmp/ssb-vs-duckdb; also passed as --work unless
-# the arguments name one), PYTHON (the interpreter the venv is made with, default python3).
+# data directory and the venv, kept for the next run; default
+# target/bench-work/ssb-vs-duckdb in the repository; also passed as --work unless the
+# arguments name one; scratch files (TMPDIR) go under WORK/tmp, removed however the script
+# ends), PYTHON (the interpreter the venv is made with, default python3).
 # The venv (WORK/venv) is made once and gets requirements.txt (DuckDB, pinned).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 
-WORK="${WORK:-/tmp/ssb-vs-duckdb}"
+WORK="${WORK:-$root/target/bench-work/ssb-vs-duckdb}"
+source "$root/bench/cleanup.sh"
+bench_scratch "$WORK/tmp"
+export TMPDIR="$WORK/tmp"
 PYTHON="${PYTHON:-python3}"
 venv="$WORK/venv"
 
@@ -35,4 +40,4 @@ done
 ((have_work)) || args+=(--work "$WORK")
 
 cd "$root"
-exec "$venv/bin/python" "$here/ssb_vs_duckdb.py" "${args[@]}"
+"$venv/bin/python" "$here/ssb_vs_duckdb.py" "${args[@]}"

@@ -373,8 +373,8 @@ def main():
     ap.add_argument("--threads", type=int, default=os.cpu_count(),
                     help="threads for both engines (default: nproc)")
     ap.add_argument("--reps", type=int, default=5, help="timed runs per query (default 5)")
-    ap.add_argument("--work", default="/tmp/ssb-vs-duckdb",
-                    help="data directory; WORK/sfSF/{tbl,store,ssb.duckdb} (default /tmp/ssb-vs-duckdb)")
+    ap.add_argument("--work", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "target", "bench-work", "ssb-vs-duckdb"),
+                    help="data directory; WORK/sfSF/{tbl,store,ssb.duckdb} (default target/bench-work/ssb-vs-duckdb in the repository)")
     ap.add_argument("--out", help="result JSON (default: results/ssb-vs-duckdb-sfSF.json in the repository)")
     ap.add_argument("--pmolap", default=os.path.join(ROOT, "target", "release", "pmolap"),
                     help="pmolap binary (default: target/release/pmolap in the repository)")

@@ -11,7 +11,7 @@ use pmolap_demo::{DemoOptions, Event, Status};
 #[derive(Debug, Args)]
 pub struct DemoArgs {
     /// Output directory for every result document and the report (default
-    /// results/demo-<unix time>). Its parent must exist; a file of this name already
+    /// results/demo-YYYYMMDD-HHMMSS, UTC). Its parent must exist; a file of this name already
     /// in it is refused (nothing is overwritten) unless --overwrite.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -27,7 +27,7 @@ pub struct DemoArgs {
     quiet: bool,
 }
 
-/// Runs the demo into `--out` (default `results/demo-<unix time>`) at scale factor `--sf`;
+/// Runs the demo into `--out` (default `results/demo-YYYYMMDD-HHMMSS`, UTC) at scale factor `--sf`;
 /// `--overwrite`: replace files of the demo's names already there.
 pub fn run(a: &DemoArgs) -> Result<()> {
     let create_parents = a.out.is_none();

@@ -77,8 +77,9 @@ pub struct BenchArgs {
     /// Skip the cold (page cache dropped) run.
     #[arg(long)]
     no_cold: bool,
-    /// Results JSON.
-    #[arg(short, long)]
+    /// Results JSON (default: results/elf-bench-YYYYMMDD-HHMMSS.json, UTC, as every bench
+    /// command).
+    #[arg(short, long, visible_alias = "json")]
     out: Option<PathBuf>,
 }
 
@@ -118,7 +119,11 @@ pub fn run(cmd: &ElfCommand) -> Result<()> {
             variants: a.variants.clone(),
             max_secs: a.max_secs,
             cold: !a.no_cold,
-            out: a.out.clone(),
+            out: Some(
+                a.out
+                    .clone()
+                    .unwrap_or_else(|| crate::output::default_results_path("elf-bench", ".json")),
+            ),
             ..Default::default()
         }),
     }
@@ -221,8 +226,19 @@ pub fn query(index: &Path, tier: &str, variant: &str, lo: &[u32], hi: &[u32]) ->
 /// `pmolap elf bench`: the benchmark of [`pmolap_index::elf::bench`] with its progress
 /// lines on stderr; the document goes to `p.out`.
 pub fn bench(p: &BenchParams) -> Result<()> {
-    pmolap_index::elf::bench::bench(p, &|line| eprintln!("{line}"))?;
-    Ok(())
+    if let Some(out) = &p.out {
+        crate::output::check_output(out).context("--out")?;
+    }
+    // Published here once the run is done (its directory created then).
+    let run = BenchParams {
+        out: None,
+        ..p.clone()
+    };
+    let doc = pmolap_index::elf::bench::bench(&run, &|line| eprintln!("{line}"))?;
+    match &p.out {
+        Some(out) => crate::output::publish_results(&doc, out),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]

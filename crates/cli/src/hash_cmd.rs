@@ -114,8 +114,9 @@ pub struct BenchArgs {
     /// Times each lookup phase is run; the median counts.
     #[arg(long, default_value_t = 3)]
     pub reps: usize,
-    /// Where to write the JSON result.
-    #[arg(long)]
+    /// Where to write the JSON result (default: results/hashbench-YYYYMMDD-HHMMSS.json,
+    /// UTC, as every bench command).
+    #[arg(long, visible_alias = "json")]
     pub out: Option<PathBuf>,
     #[arg(long)]
     pub quiet: bool,
@@ -140,6 +141,11 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
         .map(|t| TierRunSpec::parse(t, a.keys))
         .collect::<pmolap_results::Result<Vec<_>>>()
         .context("--tier")?;
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| crate::output::default_results_path("hashbench", ".json"));
+    crate::output::check_output(&out).context("--out")?;
     let p = HashBenchParams {
         keys: a.keys,
         tiers,
@@ -148,7 +154,8 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
         recovery_dir: a.recovery_dir.clone(),
         seed: a.seed,
         reps: a.reps,
-        out: a.out.clone(),
+        // Written here once the run is done (its directory created then).
+        out: None,
     };
     let pb = crate::progress::spinner(a.quiet);
     let r = bench::run(&p, &mut |m| pb.set_message(m.to_string()));
@@ -167,8 +174,12 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
     }
     for x in &r.dram_ratios {
         println!(
-            "dash / {} positive lookups at {} threads: {:.2}x",
-            x.baseline, x.threads, x.dash_over_baseline_positive
+            "dash / {} positive lookups at {} threads: {}",
+            x.baseline,
+            x.threads,
+            x.positive
+                .map_or(format!("{:.2}x", x.dash_over_baseline_positive), |r| r
+                    .display())
         );
     }
     for x in &r.recovery {
@@ -177,18 +188,22 @@ pub fn bench(a: &BenchArgs) -> Result<()> {
             x.items, x.segments, x.open_ms, x.first_lookup_ms, x.recover_all_ms
         );
     }
-    if let Some(out) = &a.out {
-        println!("results: {}", out.display());
-    }
-    Ok(())
+    crate::output::publish_results(&r, &out)
 }
 
-/// One line per thread count: Mops/s of insert, positive and negative lookup.
+/// One line per thread count: Mops/s of insert (one timed run), positive and negative
+/// lookup (median with min–max and repetitions).
 fn print_points(label: &str, points: &[bench::ThreadPoint]) {
+    let lookups = |s: Option<pmolap_results::stats::Spread>, median: f64| {
+        s.map_or(format!("{median:.2}"), |s| s.display("M/s"))
+    };
     for x in points {
         println!(
-            "{label:<44} {:>2} thr  {:>7.2} {:>7.2} {:>7.2}",
-            x.threads, x.insert_mops, x.positive_lookup_mops, x.negative_lookup_mops
+            "{label:<44} {:>2} thr  {:>7.2} (1 run)  {:>28}  {:>28}",
+            x.threads,
+            x.insert_mops,
+            lookups(x.positive_lookup, x.positive_lookup_mops),
+            lookups(x.negative_lookup, x.negative_lookup_mops)
         );
     }
 }

@@ -209,8 +209,16 @@ fn write_csv(r: &Results, path: &Path) -> Result<()> {
 
 fn header() -> String {
     format!(
-        "{:<20} {:<14} {:<15} {:>6} {:>8} {:>9} {:>11} {:>10} {:>10}",
-        "benchmark", "workload", "io", "unit", "threads", "GiB/s", "ops/s", "p50 µs", "p99 µs"
+        "{:<20} {:<14} {:<15} {:>6} {:>8} {:>34} {:>11} {:>10} {:>10}",
+        "benchmark",
+        "workload",
+        "io",
+        "unit",
+        "threads",
+        "GiB/s median (min–max, reps)",
+        "ops/s",
+        "p50 µs",
+        "p99 µs"
     )
 }
 
@@ -231,14 +239,20 @@ fn row(run: &Run) -> String {
         }
         _ => {}
     }
+    let bw = pmolap_results::stats::Spread {
+        n: run.reps.len(),
+        median: s.bandwidth_gib_s_median,
+        min: s.bandwidth_gib_s_min,
+        max: s.bandwidth_gib_s_max,
+    };
     let mut line = format!(
-        "{:<20} {:<14} {:<15} {:>6} {:>8} {:>9.3} {:>11.0} {:>10.1} {:>10.1}",
+        "{:<20} {:<14} {:<15} {:>6} {:>8} {:>34} {:>11.0} {:>10.1} {:>10.1}",
         run.name,
         wl,
         io,
         format_size(p.op_size()),
         p.threads,
-        s.bandwidth_gib_s_median,
+        bw.display("GiB/s"),
         s.ops_per_s_median,
         s.latency_p50_ns_median / 1000.0,
         s.latency_p99_ns_median / 1000.0

@@ -167,15 +167,15 @@ pub fn run(a: &MembenchArgs) -> Result<()> {
 
 fn header() -> String {
     format!(
-        "{:<22} {:<10} {:<10} {:<10} {:>6} {:>8} {:>9} {:>18}  {}",
+        "{:<22} {:<10} {:<10} {:<10} {:>6} {:>8} {:>34} {:>22}  {}",
         "benchmark",
         "op",
         "pattern",
         "mode",
         "size",
         "threads",
-        "GiB/s",
-        "min-max / lat p50",
+        "GiB/s median (min–max, reps)",
+        "r/w / lat p50",
         "kernel"
     )
 }
@@ -207,17 +207,23 @@ fn row(run: &Run) -> String {
             format!("p50 {l:.1} p99 {p99:.1} ns")
         }
         (None, Some(r), Some(w)) => format!("r {r:.2} w {w:.2}"),
-        _ => format!("{:.2}-{:.2}", s.bandwidth_gib_s_min, s.bandwidth_gib_s_max),
+        _ => String::new(),
+    };
+    let bw = pmolap_results::stats::Spread {
+        n: run.reps.len(),
+        median: s.bandwidth_gib_s_median,
+        min: s.bandwidth_gib_s_min,
+        max: s.bandwidth_gib_s_max,
     };
     let mut line = format!(
-        "{:<22} {:<10} {:<10} {:<10} {:>6} {:>8} {:>9.2} {:>18}  {}",
+        "{:<22} {:<10} {:<10} {:<10} {:>6} {:>8} {:>34} {:>22}  {}",
         run.name,
         name(&p.operation),
         name(&p.pattern),
         name(&p.access_mode),
         format_size(p.access_size),
         threads,
-        s.bandwidth_gib_s_median,
+        bw.display("GiB/s"),
         extra,
         run.kernel
     );

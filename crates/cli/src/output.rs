@@ -11,13 +11,25 @@ use serde::Serialize;
 
 use pmolap_os::durable::{check_writable, parent_of, publish_file};
 
-/// `results/<name>-<unix time><ext>`: where a command's output goes when none is given.
+/// `results/<name>-YYYYMMDD-HHMMSS<ext>` (UTC): where a command's output goes when none
+/// is given.
 pub(crate) fn default_results_path(name: &str, ext: &str) -> PathBuf {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
-    PathBuf::from("results").join(format!("{name}-{now}{ext}"))
+    PathBuf::from("results").join(format!("{name}-{}{ext}", utc_stamp(now)))
+}
+
+/// `YYYYMMDD-HHMMSS` (UTC) of seconds since the Unix epoch (the report's one calendar
+/// conversion, `pmolap_report::date`, plus the seconds).
+fn utc_stamp(unix: u64) -> String {
+    let d = pmolap_report::date(unix); // "YYYY-MM-DD HH:MM UTC"
+    let digits: String = d.chars().filter(char::is_ascii_digit).collect();
+    match digits.get(..8).zip(digits.get(8..12)) {
+        Some((day, hm)) => format!("{day}-{hm}{:02}", unix % 60),
+        None => unix.to_string(),
+    }
 }
 
 /// Checks that a file can later be published at `path`, creating nothing: its directory
@@ -220,6 +232,16 @@ mod tests {
         assert!(e.contains("is not a directory"), "{e}");
         check_optional(None).unwrap();
         assert!(check_optional(Some(&file.join("x/y.json"))).is_err());
+    }
+
+    #[test]
+    fn default_names_are_utc_date_and_time() {
+        assert_eq!(utc_stamp(0), "19700101-000000");
+        assert_eq!(utc_stamp(1_700_000_000), "20231114-221320");
+        let p = default_results_path("demo", "");
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        assert_eq!(name.len(), "demo-YYYYMMDD-HHMMSS".len(), "{name}");
+        assert!(name.starts_with("demo-20"), "{name}");
     }
 
     #[test]

@@ -16,9 +16,11 @@ pub enum PgCommand {
 
 #[derive(Debug, Args)]
 pub struct TpchArgs {
-    /// TPC-H scale factor.
-    #[arg(long, default_value_t = 1.0)]
-    sf: f64,
+    /// TPC-H scale factor, or `largest`: the largest that the tiers, the run directory
+    /// and RAM hold here (checked before any work; a scale factor that does not fit is
+    /// refused naming the largest that does).
+    #[arg(long, default_value = "1", value_parser = parse_sf)]
+    sf: Sf,
     /// A directory on the storage to measure (repeat for each tier; e.g. /dev/shm, /var/tmp).
     #[arg(long = "tier", required = true)]
     tiers: Vec<PathBuf>,
@@ -46,6 +48,22 @@ pub struct TpchArgs {
     quiet: bool,
 }
 
+/// `--sf`: a number, or `largest` (picked from the free space).
+#[derive(Debug, Clone, Copy)]
+enum Sf {
+    Value(f64),
+    Largest,
+}
+
+fn parse_sf(s: &str) -> std::result::Result<Sf, String> {
+    if s == "largest" {
+        return Ok(Sf::Largest);
+    }
+    s.parse::<f64>()
+        .map(Sf::Value)
+        .map_err(|_| format!("`{s}`: a scale factor (1, 0.1, 10) or `largest`"))
+}
+
 pub fn run(cmd: &PgCommand) -> Result<()> {
     match cmd {
         PgCommand::Tpch(a) => tpch(a),
@@ -55,8 +73,11 @@ pub fn run(cmd: &PgCommand) -> Result<()> {
 fn tpch(a: &TpchArgs) -> Result<()> {
     let queries = pmolap_pg::queries::parse_list(&a.queries).map_err(anyhow::Error::msg)?;
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let opts = TpchOptions {
-        sf: a.sf,
+    let mut opts = TpchOptions {
+        sf: match a.sf {
+            Sf::Value(x) => x,
+            Sf::Largest => 1.0,
+        },
         tiers: a.tiers.clone(),
         reps: a.reps,
         queries,
@@ -69,17 +90,28 @@ fn tpch(a: &TpchArgs) -> Result<()> {
         psql_baseline: !a.no_baseline,
     };
     crate::output::check_optional(a.json.as_deref()).context("--json")?;
+    if matches!(a.sf, Sf::Largest) {
+        let (sf, limit) = pmolap_pg::sizing::largest_sf(&opts).context("--sf largest")?;
+        println!("--sf largest: SF {sf} (the most that {limit} holds)");
+        opts.sf = sf;
+    }
     let pb = crate::progress::spinner(a.quiet);
     let on_event = |e: Event<'_>| match e {
         Event::Step(s) => pb.set_message(s.to_string()),
         Event::Done(s) => pb.println(s),
-        Event::Query { tier, run, rows } => pb.println(format!(
-            "{tier:<28} Q{:<3} cold {:>8.3} s  warm {:>8.3} s  {rows:>6} rows  {}",
-            run.query,
-            run.cold_median(),
-            run.warm_median(),
-            run.top_node
-        )),
+        Event::Query { tier, run, rows } => {
+            let time = |v: &[f64], median: f64| {
+                pmolap_results::stats::Spread::of(v)
+                    .map_or(format!("{median:.3} s"), |s| s.display("s"))
+            };
+            pb.println(format!(
+                "{tier:<28} Q{:<3} cold {:>28}  warm {:>28}  {rows:>6} rows  {}",
+                run.query,
+                time(&run.cold_seconds, run.cold_median()),
+                time(&run.warm_seconds, run.warm_median()),
+                run.top_node
+            ))
+        }
         _ => {}
     };
     let report = pmolap_pg::run(&opts, &on_event).context("pmolap pg tpch")?;
@@ -125,10 +157,20 @@ fn print_report(r: &TpchReport) {
         }
         println!("{line}");
     }
+    let total = |s: Option<pmolap_results::stats::Spread>, median: f64| {
+        s.map_or(format!("{median:.2} s"), |s| s.display("s"))
+    };
+    let ratio = |r: Option<pmolap_results::stats::Ratio>| r.map_or("-".into(), |r| r.display());
     for s in r.summary() {
         println!(
-            "{}: cold total {:.2} s, average speedup over the slowest {:.2}x; warm total {:.2} s, {:.2}x",
-            s.tier, s.cold_total, s.cold_avg_speedup, s.warm_total, s.warm_avg_speedup
+            "{}: cold total {}, ratio of totals over the slowest {} (mean of per-query speedups {:.2}x); warm total {}, {} (mean {:.2}x)",
+            s.tier,
+            total(s.cold_total_spread, s.cold_total),
+            ratio(s.cold_total_speedup),
+            s.cold_avg_speedup,
+            total(s.warm_total_spread, s.warm_total),
+            ratio(s.warm_total_speedup),
+            s.warm_avg_speedup
         );
     }
     let l = &r.load;

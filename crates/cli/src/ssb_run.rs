@@ -191,8 +191,8 @@ pub fn run(a: &RunArgs, queries: impl Into<QuerySource>) -> Result<()> {
         }
     );
     println!(
-        "{:>6} {:>10} {:>9} {:>9} {:>7} {:>8}  plan (step: selectivity)",
-        "query", "median ms", "plan ms", "probe ms", "rows", "GB/s"
+        "{:>6} {:>30} {:>9} {:>9} {:>7} {:>8}  plan (step: selectivity)",
+        "query", "median ms (min–max, reps)", "plan ms", "probe ms", "rows", "GB/s"
     );
     for f in &r.queries {
         let steps: Vec<String> = f
@@ -202,9 +202,10 @@ pub fn run(a: &RunArgs, queries: impl Into<QuerySource>) -> Result<()> {
             .map(|s| format!("{} {:.3}", s.what, s.selectivity))
             .collect();
         println!(
-            "{:>6} {:>10.2} {:>9.2} {:>9.2} {:>7} {:>8.2}  {}",
+            "{:>6} {:>30} {:>9.2} {:>9.2} {:>7} {:>8.2}  {}",
             f.id,
-            f.median_ms,
+            f.spread()
+                .map_or(format!("{:.2} ms", f.median_ms), |s| s.display("ms")),
             f.plan_ms,
             f.probe_ms,
             f.rows,
@@ -299,36 +300,75 @@ pub fn tiers(a: &TiersArgs) -> Result<()> {
     Ok(())
 }
 
-/// The Fig. 14 table: median ms per tier, and the slowdown against the first (DRAM).
+/// The Fig. 14 table: per query and tier the median with its min–max and repetitions,
+/// and the slowdown against the first tier (DRAM) with the noise verdict; then the
+/// geomean slowdown per tier.
 fn print_tiers(r: &TiersReport, queries: &[Query]) {
     let base = &r.tiers[0];
-    print!("{:>6}", "query");
-    for t in &r.tiers {
-        print!(" | {:>28}", truncate(&t.tier.name, 28));
-    }
-    println!();
-    for (qi, q) in queries.iter().enumerate() {
-        let Some(b) = base.queries.get(qi).map(|f| f.median_ms) else {
-            break; // interrupted: the rest did not run
-        };
-        print!("{:>6}", q.id);
-        for t in &r.tiers {
-            match t.queries.get(qi) {
-                Some(f) => print!(" | {:>14.2} ms {:>8.2}x", f.median_ms, f.median_ms / b),
-                None => print!(" | {:>28}", "not run"),
-            }
+    let mut rows = Vec::new();
+    for q in queries {
+        for (ti, t) in r.tiers.iter().enumerate() {
+            let fig = t.queries.iter().find(|f| f.id == q.id);
+            let time = fig
+                .and_then(|f| f.spread())
+                .map_or("not run".to_string(), |s| s.display("ms"));
+            let vs = match (ti, r.slowdown_ratio(ti, &q.id)) {
+                (0, _) | (_, None) => String::new(),
+                (_, Some(x)) => x.display(),
+            };
+            let id = if ti == 0 { q.id.clone() } else { String::new() };
+            rows.push(vec![id, truncate(&t.tier.name, 34), time, vs]);
         }
-        println!();
     }
-    print!("{:>6}", "geo");
-    for ti in 0..r.tiers.len() {
-        print!(" | {:>17} {:>8.2}x", "", r.geomean_slowdown(ti));
+    let mut out = String::new();
+    let vs = format!("vs {}", truncate(&base.tier.name, 20));
+    crate::output::table(
+        &mut out,
+        &["query", "tier", "median (min–max, reps)", &vs],
+        &rows,
+    );
+    print!("{out}");
+    for ti in 1..r.tiers.len() {
+        if let Some(g) = r.geomean_ratio(ti) {
+            println!(
+                "geomean slowdown of {} vs {}: {}",
+                r.tiers[ti].tier.name,
+                base.tier.name,
+                g.display()
+            );
+        }
     }
-    println!();
     println!(
-        "(slowdown = median time on the tier / median time on {})",
+        "(slowdown = median time on the tier / median time on {}; \"within noise\": the two min–max ranges overlap, docs/report.md)",
         base.tier.name
     );
+}
+
+/// One rung of the ladder: its time with spread, its speedup with the noise verdict, and
+/// whether it ran the same configuration as the rung before (striping on one node).
+pub(crate) fn ladder_line(step: &ssb::LadderStep, same_as_previous: bool) -> String {
+    let time = step
+        .spread()
+        .map_or(format!("{:.2} ms", step.median_ms), |s| s.display("ms"));
+    let speedup = step
+        .speedup
+        .map_or(format!("{:.2}x", step.speedup_vs_first), |x| x.display());
+    let mut notes = step.notes.clone();
+    if same_as_previous {
+        notes.push("the same configuration as the rung before here".into());
+    }
+    format!(
+        "{:>30} | {:<26} {:>30} {}{}",
+        truncate(&step.tier, 30),
+        step.step,
+        time,
+        speedup,
+        if notes.is_empty() {
+            String::new()
+        } else {
+            format!("  ({})", notes.join("; "))
+        }
+    )
 }
 
 /// Options of `ssb breakdown`.
@@ -359,20 +399,18 @@ pub fn breakdown(a: &BreakdownArgs) -> Result<()> {
         .into_iter()
         .next()
         .context("--query names no query")?;
-    println!("Q{} — the Table 1 ladder ({} reps, median)", q.id, a.reps);
+    println!(
+        "Q{} — the Table 1 ladder ({} reps; median (min–max), speedup over the first rung)",
+        q.id, a.reps
+    );
+    let prev = std::cell::RefCell::new(None::<ssb::LadderStep>);
     let r = ssb::breakdown(&a.data.options(), &q, a.reps, &a.only, &|step| {
-        println!(
-            "{:>30} | {:<26} {:>9.2} ms {:>6.2}x{}",
-            truncate(&step.tier, 30),
-            step.step,
-            step.median_ms,
-            step.speedup_vs_first,
-            if step.notes.is_empty() {
-                String::new()
-            } else {
-                format!("  ({})", step.notes.join("; "))
-            }
-        );
+        let same = prev
+            .borrow()
+            .as_ref()
+            .is_some_and(|p| step.same_configuration(p));
+        println!("{}", ladder_line(step, same));
+        *prev.borrow_mut() = Some(step.clone());
     })?;
     for n in &r.notes {
         eprintln!("note: {n}");

@@ -25,7 +25,7 @@ pub struct SweepArgs {
     /// Allow far more threads than logical CPUs (more than 4 per CPU or 1024).
     #[arg(long)]
     pub oversubscribe: bool,
-    /// Where to write the JSON results (default: results/<command>-<time>.json).
+    /// Where to write the JSON results (default: results/<command>-YYYYMMDD-HHMMSS.json, UTC).
     #[arg(long)]
     pub json: Option<PathBuf>,
     /// Also write the results as CSV here.
@@ -84,7 +84,7 @@ impl SweepArgs {
 
 /// How a sweep command names its results, lists its parameter sets and prints its runs.
 pub(crate) struct SweepShow<P, R, T> {
-    /// The results' kind: the default JSON file is `results/<kind>-<time>.json`.
+    /// The results' kind: the default JSON file is `results/<kind>-YYYYMMDD-HHMMSS.json`.
     pub kind: &'static str,
     /// One parameter set, for `--dry-run`.
     pub describe: fn(&P) -> String,

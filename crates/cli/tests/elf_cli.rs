@@ -1,6 +1,6 @@
 //! Guards `pmolap elf build --table`: an Elf over columns of a column-store table answers
 //! window queries on value ids exactly like a scan of the table, and bad columns are
-//! refused with one line.
+//! refused with one line; `elf bench` saves its document by default.
 
 mod common;
 
@@ -45,4 +45,38 @@ fn elf_over_store_columns_matches_a_scan() {
             .arg(dir.path().join("x.elf")),
     );
     assert!(err.contains("lo_nope"), "{err}");
+}
+
+/// Like every bench command, `elf bench` without --out saves its document to
+/// results/elf-bench-YYYYMMDD-HHMMSS.json (UTC) under the current directory.
+#[test]
+fn bench_saves_by_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = ok(pmolap()
+        .current_dir(dir.path())
+        .args([
+            "elf", "bench", "--rows", "2000", "--dims", "3", "--dir", ".",
+        ])
+        .args([
+            "--exact-queries",
+            "200",
+            "--range-queries",
+            "5",
+            "--window",
+            "100",
+        ])
+        .args(["--max-secs", "0.2", "--no-cold"]));
+    let names = common::entries(&dir.path().join("results"));
+    assert_eq!(names.len(), 1, "{names:?}");
+    assert!(
+        names[0].starts_with("elf-bench-20")
+            && names[0].len() == "elf-bench-YYYYMMDD-HHMMSS.json".len(),
+        "{names:?}"
+    );
+    assert!(
+        out.contains(&format!("results: results/{}", names[0])),
+        "{out}"
+    );
+    let doc = common::read_json(&dir.path().join("results").join(&names[0]));
+    assert_eq!(doc["kind"], "elfbench");
 }

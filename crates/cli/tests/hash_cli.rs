@@ -59,3 +59,44 @@ fn bad_input_is_one_line() {
     let e = refused(pmolap().args(["hash", "bench", "--keys", "10", "--tier", "dram@many"]));
     assert!(e.contains("not a key count"), "{e}");
 }
+
+/// Every bench command saves its document by default (README, "Results"): `hash bench`
+/// without --out writes results/hashbench-YYYYMMDD-HHMMSS.json (UTC) under the current
+/// directory, and the lookups carry their spread.
+#[test]
+fn bench_saves_by_default_with_spreads() {
+    let dir = scratch();
+    let out = ok(pmolap()
+        .current_dir(dir.path())
+        .args([
+            "hash",
+            "bench",
+            "--quiet",
+            "--keys",
+            "2000",
+            "--threads",
+            "1",
+        ])
+        .args(["--reps", "3", "--recovery-items", "100"])
+        .arg("--recovery-dir")
+        .arg(dir.path()));
+    let files: Vec<_> = std::fs::read_dir(dir.path().join("results"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let name = &files[0];
+    assert!(
+        name.starts_with("hashbench-20") && name.ends_with(".json") && name.len() == 30,
+        "{name}"
+    );
+    assert!(out.contains(&format!("results: results/{name}")), "{out}");
+    assert!(out.contains(", 3 reps)"), "{out}");
+    let doc = common::read_json(&dir.path().join("results").join(name));
+    let p = &doc["dash"][0]["points"][0]["positive_lookup"];
+    assert_eq!(p["n"], 3, "{doc}");
+    assert!(
+        doc["dram_ratios"][0]["positive"]["verdict"].is_string(),
+        "{doc}"
+    );
+}

@@ -212,7 +212,9 @@ fn file_tiers_and_killed_runs_leave_nothing_behind() {
         .arg("--recovery-items")
         .arg("20000")
         .arg("--recovery-dir")
-        .arg(&rec);
+        .arg(&rec)
+        .arg("--out")
+        .arg(dir.path().join("hashbench.json"));
         c
     };
     ok(&args("2000").output().unwrap());

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use common::{fails, ok, one_line_error, pmolap, reference_dir, ssb_load};
+use common::{fails, ok, one_line_error, pmolap, read_json, reference_dir, ssb_load};
 
 /// The reference writes SQL NULL as the string "None".
 fn normalise(v: &Value) -> Value {
@@ -195,7 +195,7 @@ fn query_files_tiers_and_breakdown_run() {
             "tiers",
             "--quiet",
             "--reps",
-            "1",
+            "2",
             "--queries",
             "1.1,3.1",
         ])
@@ -204,11 +204,17 @@ fn query_files_tiers_and_breakdown_run() {
         .arg("--json")
         .arg(&json));
     assert!(out.contains("slowdown"), "{out}");
+    // Every time with its spread and repetitions (issue 34).
+    assert!(out.contains(", 2 reps)"), "{out}");
     let t: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let tiers = t["tiers"].as_array().unwrap();
     assert!(!tiers.is_empty());
     assert_eq!(tiers[0]["tier"]["spec"], "dram");
+    if tiers.len() > 1 {
+        assert!(out.contains("geomean slowdown of"), "{out}");
+    }
 
+    let json = dir.path().join("breakdown.json");
     let out = ok(pmolap()
         .args([
             "ssb",
@@ -216,14 +222,40 @@ fn query_files_tiers_and_breakdown_run() {
             "--query",
             "2.1",
             "--reps",
-            "1",
+            "2",
             "--only",
             "dram",
         ])
         .arg("--data")
-        .arg(&data));
+        .arg(&data)
+        .arg("--json")
+        .arg(&json));
     for step in ["1 thread", "all threads", "+ pinning", "+ stripe"] {
         assert!(out.contains(step), "{out}");
+    }
+    assert!(out.contains(", 2 reps)"), "{out}");
+    let b = read_json(&json);
+    let steps = b["steps"].as_array().unwrap();
+    assert_eq!(steps[1]["times_ms"].as_array().unwrap().len(), 2);
+    assert!(steps[1]["speedup"]["verdict"].is_string(), "{b}");
+    // On one NUMA node striping and replication change nothing: the last rung is said
+    // to be the rung before's configuration, not shown as a different one.
+    let nodes = std::fs::read_dir("/sys/devices/system/node")
+        .map(|d| {
+            d.flatten()
+                .filter(|e| {
+                    let n = e.file_name().to_string_lossy().into_owned();
+                    n.starts_with("node") && n[4..].parse::<u32>().is_ok()
+                })
+                .count()
+        })
+        .unwrap_or(1);
+    if nodes <= 1 {
+        let last = out.lines().find(|l| l.contains("+ stripe")).unwrap();
+        assert!(
+            last.contains("the same configuration as the rung before"),
+            "{out}"
+        );
     }
 }
 

@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use pmolap_results::stats::Spread;
+
 use crate::error::Result;
 use crate::steps::{io_tiers, publish, Ctx};
 use crate::Outcome;
@@ -69,17 +71,24 @@ pub(crate) fn hash(c: &Ctx) -> Result<Outcome> {
     );
     if let Some(d) = r.dash.iter().find(|d| d.tier == "dram") {
         if let Some(pt) = d.points.iter().find(|x| x.threads == top) {
+            let lookups = pt
+                .positive_lookup
+                .map_or(format!("{:.1} M/s", pt.positive_lookup_mops), |s| {
+                    s.display("M/s")
+                });
             detail.push_str(&format!(
-                "; dram: {:.1} M positive lookups/s at {top} thread(s), load factor {:.2}",
-                pt.positive_lookup_mops, d.load_factor
+                "; dram: positive lookups {lookups} at {top} thread(s), load factor {:.2}",
+                d.load_factor
             ));
         }
     }
     if let Some(ratio) = r.dram_ratios.iter().find(|x| x.threads == top) {
-        detail.push_str(&format!(
-            ", {:.2}x {} in the same run",
-            ratio.dash_over_baseline_positive, ratio.baseline
-        ));
+        let x = ratio
+            .positive
+            .map_or(format!("{:.2}x", ratio.dash_over_baseline_positive), |r| {
+                r.display()
+            });
+        detail.push_str(&format!(", {x} {} in the same run", ratio.baseline));
     }
     if let Some(rec) = r.recovery.last() {
         detail.push_str(&format!(
@@ -137,12 +146,19 @@ pub(crate) fn postgres_tpch(c: &Ctx) -> Result<Outcome> {
     let r = pmolap_pg::run(&o, &|_| {}).map_err(|e| crate::Error::Demo(format!("pg tpch: {e}")))?;
     publish(&c.out, "pg-tpch.json", &r)?;
     let totals: Vec<String> = r
-        .summary()
+        .tiers
         .iter()
-        .map(|s| {
+        .map(|t| {
+            let total = |f: fn(&pmolap_results::pg::QueryRun) -> &Vec<f64>| {
+                let parts: Vec<Spread> =
+                    t.queries.iter().filter_map(|q| Spread::of(f(q))).collect();
+                Spread::sum(&parts).map_or("-".into(), |s| s.display("s"))
+            };
             format!(
-                "{} cold {:.2} s / warm {:.2} s",
-                s.tier, s.cold_total, s.warm_total
+                "{} cold {} / warm {}",
+                t.name,
+                total(|q| &q.cold_seconds),
+                total(|q| &q.warm_seconds)
             )
         })
         .collect();

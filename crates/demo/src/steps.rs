@@ -217,18 +217,49 @@ fn data(c: &Ctx) -> DataOptions {
     }
 }
 
+/// The demo's repetitions of a timed query: at least [`MIN_REPS`] (a spread to judge
+/// noise by), then more while the query's timed runs took under [`REP_BUDGET_S`] seconds,
+/// up to [`MAX_REPS`]. Millisecond queries get 10; a cold query of ~100 ms gets 3
+/// (docs/report.md, "Noise").
+pub(crate) const MIN_REPS: usize = 3;
+pub(crate) const MAX_REPS: usize = 10;
+pub(crate) const REP_BUDGET_S: f64 = 0.15;
+
+pub(crate) fn reps() -> ssb::Reps {
+    ssb::Reps::budget(MIN_REPS, MAX_REPS, REP_BUDGET_S)
+}
+
+/// How a ratio reads in the demo's summary: a difference outside noise as `1.42x`, one
+/// within noise (or with no spread to judge by) says so (`stats::Ratio::display`).
+fn ratio_text(r: Option<pmolap_results::stats::Ratio>) -> String {
+    r.map_or("-".into(), |r| r.display())
+}
+
 fn ssb_tiers(c: &Ctx) -> Result<Outcome> {
     let queries = pmolap_engine::ssb_queries();
     let pb = indicatif::ProgressBar::hidden();
-    let r = ssb::tiers(&data(c), &queries, 1, &[], &pb, &|_| {})?;
+    let r = ssb::tiers(&data(c), &queries, reps(), &[], &pb, &|_| {})?;
     publish(&c.out, "ssb-tiers.json", &r)?;
     let slow: Vec<String> = (1..r.tiers.len())
-        .map(|i| format!("{} {:.2}x", r.tiers[i].tier.name, r.geomean_slowdown(i)))
+        .map(|i| {
+            format!(
+                "{} {}",
+                r.tiers[i].tier.name,
+                ratio_text(r.geomean_ratio(i))
+            )
+        })
+        .collect();
+    let runs: Vec<usize> = r
+        .tiers
+        .iter()
+        .flat_map(|t| t.queries.iter().map(|q| q.times_ms.len()))
         .collect();
     let mut detail = format!(
-        "13 SSB queries at SF {} on {} tiers; geomean slowdown vs dram: {}",
+        "13 SSB queries at SF {} on {} tiers, {}-{} timed runs each; geomean slowdown vs dram: {}",
         c.sf,
         r.tiers.len(),
+        runs.iter().min().unwrap_or(&0),
+        runs.iter().max().unwrap_or(&0),
         slow.join(", ")
     );
     for n in &r.notes {
@@ -260,24 +291,55 @@ fn ssb_breakdown(c: &Ctx) -> Result<Outcome> {
     let q = pmolap_engine::select_ssb("2.1")
         .map_err(pmolap_bench::Error::from)?
         .remove(0);
-    let r = ssb::breakdown(&data(c), &q, 1, &[], &|_| {})?;
+    let r = ssb::breakdown(&data(c), &q, reps(), &[], &|_| {})?;
     publish(&c.out, "ssb-breakdown.json", &r)?;
-    let last = r.steps.last();
+    let tiers: Vec<&String> = r
+        .steps
+        .iter()
+        .map(|s| &s.tier)
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
     Ok(Outcome::Done {
         files: vec!["ssb-breakdown.json".into()],
         detail: format!(
-            "the Table 1 ladder for Q2.1 on {} tiers; last rung {}",
-            r.steps
-                .iter()
-                .map(|s| &s.tier)
-                .collect::<std::collections::BTreeSet<_>>()
-                .len(),
-            last.map_or("-".to_string(), |s| format!(
-                "{:.2}x over 1 thread",
-                s.speedup_vs_first
-            ))
+            "the Table 1 ladder for Q2.1 on {} tiers; {}",
+            tiers.len(),
+            ladder_summary(&r.steps)
         ),
     })
+}
+
+/// The ladder on its first tier in words: each rung against the one before, a
+/// difference within noise said to be one, and a rung that ran the rung before's
+/// configuration (striping and replication on one NUMA node) said to be the same.
+pub(crate) fn ladder_summary(steps: &[pmolap_results::ssb::LadderStep]) -> String {
+    use pmolap_results::stats::Ratio;
+    let Some(first) = steps.first() else {
+        return "no rung finished".into();
+    };
+    let mut parts = Vec::new();
+    for w in steps.windows(2).filter(|w| w[1].tier == first.tier) {
+        let (prev, step) = (&w[0], &w[1]);
+        if step.same_configuration(prev) {
+            parts.push(format!(
+                "{}: the same configuration as `{}` here ({} threads, pin {}; no NUMA effect on one node)",
+                step.step, prev.step, step.threads, step.pin
+            ));
+            continue;
+        }
+        let r = prev
+            .spread()
+            .zip(step.spread())
+            .and_then(|(a, b)| Ratio::of(&a, &b));
+        parts.push(format!(
+            "{} {} over `{}`",
+            step.step,
+            ratio_text(r),
+            prev.step
+        ));
+    }
+    format!("on {}: {}", first.tier, parts.join(", "))
 }
 
 /// The placement advisor end to end on this machine: the workload's counts, a quick
@@ -338,7 +400,11 @@ fn placement(c: &Ctx) -> Result<Outcome> {
             "{} placements with the slow structures on the disk ({}), cold: all slow measured {} vs predicted {} (paper) / {} (page model); median |error| paper {}, page model {}",
             r.scenarios.len(),
             r.config.slow_fs,
-            all.map_or("-".into(), |s| format!("{:.2}x", s.measured)),
+            all.map_or("-".into(), |s| format!(
+                "{:.2}x{}",
+                s.measured,
+                pmolap_results::stats::Verdict::Unknown.suffix()
+            )),
             all.map_or("-".into(), |s| format!("{:.2}x", s.predicted.paper)),
             all.and_then(|s| s.predicted.page)
                 .map_or("-".into(), |p| format!("{p:.2}x")),
@@ -373,4 +439,70 @@ fn elf(c: &Ctx) -> Result<Outcome> {
             c.out.display()
         ),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pmolap_results::ssb::LadderStep;
+
+    fn rung(step: &str, threads: usize, pin: &str, striped: bool, times: &[f64]) -> LadderStep {
+        LadderStep {
+            tier: "dram".into(),
+            step: step.into(),
+            threads,
+            pin: pin.into(),
+            striped,
+            replicated: striped,
+            notes: Vec::new(),
+            median_ms: pmolap_results::stats::median(times),
+            speedup_vs_first: 1.0,
+            times_ms: times.to_vec(),
+            speedup: None,
+        }
+    }
+
+    #[test]
+    fn the_ladder_summary_states_only_differences_outside_noise() {
+        // Issue 34: the last two rungs ran the same configuration (one node) at 8.14 vs
+        // 5.43 ms; the summary must not show them as different.
+        let steps = [
+            rung("1 thread", 1, "none", false, &[20.0, 21.0, 22.0]),
+            rung("all threads", 2, "none", false, &[10.0, 10.5, 11.0]),
+            rung("+ pinning (cores)", 2, "cores", false, &[9.0, 10.2, 11.5]),
+            rung(
+                "+ stripe + replicate dims",
+                2,
+                "cores",
+                false,
+                &[8.14, 5.43, 9.0],
+            ),
+        ];
+        let s = ladder_summary(&steps);
+        assert!(s.contains("all threads 2.00x over `1 thread`"), "{s}");
+        assert!(
+            s.contains("+ pinning (cores) 1.03x (within noise) over `all threads`"),
+            "{s}"
+        );
+        assert!(
+            s.contains("+ stripe + replicate dims: the same configuration as `+ pinning (cores)`"),
+            "{s}"
+        );
+        // Striped where the machine has several nodes: compared like any other rung.
+        let mut numa = steps.clone();
+        numa[3].striped = true;
+        let s = ladder_summary(&numa);
+        assert!(
+            s.contains("+ stripe + replicate dims 1.25x (within noise)"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn repetitions_follow_the_time_budget() {
+        let r = reps();
+        assert_eq!((r.min, r.max), (MIN_REPS, MAX_REPS));
+        assert!(r.min >= 3 && r.budget.as_secs_f64() > 0.0);
+        assert!(r.rule().unwrap().contains("3 to 10"));
+    }
 }

@@ -93,6 +93,9 @@ pub fn preflight(opts: &TpchOptions) -> Result<Vec<tiers::DeviceInfo>> {
         }
         seen.push(c);
     }
+    // Every filesystem written to (paths on one add up) and RAM (tmpfs tiers), with the
+    // largest scale factor that fits named when this one does not.
+    crate::sizing::check_fits(opts.sf, &crate::sizing::spaces(opts)?)?;
     let tier_need = (opts.sf * tiers::TIER_BYTES_PER_SF) as u64 + tiers::FIXED_BYTES;
     let user = server::run_as()?;
     let mut out = Vec::new();

@@ -79,6 +79,12 @@ pub struct ThreadPoint {
     pub insert_mops: f64,
     pub positive_lookup_mops: f64,
     pub negative_lookup_mops: f64,
+    /// Million positive / negative lookups per second over the repetitions: median and
+    /// min–max (absent in documents from before issue 34).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub positive_lookup: Option<crate::stats::Spread>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub negative_lookup: Option<crate::stats::Spread>,
 }
 
 /// The Dash table on one tier.
@@ -127,6 +133,10 @@ pub struct Ratio {
     pub threads: usize,
     pub baseline: String,
     pub dash_over_baseline_positive: f64,
+    /// The same ratio with its range and the noise verdict (`stats::Ratio`; absent in
+    /// documents from before issue 34).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub positive: Option<crate::stats::Ratio>,
 }
 
 /// Everything one `pmolap hash bench` measured.

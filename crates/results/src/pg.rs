@@ -200,7 +200,8 @@ pub struct QueryRow {
 }
 
 /// Per tier: the mean of its per-query speedups over the slowest tier, cold and warm,
-/// and its total seconds.
+/// its total seconds, and the ratio of totals (the slowest tier's total over this
+/// tier's: the paper's 4.2x is this one) with its range and noise verdict.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TierSummary {
     pub tier: String,
@@ -208,6 +209,12 @@ pub struct TierSummary {
     pub warm_avg_speedup: f64,
     pub cold_total: f64,
     pub warm_total: f64,
+    /// Total seconds over the queries every tier finished: median, min–max sums.
+    pub cold_total_spread: Option<crate::stats::Spread>,
+    pub warm_total_spread: Option<crate::stats::Spread>,
+    /// The slowest tier's total over this tier's (`stats::Ratio`).
+    pub cold_total_speedup: Option<crate::stats::Ratio>,
+    pub warm_total_speedup: Option<crate::stats::Ratio>,
 }
 
 impl TpchReport {
@@ -241,10 +248,37 @@ impl TpchReport {
         out
     }
 
-    /// Per-tier averages of [`TpchReport::rows`].
+    /// Per-tier averages of [`TpchReport::rows`], and the ratios of totals.
     pub fn summary(&self) -> Vec<TierSummary> {
+        use crate::stats::{Ratio, Spread};
         let rows = self.rows();
         let n = rows.len().max(1) as f64;
+        // Per tier, the total over the rows' queries as a spread.
+        let total = |t: &TierRun, f: fn(&QueryRun) -> &Vec<f64>| {
+            let parts: Option<Vec<Spread>> = rows
+                .iter()
+                .map(|r| Spread::of(f(t.queries.iter().find(|q| q.query == r.query)?)))
+                .collect();
+            Spread::sum(&parts?)
+        };
+        let cold: Vec<Option<Spread>> = self
+            .tiers
+            .iter()
+            .map(|t| total(t, |q| &q.cold_seconds))
+            .collect();
+        let warm: Vec<Option<Spread>> = self
+            .tiers
+            .iter()
+            .map(|t| total(t, |q| &q.warm_seconds))
+            .collect();
+        let slowest = |v: &[Option<Spread>]| {
+            v.iter()
+                .flatten()
+                .copied()
+                .max_by(|a, b| a.median.total_cmp(&b.median))
+        };
+        let (cold_slow, warm_slow) = (slowest(&cold), slowest(&warm));
+        let speedup = |slow: Option<Spread>, this: Option<Spread>| Ratio::of(&slow?, &this?);
         self.tiers
             .iter()
             .enumerate()
@@ -254,6 +288,10 @@ impl TpchReport {
                 warm_avg_speedup: rows.iter().map(|r| r.warm_speedup[i]).sum::<f64>() / n,
                 cold_total: rows.iter().map(|r| r.cold[i]).sum(),
                 warm_total: rows.iter().map(|r| r.warm[i]).sum(),
+                cold_total_spread: cold[i],
+                warm_total_spread: warm[i],
+                cold_total_speedup: speedup(cold_slow, cold[i]),
+                warm_total_speedup: speedup(warm_slow, warm[i]),
             })
             .collect()
     }
@@ -262,6 +300,52 @@ impl TpchReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The ratio of totals (the paper's 4.2x) from a recorded run: one repetition has no
+    /// spread to judge by; three separate ones are a finding; the same times on both
+    /// tiers are within noise.
+    #[test]
+    fn the_ratio_of_totals_carries_its_noise_verdict() {
+        use crate::stats::Verdict;
+        let text = include_str!("../../../docs/runs/pg-tpch-sf1-20261124.json");
+        let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
+        let doc: TpchReport = serde_json::from_value(v.clone()).unwrap();
+        let s = doc.summary();
+        let fast = s[0].cold_total_speedup.unwrap();
+        assert!((fast.ratio - s[1].cold_total / s[0].cold_total).abs() < 1e-9);
+        assert!(fast.ratio > 1.5, "{fast:?}");
+        assert_eq!(fast.verdict, Verdict::Unknown);
+        assert!((s[1].cold_total_speedup.unwrap().ratio - 1.0).abs() < 1e-12);
+        // Three repetitions, ±1 %: the tiers' totals are far apart.
+        let spread_out = |v: &mut serde_json::Value, same: bool| {
+            let first: Vec<f64> = v["tiers"][0]["queries"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|q| q["cold_seconds"][0].as_f64().unwrap())
+                .collect();
+            for t in v["tiers"].as_array_mut().unwrap() {
+                for (i, q) in t["queries"].as_array_mut().unwrap().iter_mut().enumerate() {
+                    let x = if same {
+                        first[i]
+                    } else {
+                        q["cold_seconds"][0].as_f64().unwrap()
+                    };
+                    q["cold_seconds"] = serde_json::json!([x * 0.99, x, x * 1.01]);
+                }
+            }
+        };
+        spread_out(&mut v, false);
+        let doc: TpchReport = serde_json::from_value(v.clone()).unwrap();
+        let r = doc.summary()[0].cold_total_speedup.unwrap();
+        assert_eq!(r.verdict, Verdict::Outside, "{r:?}");
+        assert!(!r.display().contains("noise"));
+        spread_out(&mut v, true);
+        let doc: TpchReport = serde_json::from_value(v).unwrap();
+        let r = doc.summary()[0].cold_total_speedup.unwrap();
+        assert_eq!(r.verdict, Verdict::WithinNoise, "{r:?}");
+        assert_eq!(r.display(), "1.00x (within noise)");
+    }
 
     #[test]
     fn medians() {

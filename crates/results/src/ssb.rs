@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use pmolap_tier::TierClass;
 
 use crate::header::Header;
+use crate::stats::{Ratio, Spread};
 use crate::Detail;
 
 /// The format version of the SSB result documents.
@@ -30,6 +31,13 @@ pub struct QueryFigures<Run = Detail> {
     /// Packed fact bytes the query reads / median time.
     pub gbps: f64,
     pub last: Run,
+}
+
+impl<Run> QueryFigures<Run> {
+    /// The median and min–max of the timed runs (`None` when none finished).
+    pub fn spread(&self) -> Option<Spread> {
+        Spread::of(&self.times_ms)
+    }
 }
 
 /// The configuration of an `ssb run`.
@@ -133,7 +141,12 @@ pub struct TierResult<Run = Detail> {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TiersConfig {
     pub data: PathBuf,
+    /// Timed runs per query (the most, where `reps_rule` gives a range).
     pub reps: usize,
+    /// How the number of timed runs was chosen, where it was a range with a time budget
+    /// (the demo); absent for a plain count and in older documents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reps_rule: Option<String>,
     pub threads: usize,
     pub pin: String,
 }
@@ -171,6 +184,29 @@ impl<Run> TiersReport<Run> {
         let s: f64 = v.iter().map(|(_, x)| x.ln()).sum();
         (s / v.len().max(1) as f64).exp()
     }
+
+    /// Query `id` on tier `t` against the first tier, with the one noise rule
+    /// (`stats::Ratio`); `None` when either side lacks the query.
+    pub fn slowdown_ratio(&self, t: usize, id: &str) -> Option<Ratio> {
+        let (base, r) = (self.tiers.first()?, self.tiers.get(t)?);
+        let find = |q: &[QueryFigures<Run>]| q.iter().find(|x| x.id == id)?.spread();
+        Ratio::of(&find(&r.queries)?, &find(&base.queries)?)
+    }
+
+    /// The geomean slowdown of tier `t` against the first tier over the queries both
+    /// have (the value of [`geomean_slowdown`](Self::geomean_slowdown)), with its range
+    /// and the noise verdict: the geomeans of both tiers' medians, minima and maxima
+    /// compared by the one rule (`stats::Ratio`).
+    pub fn geomean_ratio(&self, t: usize) -> Option<Ratio> {
+        let (base, r) = (self.tiers.first()?, self.tiers.get(t)?);
+        let mut a = Vec::new();
+        let mut b = Vec::new();
+        for (x, y) in r.queries.iter().zip(&base.queries) {
+            a.push(x.spread()?);
+            b.push(y.spread()?);
+        }
+        Ratio::of(&Spread::geomean(&a)?, &Spread::geomean(&b)?)
+    }
 }
 
 /// One rung of the Table 1 ladder on one tier.
@@ -185,6 +221,31 @@ pub struct LadderStep {
     pub notes: Vec<String>,
     pub median_ms: f64,
     pub speedup_vs_first: f64,
+    /// Every timed run, ms (absent in documents from before issue 34).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub times_ms: Vec<f64>,
+    /// The first rung's time over this one's with its range and noise verdict (absent
+    /// for the first rung and in older documents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speedup: Option<Ratio>,
+}
+
+impl LadderStep {
+    /// The median and min–max of the timed runs (`None` in older documents).
+    pub fn spread(&self) -> Option<Spread> {
+        Spread::of(&self.times_ms)
+    }
+
+    /// Whether this rung ran the same configuration as `prev` on the same tier: the same
+    /// threads, pinning, striping and replication after the layout was made (striping
+    /// and replication are no-ops on one NUMA node).
+    pub fn same_configuration(&self, prev: &LadderStep) -> bool {
+        self.tier == prev.tier
+            && self.threads == prev.threads
+            && self.pin == prev.pin
+            && self.striped == prev.striped
+            && self.replicated == prev.replicated
+    }
 }
 
 /// The result document of `ssb breakdown` (Table 1).
@@ -194,7 +255,11 @@ pub struct BreakdownReport {
     #[serde(flatten)]
     pub header: Header,
     pub query: String,
+    /// Timed runs per rung (the most, where `reps_rule` gives a range).
     pub reps: usize,
+    /// As [`TiersConfig::reps_rule`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reps_rule: Option<String>,
     pub notes: Vec<String>,
     pub steps: Vec<LadderStep>,
 }

@@ -71,6 +71,42 @@ impl Spread {
     }
 }
 
+impl Spread {
+    /// The spread of a sum of figures (a total over queries): the sums of the medians,
+    /// of the minima and of the maxima, with the fewest repetitions of any part; `None`
+    /// for no parts.
+    pub fn sum(parts: &[Spread]) -> Option<Spread> {
+        let n = parts.iter().map(|p| p.n).min()?;
+        Some(Spread {
+            n,
+            median: parts.iter().map(|p| p.median).sum(),
+            min: parts.iter().map(|p| p.min).sum(),
+            max: parts.iter().map(|p| p.max).sum(),
+        })
+    }
+
+    /// The spread of a geometric mean of positive figures (Fig. 14's geomean over
+    /// queries): the geomeans of the medians, minima and maxima, with the fewest
+    /// repetitions of any part; `None` for no parts or a part that is not positive.
+    /// The ratio of two such geomeans over the same queries is the geomean of the
+    /// per-query ratios.
+    pub fn geomean(parts: &[Spread]) -> Option<Spread> {
+        let n = parts.iter().map(|p| p.n).min()?;
+        if !parts.iter().all(|p| p.min > 0.0) {
+            return None;
+        }
+        let g = |f: fn(&Spread) -> f64| {
+            (parts.iter().map(|p| f(p).ln()).sum::<f64>() / parts.len() as f64).exp()
+        };
+        Some(Spread {
+            n,
+            median: g(|p| p.median),
+            min: g(|p| p.min),
+            max: g(|p| p.max),
+        })
+    }
+}
+
 /// Whether a difference between two figures is a finding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -191,6 +227,19 @@ mod tests {
         assert!((r.ratio - 21.0 / 10.5).abs() < 1e-12);
         assert!((r.low - 20.0 / 11.0).abs() < 1e-12 && (r.high - 2.2).abs() < 1e-12);
         assert_eq!(r.display(), "2.00x");
+    }
+
+    #[test]
+    fn sums_and_geomeans_keep_the_ranges() {
+        let a = Spread::of(&[1.0, 2.0, 3.0]).unwrap();
+        let b = Spread::of(&[4.0, 8.0, 8.0, 4.0, 8.0]).unwrap();
+        let s = Spread::sum(&[a, b]).unwrap();
+        assert_eq!((s.n, s.median, s.min, s.max), (3, 10.0, 5.0, 11.0));
+        let g = Spread::geomean(&[a, b]).unwrap();
+        assert!((g.median - 4.0).abs() < 1e-12 && (g.min - 2.0).abs() < 1e-12);
+        assert!(Spread::sum(&[]).is_none() && Spread::geomean(&[]).is_none());
+        let z = Spread::of(&[0.0, 1.0]).unwrap();
+        assert!(Spread::geomean(&[a, z]).is_none());
     }
 
     #[test]

@@ -18,7 +18,7 @@ pub mod validate;
 pub mod workload;
 
 pub use data::{database_dir, open_database, DataOptions};
-pub use run::{run, Queries, QueryFigures, RunConfig, RunReport, RunSetting};
+pub use run::{run, Queries, QueryFigures, Reps, RunConfig, RunReport, RunSetting};
 pub use tiers::{
     breakdown, chosen_tiers, tiers, BreakdownReport, LadderStep, TierChoice, TierResult,
     TiersConfig, TiersReport,

@@ -33,6 +33,55 @@ pub(crate) fn median(v: &[f64]) -> f64 {
     }
 }
 
+/// How many timed runs each query gets: at least `min`, then more while the query's timed
+/// runs so far took less than `budget`, up to `max`. A plain count `n` is `n..=n`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Reps {
+    pub min: usize,
+    pub max: usize,
+    pub budget: std::time::Duration,
+}
+
+impl From<usize> for Reps {
+    fn from(n: usize) -> Reps {
+        Reps {
+            min: n,
+            max: n,
+            budget: std::time::Duration::ZERO,
+        }
+    }
+}
+
+impl Reps {
+    /// `min` to `max` timed runs, until `budget` seconds of them.
+    pub fn budget(min: usize, max: usize, secs: f64) -> Reps {
+        Reps {
+            min,
+            max: max.max(min),
+            budget: std::time::Duration::from_secs_f64(secs.max(0.0)),
+        }
+    }
+
+    /// How the rule reads in a document (`None` for a plain count).
+    pub fn rule(&self) -> Option<String> {
+        (self.min != self.max).then(|| {
+            format!(
+                "{} to {} timed runs per query, more while they took under {:.2} s",
+                self.min,
+                self.max,
+                self.budget.as_secs_f64()
+            )
+        })
+    }
+
+    fn check(&self) -> Result<()> {
+        if self.min == 0 {
+            return Err(Error::Ssb("--reps must be at least 1".into()));
+        }
+        Ok(())
+    }
+}
+
 /// What queries run on: an engine session (each query warmed up once, then timed), or
 /// a cold disk (reopened cold before every timed run).
 #[derive(Debug, Clone, Copy)]
@@ -41,18 +90,17 @@ pub enum Source<'a> {
     Cold(&'a ColdTier<'a>, &'a pmolap_engine::ExecOptions),
 }
 
-/// Runs each query `reps` times (after one warm-up run on a warm source), ticking `pb`
-/// per run. After an interrupt it stops before the next run and returns the queries that
-/// have at least one timed run.
+/// Runs each query `reps` times ([`Reps`]: a count, or a range with a time budget) after
+/// one warm-up run on a warm source, ticking `pb` per run. After an interrupt it stops
+/// before the next run and returns the queries that have at least one timed run.
 pub fn run_queries(
     src: Source<'_>,
     queries: &[Query],
-    reps: usize,
+    reps: impl Into<Reps>,
     pb: &ProgressBar,
 ) -> Result<Vec<QueryFigures>> {
-    if reps == 0 {
-        return Err(Error::Ssb("--reps must be at least 1".into()));
-    }
+    let reps = reps.into();
+    reps.check()?;
     let mut out = Vec::new();
     for q in queries {
         if pmolap_os::signal::interrupted() {
@@ -63,8 +111,12 @@ pub fn run_queries(
         if let Source::Warm(p) = src {
             p.run(q)?;
         }
-        for _ in 0..reps {
+        let t0 = std::time::Instant::now();
+        for i in 0..reps.max {
             if pmolap_os::signal::interrupted() && !runs.is_empty() {
+                break;
+            }
+            if i >= reps.min && t0.elapsed() >= reps.budget {
                 break;
             }
             runs.push(match src {

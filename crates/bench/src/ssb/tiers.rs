@@ -10,7 +10,7 @@ use pmolap_results::{kind, Header, Machine};
 use pmolap_tier::{Pinning, TierClass, Topology};
 
 use super::data::{database_dir, database_dir_noting, open_database, ColdTier, DataOptions, Where};
-use super::run::{run_queries, Source};
+use super::run::{run_queries, Reps, Source};
 use crate::error::{Error, Result};
 
 pub use pmolap_results::ssb::{BreakdownReport, LadderStep, TierChoice, TiersConfig};
@@ -102,12 +102,13 @@ pub type TiersReport = pmolap_results::ssb::TiersReport<QueryRun>;
 pub fn tiers(
     data: &DataOptions,
     queries: &[Query],
-    reps: usize,
+    reps: impl Into<Reps>,
     only: &[String],
     pb: &ProgressBar,
     on_tier: &dyn Fn(&TierChoice),
 ) -> Result<TiersReport> {
-    if reps == 0 {
+    let reps: Reps = reps.into();
+    if reps.min == 0 {
         return Err(Error::Ssb("--reps must be at least 1".into()));
     }
     let topo = Topology::detect()?;
@@ -120,7 +121,7 @@ pub fn tiers(
         }
         on_tier(c);
         pb.set_position(0);
-        pb.set_length((queries.len() * reps) as u64);
+        pb.set_length((queries.len() * reps.max) as u64);
         let exec = data.exec.clone();
         let figs = if c.cold {
             let cold = ColdTier {
@@ -154,7 +155,8 @@ pub fn tiers(
         ),
         config: TiersConfig {
             data: dir,
-            reps,
+            reps: reps.max,
+            reps_rule: reps.rule(),
             threads: data.exec.threads,
             pin: data.exec.pin.to_string(),
         },
@@ -185,11 +187,12 @@ fn ladder(base: &ExecOptions, all: usize) -> Vec<(&'static str, ExecOptions)> {
 pub fn breakdown(
     data: &DataOptions,
     query: &Query,
-    reps: usize,
+    reps: impl Into<Reps>,
     only: &[String],
     on_step: &dyn Fn(&LadderStep),
 ) -> Result<BreakdownReport> {
-    if reps == 0 {
+    let reps: Reps = reps.into();
+    if reps.min == 0 {
         return Err(Error::Ssb("--reps must be at least 1".into()));
     }
     let topo = Topology::detect()?;
@@ -204,7 +207,7 @@ pub fn breakdown(
     'tiers: for c in &choices {
         // One open per tier; each rung only re-lays out threads and partitions.
         let mut db = Some(open_database(&dir, &c.spec, true)?);
-        let mut first = f64::NAN;
+        let mut first: Option<(f64, Option<pmolap_results::stats::Spread>)> = None;
         for (name, opts) in &rungs {
             if pmolap_os::signal::interrupted() {
                 break 'tiers;
@@ -219,12 +222,12 @@ pub fn breakdown(
                 reps,
                 &ProgressBar::hidden(),
             )?;
-            let Some(ms) = figs.first().map(|f| f.median_ms) else {
+            let Some(f) = figs.first() else {
                 break 'tiers;
             };
-            if first.is_nan() {
-                first = ms;
-            }
+            let (ms, spread) = (f.median_ms, f.spread());
+            let is_first = first.is_none();
+            let (first_ms, first_spread) = *first.get_or_insert((ms, spread));
             let step = LadderStep {
                 tier: c.name.clone(),
                 step: name.to_string(),
@@ -234,7 +237,13 @@ pub fn breakdown(
                 replicated: p.layout().replicated,
                 notes: p.layout().notes.clone(),
                 median_ms: ms,
-                speedup_vs_first: first / ms,
+                speedup_vs_first: first_ms / ms,
+                times_ms: f.times_ms.clone(),
+                // The first rung against itself is no comparison.
+                speedup: first_spread
+                    .zip(spread)
+                    .filter(|_| !is_first)
+                    .and_then(|(a, b)| pmolap_results::stats::Ratio::of(&a, &b)),
             };
             on_step(&step);
             steps.push(step);
@@ -248,7 +257,8 @@ pub fn breakdown(
             pmolap_os::signal::interrupted(),
         ),
         query: query.id.clone(),
-        reps,
+        reps: reps.max,
+        reps_rule: reps.rule(),
         notes,
         steps,
     })

@@ -13,6 +13,7 @@ use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 
+use pmolap_results::stats::Spread;
 use pmolap_results::{kind, Header, Machine};
 use pmolap_tier::TierSpec;
 
@@ -77,13 +78,13 @@ fn timed_parallel<T: Sync, R: Send>(
     Ok(t.elapsed().as_secs_f64())
 }
 
-/// The median of `reps` timings of `f` (seconds).
-fn median_secs(reps: usize, mut f: impl FnMut() -> Result<f64>) -> Result<f64> {
-    let mut t = (0..reps.max(1))
-        .map(|_| f())
+/// Million operations per second of `n` operations in each of `reps` timings of `f`
+/// (which returns seconds): their median and min–max.
+fn mops_spread(n: usize, reps: usize, mut f: impl FnMut() -> Result<f64>) -> Result<Spread> {
+    let t = (0..reps.max(1))
+        .map(|_| f().map(|secs| mops(n, secs)))
         .collect::<Result<Vec<f64>>>()?;
-    t.sort_by(f64::total_cmp);
-    Ok(t[t.len() / 2])
+    Spread::of(&t).ok_or_else(|| Error::HashBench("no finite timing".into()))
 }
 
 struct Keys {
@@ -106,8 +107,8 @@ fn keys(n: usize, seed: u64) -> Keys {
     }
 }
 
-fn lookups(d: &Dash, k: &Keys, threads: usize, reps: usize) -> Result<(f64, f64)> {
-    let pos = median_secs(reps, || {
+fn lookups(d: &Dash, k: &Keys, threads: usize, reps: usize) -> Result<(Spread, Spread)> {
+    let pos = mops_spread(k.positive.len(), reps, || {
         timed_parallel(&k.positive, threads, |c| {
             let mut found = 0usize;
             for &key in c {
@@ -122,7 +123,7 @@ fn lookups(d: &Dash, k: &Keys, threads: usize, reps: usize) -> Result<(f64, f64)
             Ok(())
         })
     })?;
-    let neg = median_secs(reps, || {
+    let neg = mops_spread(k.negative.len(), reps, || {
         timed_parallel(&k.negative, threads, |c| {
             for &key in c {
                 if d.get(key)?.is_some() {
@@ -132,7 +133,7 @@ fn lookups(d: &Dash, k: &Keys, threads: usize, reps: usize) -> Result<(f64, f64)
             Ok(())
         })
     })?;
-    Ok((mops(k.positive.len(), pos), mops(k.negative.len(), neg)))
+    Ok((pos, neg))
 }
 
 fn dash_on(spec: &TierRunSpec, threads: &[usize], seed: u64, reps: usize) -> Result<TierResult> {
@@ -153,8 +154,10 @@ fn dash_on(spec: &TierRunSpec, threads: &[usize], seed: u64, reps: usize) -> Res
         points.push(ThreadPoint {
             threads: t,
             insert_mops: mops(spec.keys, ins),
-            positive_lookup_mops: p,
-            negative_lookup_mops: n,
+            positive_lookup_mops: p.median,
+            negative_lookup_mops: n.median,
+            positive_lookup: Some(p),
+            negative_lookup: Some(n),
         });
         if let Some((old, old_path)) = last.replace((d, path)) {
             drop_table(old, &old_path, &tier);
@@ -209,7 +212,7 @@ fn baseline<S: std::hash::BuildHasher + Default + Sync>(
         let ins = t0.elapsed().as_secs_f64();
         let m = &m;
         let probe = |keys: &[u64]| {
-            median_secs(reps, || {
+            mops_spread(keys.len(), reps, || {
                 timed_parallel(keys, t, |c| {
                     let found = c.iter().filter(|key| m.get(key).is_some()).count();
                     std::hint::black_box(found);
@@ -222,8 +225,10 @@ fn baseline<S: std::hash::BuildHasher + Default + Sync>(
         points.push(ThreadPoint {
             threads: t,
             insert_mops: mops(k.insert.len(), ins),
-            positive_lookup_mops: mops(k.positive.len(), pos),
-            negative_lookup_mops: mops(k.negative.len(), neg),
+            positive_lookup_mops: pos.median,
+            negative_lookup_mops: neg.median,
+            positive_lookup: Some(pos),
+            negative_lookup: Some(neg),
         });
     }
     Ok(BaselineResult {
@@ -437,6 +442,10 @@ pub fn run(p: &HashBenchParams, progress: &mut dyn FnMut(&str)) -> Result<HashBe
                     threads: dp.threads,
                     baseline: format!("{} ({})", b.name, b.hasher),
                     dash_over_baseline_positive: dp.positive_lookup_mops / bp.positive_lookup_mops,
+                    positive: dp
+                        .positive_lookup
+                        .zip(bp.positive_lookup)
+                        .and_then(|(a, b)| pmolap_results::stats::Ratio::of(&a, &b)),
                 });
             }
         }
