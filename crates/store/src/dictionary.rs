@@ -173,9 +173,8 @@ impl Dictionary {
             }
             (ColumnType::Str, _) => {
                 let (offs, bytes) = self.str_parts();
-                let sorted = (1..self.len).all(|i| {
-                    slice_at(offs, bytes, i - 1) < slice_at(offs, bytes, i)
-                });
+                let sorted =
+                    (1..self.len).all(|i| slice_at(offs, bytes, i - 1) < slice_at(offs, bytes, i));
                 if !sorted {
                     return Err(self.s.corrupt("string dictionary is not sorted and unique"));
                 }

@@ -48,7 +48,9 @@ impl InvertedIndex {
         let need = (self.distinct + 1) * 8;
         let ids: &[u32] = cast(&self.s.payload()[need..]);
         if ids.iter().any(|&r| r as usize >= rows) {
-            return Err(self.s.corrupt("inverted index holds a row id past the last row"));
+            return Err(self
+                .s
+                .corrupt("inverted index holds a row id past the last row"));
         }
         Ok(())
     }

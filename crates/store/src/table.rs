@@ -360,9 +360,7 @@ impl Table {
                     ),
                 ));
             }
-            let index = inv
-                .map(|s| InvertedIndex::new(s, dv.len()))
-                .transpose()?;
+            let index = inv.map(|s| InvertedIndex::new(s, dv.len())).transpose()?;
             if let Some(ix) = &index {
                 if ix.len() != dict.len() {
                     return Err(Error::corrupt(

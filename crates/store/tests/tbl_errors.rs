@@ -28,7 +28,10 @@ fn good_file_loads() {
         t.row(1).unwrap(),
         vec![Value::Int(2), Value::Str("a b"), Value::Int(7)]
     );
-    assert_eq!(t.row(2).unwrap(), vec![Value::Int(3), Value::Str(""), Value::Int(0)]);
+    assert_eq!(
+        t.row(2).unwrap(),
+        vec![Value::Int(3), Value::Str(""), Value::Int(0)]
+    );
 }
 
 #[test]
