@@ -167,13 +167,23 @@ fn workload_advise_apply_and_validate() {
     // --verbose lists each structure put on the slow tier.
     let verbose = ok(pmolap()
         .current_dir(&f.root)
-        .args(["place", "advise", "--verbose", "--overwrite", "--profile", "optane-200"])
+        .args([
+            "place",
+            "advise",
+            "--verbose",
+            "--overwrite",
+            "--profile",
+            "optane-200",
+        ])
         .args(["--target", "75%", "--llc", "1048576", "--workload"])
         .arg(&f.workload)
         .arg("--out")
         .arg(&placement));
     let listed = verbose.lines().filter(|l| l.contains("KiB ->")).count();
-    assert!(listed > 0 && verbose.contains(&format!("structures: {listed} of ")), "{verbose}");
+    assert!(
+        listed > 0 && verbose.contains(&format!("structures: {listed} of ")),
+        "{verbose}"
+    );
     assert!(!pf["structures"].as_array().unwrap().is_empty());
     let run = f.root.join("run.json");
     ok(pmolap()

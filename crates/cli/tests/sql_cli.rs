@@ -52,7 +52,11 @@ fn answers_print_as_table_csv_and_json() {
     // then the row count; nothing on stderr (no notes, no timings: one run).
     let o = sql(&db).arg(BY_MODE).output().unwrap();
     let out = succeeded(&o);
-    assert!(o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 6, "{out}");
     assert!(
@@ -99,7 +103,11 @@ fn sql_comes_from_an_argument_a_file_or_stdin() {
     let (d, db) = database();
     let text = "select count(*) as n from lineorder;\nselect sum(lo_quantity) as q from lineorder where lo_discount = 1";
     let from_arg = ok(sql(&db).args([text, "--format", "json"]));
-    assert_eq!(from_arg.lines().count(), 2, "one line per statement: {from_arg}");
+    assert_eq!(
+        from_arg.lines().count(),
+        2,
+        "one line per statement: {from_arg}"
+    );
     let first: serde_json::Value = serde_json::from_str(from_arg.lines().next().unwrap()).unwrap();
     assert_eq!(first[0]["n"], 60176, "{from_arg}");
     let file = d.path().join("q.sql");
@@ -120,9 +128,20 @@ fn sql_comes_from_an_argument_a_file_or_stdin() {
     // Nothing to run: one line each.
     let e = one_line_error(&with_stdin(&mut sql(&db).arg("-"), "  \n"));
     assert!(e.contains("no SQL"), "{e}");
-    let e = one_line_error(&sql(&db).arg("-f").arg(d.path().join("none.sql")).output().unwrap());
+    let e = one_line_error(
+        &sql(&db)
+            .arg("-f")
+            .arg(d.path().join("none.sql"))
+            .output()
+            .unwrap(),
+    );
     assert!(e.contains("none.sql"), "{e}");
-    let o = sql(&db).arg("select 1").arg("-f").arg(&file).output().unwrap();
+    let o = sql(&db)
+        .arg("select 1")
+        .arg("-f")
+        .arg(&file)
+        .output()
+        .unwrap();
     assert!(!o.status.success(), "an argument and -f conflict");
 }
 
@@ -132,9 +151,16 @@ fn one_run_by_default_timings_with_reps() {
     let q = "select sum(lo_revenue) from lineorder where lo_discount between 1 and 3";
     let o = sql(&db).arg(q).output().unwrap();
     let once = succeeded(&o);
-    assert!(o.stderr.is_empty(), "quiet: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.stderr.is_empty(),
+        "quiet: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert!(!once.contains("median") && !once.contains("note"), "{once}");
-    let o = sql(&db).args([q, "--reps", "3", "--quiet"]).output().unwrap();
+    let o = sql(&db)
+        .args([q, "--reps", "3", "--quiet"])
+        .output()
+        .unwrap();
     assert_eq!(succeeded(&o), once, "the same answer on stdout");
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
@@ -176,7 +202,11 @@ fn a_damaged_column_fails_only_the_queries_that_read_it() {
     let good = "select sum(lo_revenue) as r from lineorder";
     let o = sql(&db).arg(good).output().unwrap();
     assert!(succeeded(&o).contains("(1 row)"));
-    assert!(o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let e = one_line_error(
         &sql(&db)
             .arg("select sum(lo_tax) from lineorder where lo_quantity < 10")

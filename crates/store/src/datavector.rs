@@ -211,9 +211,7 @@ impl DataVector {
             max
         };
         const PART_ROWS: usize = 1 << 22;
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(self.rows / PART_ROWS);
+        let threads = crate::structure::cpus().min(self.rows / PART_ROWS);
         let max = if threads <= 1 {
             max_in(0, self.rows)
         } else {

@@ -239,13 +239,18 @@ impl Structure {
     }
 }
 
+/// The CPUs this process may use, read once (`available_parallelism` reads the cgroup
+/// files on every call).
+pub(crate) fn cpus() -> usize {
+    static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// CRC-32 (IEEE) of `bytes`: in one piece when small, else parts of at least
 /// [`PART`] bytes hashed on scoped threads (up to the CPUs available) and combined.
 fn parallel_crc(bytes: &[u8]) -> u32 {
     const PART: usize = 16 << 20;
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(bytes.len() / PART);
+    let threads = cpus().min(bytes.len() / PART);
     if threads <= 1 {
         return crc32fast::hash(bytes);
     }

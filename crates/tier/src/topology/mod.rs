@@ -354,6 +354,9 @@ impl Topology {
     /// exist yet — its existing parent directories are resolved), if any. `None` if a
     /// non-DAX filesystem is mounted deeper on the way to `path`.
     pub fn dax_mount_for(&self, path: &Path) -> Option<&DaxMount> {
+        if self.dax_mounts.is_empty() {
+            return None; // nothing to resolve the path against (asked per mapped file)
+        }
         let p = resolve_path(path);
         let (di, ddepth) =
             longest_mount(&p, self.dax_mounts.iter().map(|m| m.mount_point.as_path()))?;
