@@ -25,6 +25,18 @@ fn sql(db: &Path) -> Command {
     c
 }
 
+/// The stdout of `cmd`, which must succeed with nothing on stderr (no notes, no timings).
+fn quietly(cmd: &mut Command) -> String {
+    let o = cmd.output().unwrap();
+    let out = succeeded(&o);
+    assert!(
+        o.stderr.is_empty(),
+        "quiet stderr: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    out
+}
+
 /// `cmd` with `input` on its stdin.
 fn with_stdin(cmd: &mut Command, input: &str) -> Output {
     let mut child = cmd
@@ -50,13 +62,7 @@ fn answers_print_as_table_csv_and_json() {
     let (_d, db) = database();
     // Table (the default): names over a rule and aligned rows, numbers right-aligned,
     // then the row count; nothing on stderr (no notes, no timings: one run).
-    let o = sql(&db).arg(BY_MODE).output().unwrap();
-    let out = succeeded(&o);
-    assert!(
-        o.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let out = quietly(sql(&db).arg(BY_MODE));
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 6, "{out}");
     assert!(
@@ -149,13 +155,7 @@ fn sql_comes_from_an_argument_a_file_or_stdin() {
 fn one_run_by_default_timings_with_reps() {
     let (_d, db) = database();
     let q = "select sum(lo_revenue) from lineorder where lo_discount between 1 and 3";
-    let o = sql(&db).arg(q).output().unwrap();
-    let once = succeeded(&o);
-    assert!(
-        o.stderr.is_empty(),
-        "quiet: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let once = quietly(sql(&db).arg(q));
     assert!(!once.contains("median") && !once.contains("note"), "{once}");
     let o = sql(&db)
         .args([q, "--reps", "3", "--quiet"])
@@ -200,13 +200,7 @@ fn a_damaged_column_fails_only_the_queries_that_read_it() {
     b[last] ^= 0x01;
     std::fs::write(&dv, b).unwrap();
     let good = "select sum(lo_revenue) as r from lineorder";
-    let o = sql(&db).arg(good).output().unwrap();
-    assert!(succeeded(&o).contains("(1 row)"));
-    assert!(
-        o.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert!(quietly(sql(&db).arg(good)).contains("(1 row)"));
     let e = one_line_error(
         &sql(&db)
             .arg("select sum(lo_tax) from lineorder where lo_quantity < 10")
