@@ -383,7 +383,7 @@ mod tests {
         ];
         assert_eq!(
             render_answer(AnswerFormat::Table, &cols, &rows),
-            "name     sum(x)\n-------  ------\na, \"b\"   12345\nc\\nd       NULL\n(2 rows)\n"
+            "name    sum(x)\n------  ------\na, \"b\"   12345\nc\\nd      NULL\n(2 rows)\n"
         );
         assert_eq!(
             render_answer(AnswerFormat::Csv, &cols, &rows),

@@ -132,7 +132,7 @@ fn sql_comes_from_an_argument_a_file_or_stdin() {
     );
     assert_eq!(tables.matches("(1 row)").count(), 2, "{tables}");
     // Nothing to run: one line each.
-    let e = one_line_error(&with_stdin(&mut sql(&db).arg("-"), "  \n"));
+    let e = one_line_error(&with_stdin(sql(&db).arg("-"), "  \n"));
     assert!(e.contains("no SQL"), "{e}");
     let e = one_line_error(
         &sql(&db)
