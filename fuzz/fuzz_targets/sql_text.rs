@@ -18,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
         let tables = |t: &str| -> Option<Vec<String>> {
             db.table(t)
                 .ok()
-                .map(|t| t.columns().iter().map(|c| c.name().to_string()).collect())
+                .map(|t| t.column_names().map(str::to_string).collect())
         };
         if let Ok(q) = pmolap_engine::sql::parse_sql(text, "fuzz", &tables) {
             let _ = plan(db, &q);

@@ -13,6 +13,7 @@ mod place_profile;
 mod place_validate;
 mod progress;
 mod report_cmd;
+mod sql_cmd;
 mod ssb_cli;
 mod ssb_cmd;
 mod ssb_load;
@@ -50,10 +51,10 @@ enum Command {
         #[command(subcommand)]
         command: ssb_cli::SsbCommand,
     },
-    /// Run star-join SQL (`SELECT … FROM fact, dims WHERE …`) on an SSB-shaped database
-    /// named by --data or --sf: each statement is translated into the engine's query model
-    /// (docs/engine.md).
-    Sql(ssb_cli::SqlArgs),
+    /// Answer star-join SQL (`SELECT … FROM fact, dims WHERE …`) on an SSB-shaped database
+    /// named by --data or --sf: SQL as an argument, -f FILE or - (stdin); each statement's
+    /// answer printed as a table, CSV or JSON (docs/engine.md).
+    Sql(Box<sql_cmd::SqlArgs>),
     /// Drop-in storage workloads over I/O paths (DaMoN'21 §3): table scan, buffer manager, logging.
     Iobench(Box<iobench_cmd::IobenchArgs>),
     /// The placement advisor (PVLDB'22): record a workload, advise a placement, what-if.
@@ -95,7 +96,7 @@ fn dispatch(command: &Command) -> Result<()> {
         Command::Topology(a) => topology_cmd::run(a),
         Command::Membench(a) => membench_cmd::run(a),
         Command::Ssb { command } => ssb_cli::run(command),
-        Command::Sql(a) => ssb_cli::sql(a),
+        Command::Sql(a) => sql_cmd::run(a),
         Command::Iobench(a) => iobench_cmd::run(a),
         Command::Place { command } => place_cmd::run(command),
         Command::Store { command } => store_cmd::run(command),

@@ -1,12 +1,14 @@
 //! What every command shares for its output: result paths checked up front (creating
 //! nothing) and published whole, JSON documents, text and JSON on stdout (a closed pipe
-//! is no error), the `results: PATH` line, and padded column tables.
+//! is no error), the `results: PATH` line, padded column tables, and query answers as
+//! an aligned table, CSV (RFC 4180) or JSON ([`render_answer`]).
 
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use pmolap_engine::OutValue;
 use serde::Serialize;
 
 use pmolap_os::durable::{check_writable, parent_of, publish_file};
@@ -151,6 +153,154 @@ pub(crate) fn table(out: &mut String, header: &[&str], rows: &[Vec<String>]) {
     }
 }
 
+/// How a query's answer is printed (`pmolap sql --format`, `ssb query --print`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum AnswerFormat {
+    /// Column names over aligned rows (numbers right-aligned), then `(N rows)`.
+    Table,
+    /// RFC 4180: a header record, then one record per row, CRLF line ends; a field with
+    /// a comma, a double quote, CR or LF is quoted, its quotes doubled; NULL is empty.
+    Csv,
+    /// One line: a JSON array of objects, one per row, `{"column": value, …}` in the
+    /// order of the columns (NULL is `null`).
+    Json,
+}
+
+/// The answer `rows` (each in the order of `columns`) in `format`, ending in a newline.
+pub(crate) fn render_answer(
+    format: AnswerFormat,
+    columns: &[String],
+    rows: &[Vec<OutValue>],
+) -> String {
+    match format {
+        AnswerFormat::Table => answer_table(columns, rows),
+        AnswerFormat::Csv => answer_csv(columns, rows),
+        AnswerFormat::Json => answer_json(columns, rows),
+    }
+}
+
+/// A value as a table cell: control characters escaped, so a row stays one line.
+fn cell(v: &OutValue) -> String {
+    match v {
+        OutValue::Null => "NULL".into(),
+        OutValue::Int(i) => i.to_string(),
+        OutValue::Float(d) => d.0.to_string(),
+        OutValue::Str(s) if s.chars().any(char::is_control) => s
+            .chars()
+            .map(|c| {
+                if c.is_control() {
+                    c.escape_default().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect(),
+        OutValue::Str(s) => s.clone(),
+    }
+}
+
+fn answer_table(columns: &[String], rows: &[Vec<OutValue>]) -> String {
+    let cells: Vec<Vec<String>> = rows.iter().map(|r| r.iter().map(cell).collect()).collect();
+    // A column is right-aligned when it holds numbers (and NULLs) only.
+    let numeric: Vec<bool> = (0..columns.len())
+        .map(|i| {
+            rows.iter().all(|r| {
+                matches!(
+                    r.get(i),
+                    Some(OutValue::Int(_) | OutValue::Float(_) | OutValue::Null) | None
+                )
+            })
+        })
+        .collect();
+    let mut widths: Vec<usize> = columns.iter().map(|c| c.chars().count()).collect();
+    for r in &cells {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let line = |cells: &mut dyn Iterator<Item = &str>| -> String {
+        let mut s = String::new();
+        for (i, c) in cells.enumerate() {
+            let pad = " ".repeat(widths[i].saturating_sub(c.chars().count()));
+            if i > 0 {
+                s.push_str("  ");
+            }
+            if numeric[i] {
+                s.push_str(&pad);
+                s.push_str(c);
+            } else {
+                s.push_str(c);
+                s.push_str(&pad);
+            }
+        }
+        s.truncate(s.trim_end().len());
+        s.push('\n');
+        s
+    };
+    let mut out = line(&mut columns.iter().map(String::as_str));
+    let rule: Vec<String> = widths.iter().map(|&w| "-".repeat(w)).collect();
+    out.push_str(&line(&mut rule.iter().map(String::as_str)));
+    for r in &cells {
+        out.push_str(&line(&mut r.iter().map(String::as_str)));
+    }
+    let _ = writeln!(
+        out,
+        "({} row{})",
+        rows.len(),
+        if rows.len() == 1 { "" } else { "s" }
+    );
+    out
+}
+
+/// One CSV field, quoted when RFC 4180 needs it.
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\r', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn answer_csv(columns: &[String], rows: &[Vec<OutValue>]) -> String {
+    let record = |fields: Vec<String>| fields.join(",") + "\r\n";
+    let mut out = record(columns.iter().map(|c| csv_field(c)).collect());
+    for r in rows {
+        out.push_str(&record(
+            r.iter()
+                .map(|v| match v {
+                    OutValue::Null => String::new(),
+                    OutValue::Str(s) => csv_field(s),
+                    v => cell(v),
+                })
+                .collect(),
+        ));
+    }
+    out
+}
+
+fn answer_json(columns: &[String], rows: &[Vec<OutValue>]) -> String {
+    let value = |v: &OutValue| match v {
+        OutValue::Null => serde_json::Value::Null,
+        OutValue::Int(i) => (*i).into(),
+        OutValue::Str(s) => s.as_str().into(),
+        // NaN and infinities have no JSON number: null.
+        OutValue::Float(d) => serde_json::Number::from_f64(d.0)
+            .map_or(serde_json::Value::Null, serde_json::Value::Number),
+    };
+    let objects: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            let fields: Vec<String> = columns
+                .iter()
+                .zip(r)
+                .map(|(c, v)| format!("{}:{}", serde_json::Value::from(c.as_str()), value(v)))
+                .collect();
+            format!("{{{}}}", fields.join(","))
+        })
+        .collect();
+    format!("[{}]\n", objects.join(","))
+}
+
 /// `s` itself when at most `n` characters, else its first `n - 1` and `…`.
 pub(crate) fn truncate(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
@@ -232,6 +382,34 @@ mod tests {
         assert!(e.contains("is not a directory"), "{e}");
         check_optional(None).unwrap();
         assert!(check_optional(Some(&file.join("x/y.json"))).is_err());
+    }
+
+    /// Table: names over aligned rows (numbers right, strings left); CSV: RFC 4180
+    /// quoting; JSON: an array of objects in column order.
+    #[test]
+    fn answers_print_as_table_csv_and_json() {
+        let cols = vec!["name".to_string(), "sum(x)".to_string()];
+        let rows = vec![
+            vec![OutValue::Str("a, \"b\"".into()), OutValue::Int(12345)],
+            vec![OutValue::Str("c\nd".into()), OutValue::Null],
+        ];
+        assert_eq!(
+            render_answer(AnswerFormat::Table, &cols, &rows),
+            "name    sum(x)\n------  ------\na, \"b\"   12345\nc\\nd      NULL\n(2 rows)\n"
+        );
+        assert_eq!(
+            render_answer(AnswerFormat::Csv, &cols, &rows),
+            "name,sum(x)\r\n\"a, \"\"b\"\"\",12345\r\n\"c\nd\",\r\n"
+        );
+        let j = render_answer(AnswerFormat::Json, &cols, &rows);
+        assert_eq!(
+            j,
+            "[{\"name\":\"a, \\\"b\\\"\",\"sum(x)\":12345},{\"name\":\"c\\nd\",\"sum(x)\":null}]\n"
+        );
+        let v: serde_json::Value = serde_json::from_str(&j).unwrap();
+        assert_eq!(v[0]["sum(x)"], 12345);
+        assert_eq!(render_answer(AnswerFormat::Json, &cols, &[]), "[]\n");
+        assert!(render_answer(AnswerFormat::Table, &cols, &[]).ends_with("(0 rows)\n"));
     }
 
     #[test]

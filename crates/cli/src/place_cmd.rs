@@ -212,6 +212,10 @@ pub struct AdviseArgs {
     /// Replace an existing --out file.
     #[arg(long)]
     pub overwrite: bool,
+    /// List every structure put on the slow tier (by default only their number; the
+    /// placement file lists them all).
+    #[arg(short, long)]
+    pub verbose: bool,
 }
 
 /// Checks an output file of `place …` before any work: its directory must exist (no
@@ -453,8 +457,12 @@ fn advise(a: &AdviseArgs) -> Result<()> {
     pf.save(&a.out)?;
     println!("{goal} on {} ({}): {label}", p.tier, p.source);
     println!("{}", model_line(&w, &p, &o));
-    for (si, st) in w.structures.iter().enumerate() {
-        if s.assignment.tier[si] != 0 {
+    let slow: Vec<usize> = (0..w.structures.len())
+        .filter(|&si| s.assignment.tier[si] != 0)
+        .collect();
+    if a.verbose {
+        for &si in &slow {
+            let st = &w.structures[si];
             println!(
                 "  {:<34} {:>10.1} KiB -> {}",
                 st.id(),
@@ -463,6 +471,17 @@ fn advise(a: &AdviseArgs) -> Result<()> {
             );
         }
     }
+    println!(
+        "structures: {} of {} on {}{}",
+        slow.len(),
+        w.structures.len(),
+        p.tier,
+        if a.verbose || slow.is_empty() {
+            ""
+        } else {
+            " (listed with --verbose and in the placement file)"
+        }
+    );
     println!(
         "bytes: {:.1} MiB in dram, {:.1} MiB on {}: {}; predicted relative time {:.3} (model output)",
         s.bytes_per_tier[0] as f64 / (1 << 20) as f64,

@@ -1,5 +1,5 @@
-//! The `pmolap ssb …` subcommands and `pmolap sql`: their flags and the dispatch to
-//! `ssb_cmd` (gen), `ssb_load` (load) and `ssb_run` (run, query, breakdown, tiers, sql).
+//! The `pmolap ssb …` subcommands: their flags and the dispatch to `ssb_cmd` (gen),
+//! `ssb_load` (load) and `ssb_run` (run, query, breakdown, tiers).
 
 use std::path::PathBuf;
 
@@ -82,15 +82,6 @@ pub struct LoadArgs {
     quiet: bool,
 }
 
-/// Flags of `pmolap sql`.
-#[derive(Debug, Args)]
-pub struct SqlArgs {
-    /// One SELECT (or several, `;`-separated: all run).
-    sql: String,
-    #[command(flatten)]
-    args: Box<ssb_run::RunArgs>,
-}
-
 /// Runs one `pmolap ssb` subcommand.
 pub fn run(cmd: &SsbCommand) -> Result<()> {
     match cmd {
@@ -123,11 +114,4 @@ fn gen(a: &GenArgs) -> Result<()> {
     } else {
         ssb_cmd::gen(a.sf, &a.out, a.threads, &a.tables)
     }
-}
-
-/// `pmolap sql`.
-pub fn sql(a: &SqlArgs) -> Result<()> {
-    ssb_run::sql_texts(&a.sql, &a.args.data)
-        .and_then(|q| ssb_run::run(&a.args, q))
-        .context("pmolap sql")
 }

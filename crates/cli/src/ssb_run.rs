@@ -12,7 +12,9 @@ use pmolap_engine::{parse_queries, select_ssb, ExecOptions, OutValue, Query, Scr
 use pmolap_tier::kernel::Isa;
 use pmolap_tier::Pinning;
 
-use crate::output::{check_optional, truncate, write_json};
+use crate::output::{
+    check_optional, print_text, render_answer, truncate, write_json, AnswerFormat,
+};
 use crate::progress::bar;
 
 /// Where the data comes from and the execution switches (shared by every subcommand).
@@ -119,7 +121,7 @@ pub struct RunArgs {
     /// Write the answers here, in the format of ssb-reference/answers-sf1.json.
     #[arg(long)]
     pub answers: Option<PathBuf>,
-    /// Print every query's result rows.
+    /// Print every query's answer (column names over aligned rows) after the timings.
     #[arg(long)]
     pub print: bool,
     /// No progress bar.
@@ -146,9 +148,17 @@ impl From<Script> for QuerySource {
     }
 }
 
-/// `pmolap ssb run` (`queries` = `all` or `1.1,2.3`), `pmolap ssb query FILE` and
-/// `pmolap sql`.
+/// `pmolap ssb run` (`queries` = `all` or `1.1,2.3`) and `pmolap ssb query FILE`.
 pub fn run(a: &RunArgs, queries: impl Into<QuerySource>) -> Result<()> {
+    run_printing(a, queries, AnswerFormat::Table)
+}
+
+/// [`run`], `--print` printing the answers in `format` (`pmolap sql --format`).
+pub fn run_printing(
+    a: &RunArgs,
+    queries: impl Into<QuerySource>,
+    format: AnswerFormat,
+) -> Result<()> {
     if a.reps == 0 {
         bail!("--reps must be at least 1");
     }
@@ -212,10 +222,12 @@ pub fn run(a: &RunArgs, queries: impl Into<QuerySource>) -> Result<()> {
             f.gbps,
             steps.join(" → ")
         );
-        if a.print {
-            for row in &f.last.rows {
-                println!("        {}", serde_json::to_string(row)?);
-            }
+    }
+    if a.print {
+        // Each answer under its query's name, with its column names.
+        for f in &r.queries {
+            let answer = render_answer(format, &f.last.columns, &f.last.rows);
+            print_text(&format!("-- {}\n{answer}", f.id))?;
         }
     }
     if let Some(path) = &a.answers {

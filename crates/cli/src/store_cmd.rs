@@ -31,6 +31,7 @@ pub fn run(cmd: &StoreCommand) -> Result<()> {
 /// Opens the table in `dir` in place (checksums verified) and prints what it is.
 pub fn info(dir: &Path, json: bool) -> Result<()> {
     let table = Table::open_with(dir, &Placement::home(), &OpenOptions::default())
+        .and_then(|t| t.verify().map(|()| t))
         .with_context(|| format!("opening the column-store table in {}", dir.display()))?;
     let info = table.info();
     if json {

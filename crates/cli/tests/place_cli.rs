@@ -153,12 +153,37 @@ fn workload_advise_apply_and_validate() {
         .arg(&placement));
     assert!(out.contains("predicted relative time"), "{out}");
     assert!(out.contains("model output (published profile)"), "{out}");
+    // Quiet by default: the summary, the structures counted, not listed.
+    assert!(
+        out.contains("structures: ") && !out.contains("KiB ->") && out.lines().count() <= 8,
+        "{out}"
+    );
     assert!(
         out.contains("accuracy: not validated on this machine"),
         "{out}"
     );
     let pf = read_json(&placement);
     assert_eq!(pf["accuracy"]["status"], "not_validated");
+    // --verbose lists each structure put on the slow tier.
+    let verbose = ok(pmolap()
+        .current_dir(&f.root)
+        .args([
+            "place",
+            "advise",
+            "--verbose",
+            "--overwrite",
+            "--profile",
+            "optane-200",
+        ])
+        .args(["--target", "75%", "--llc", "1048576", "--workload"])
+        .arg(&f.workload)
+        .arg("--out")
+        .arg(&placement));
+    let listed = verbose.lines().filter(|l| l.contains("KiB ->")).count();
+    assert!(
+        listed > 0 && verbose.contains(&format!("structures: {listed} of ")),
+        "{verbose}"
+    );
     assert!(!pf["structures"].as_array().unwrap().is_empty());
     let run = f.root.join("run.json");
     ok(pmolap()

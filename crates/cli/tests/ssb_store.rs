@@ -23,7 +23,12 @@ fn load(sf: &str, tier: &str, out: &Path) {
 /// columns (`lo_custkey@customer`, not dbgen's) left out.
 fn line_of(t: &Table, row: usize) -> String {
     let mut s = String::new();
-    for c in t.columns().iter().filter(|c| !c.name().contains('@')) {
+    for c in t
+        .columns()
+        .unwrap()
+        .iter()
+        .filter(|c| !c.name().contains('@'))
+    {
         match c.value(row) {
             Value::Int(i) => s.push_str(&i.to_string()),
             Value::Str(v) => s.push_str(v),

@@ -95,6 +95,11 @@ pub struct StepReport {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct QueryRun {
     pub id: String,
+    /// The names of the answer's columns, in the order of each row's values: the select
+    /// list (an aggregate's alias or its expression as written, a group-by column's
+    /// name). Absent from older documents.
+    #[serde(default)]
+    pub columns: Vec<String>,
     pub rows: Vec<Vec<OutValue>>,
     pub plan_ms: f64,
     pub probe_ms: f64,

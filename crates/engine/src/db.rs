@@ -159,15 +159,15 @@ fn check_row_ref(dir: &Path, tables: &BTreeMap<String, Table>, r: &RowRef) -> Re
     };
     let (fact, dim) = (table(&r.table)?, table(&r.dim)?);
     for (t, c) in [(fact, &r.key), (fact, &r.column), (dim, &r.dim_key)] {
-        match t.column(c) {
-            Ok(col) if col.ty() == ColumnType::Int => {}
+        match t.column_type(c) {
+            Ok(ColumnType::Int) => {}
             _ => return Err(bad(format!("no int column `{c}`"))),
         }
     }
+    // The dictionary alone is verified here; the references themselves on first use.
     let refs = fact
-        .column(&r.column)
+        .dictionary(&r.column)
         .map_err(|e| bad(e.to_string()))?
-        .dict
         .ints();
     let rows = dim.rows() as i64;
     if refs.first().is_some_and(|v| v < 0) || refs.last().is_some_and(|v| v > rows) {

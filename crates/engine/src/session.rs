@@ -83,7 +83,7 @@ impl Session {
                 })?,
         };
         let layout = Layout::new(topo, &exec, fact.rows())?;
-        let cols: Vec<&str> = fact.columns().iter().map(|c| c.name()).collect();
+        let cols: Vec<&str> = fact.column_names().collect();
         let striped = StripedFact::new(fact, &cols, &layout, &RegionOptions::default())?;
         Ok(Session {
             db,
@@ -121,7 +121,7 @@ impl Session {
         self.db
             .table(name)
             .ok()
-            .map(|t| t.columns().iter().map(|c| c.name().to_string()).collect())
+            .map(|t| t.column_names().map(str::to_string).collect())
     }
 
     /// The statements of `script` as queries, their names resolved in this database.
@@ -199,6 +199,7 @@ pub fn run_query(
         .collect();
     Ok(QueryRun {
         id: query.id.clone(),
+        columns: query.select.clone(),
         rows,
         plan_ms: p.plan_ms,
         probe_ms: exec.probe_ms,

@@ -190,6 +190,7 @@ pub fn reopen_database(dir: &Path, placement: &Placement) -> Result<Vec<(String,
     for (name, path) in snapshot.tables() {
         let t0 = Instant::now();
         let t = StoreTable::open_with(path, placement, &OpenOptions::default())?;
+        t.verify()?;
         out.push((name.clone(), t.rows(), t0.elapsed().as_secs_f64()));
     }
     Ok(out)

@@ -139,7 +139,7 @@ fn counter_overhead(td: &Table) -> u64 {
     let mut rows_batch: Vec<u32> = Vec::with_capacity(1024);
     let scan = |t: &Table| {
         let mut sum = 0u64;
-        for c in t.columns() {
+        for c in t.columns().expect("verified columns") {
             c.dv.for_each_block(|_, ids| {
                 sum = ids.iter().fold(sum, |s, &x| s.wrapping_add(x as u64))
             });
@@ -159,7 +159,7 @@ fn counter_overhead(td: &Table) -> u64 {
                 r = (r + xorshift(&mut x) % 64) % n;
                 rows_batch.push(r as u32);
             }
-            for c in t.columns().iter().take(15) {
+            for c in t.columns().expect("verified columns").iter().take(15) {
                 c.dv.gather(&rows_batch, &mut ids);
                 c.dict.gather_ints(&ids, &mut vals).unwrap();
                 sum = sum.wrapping_add(vals[7]);

@@ -189,6 +189,57 @@ impl DataVector {
         }
     }
 
+    /// The payload checksum, and that every value id is below `dict_len` (a scan of the
+    /// ids, in parallel parts for big vectors, skipped when the bit width holds no id
+    /// past it): the checks that read every payload byte.
+    pub(crate) fn check_deep(&self, dict_len: usize) -> Result<()> {
+        self.s.check_payload()?;
+        if self.rows == 0 || (dict_len as u64) >= 1u64 << self.width {
+            return Ok(());
+        }
+        let words = self.words();
+        let max_in = |lo: usize, hi: usize| {
+            let mut buf = [0u32; BLOCK];
+            let mut max = 0u32;
+            let mut start = lo;
+            while start < hi {
+                let n = BLOCK.min(hi - start);
+                bits::unpack(words, self.width, start, &mut buf[..n]);
+                max = buf[..n].iter().fold(max, |m, &x| m.max(x));
+                start += n;
+            }
+            max
+        };
+        const PART_ROWS: usize = 1 << 22;
+        let threads = crate::structure::cpus().min(self.rows / PART_ROWS);
+        let max = if threads <= 1 {
+            max_in(0, self.rows)
+        } else {
+            // Parts on BLOCK boundaries (a multiple of 64 rows: whole packing groups).
+            let part = self.rows.div_ceil(threads).div_ceil(BLOCK) * BLOCK;
+            std::thread::scope(|sc| {
+                let handles: Vec<_> = (0..self.rows)
+                    .step_by(part)
+                    .map(|lo| {
+                        let hi = (lo + part).min(self.rows);
+                        sc.spawn(move || max_in(lo, hi))
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                    .max()
+                    .unwrap_or(0)
+            })
+        };
+        if max as usize >= dict_len {
+            return Err(self.s.corrupt(format!(
+                "value id {max} past the dictionary's {dict_len} values"
+            )));
+        }
+        Ok(())
+    }
+
     /// Calls `f(first_row, ids)` for consecutive blocks of up to [`BLOCK`] rows (a scan
     /// of the whole vector, counted once).
     pub fn for_each_block(&self, mut f: impl FnMut(usize, &[u32])) {

@@ -97,9 +97,9 @@ impl<'a> IntValues<'a> {
 }
 
 impl Dictionary {
-    /// Validates the payload layout (sizes, order of offsets, UTF-8, sortedness when
-    /// `deep`) and wraps it.
-    pub(crate) fn new(s: Structure, ty: ColumnType, deep: bool) -> Result<Dictionary> {
+    /// Validates the payload layout (sizes, order of offsets, UTF-8) and wraps it; the
+    /// payload checksum and the order of the values are [`Dictionary::check_deep`]'s.
+    pub(crate) fn new(s: Structure, ty: ColumnType) -> Result<Dictionary> {
         let len = s.header.entries as usize;
         let p = s.payload();
         let mut frame = None;
@@ -130,9 +130,6 @@ impl Dictionary {
                         v.len()
                     )));
                 }
-                if deep && v.windows(2).any(|w| w[0] >= w[1]) {
-                    return Err(s.corrupt("int dictionary is not sorted and unique"));
-                }
             }
             ColumnType::Str => {
                 let need = len.checked_add(1).and_then(|n| n.checked_mul(8));
@@ -157,13 +154,34 @@ impl Dictionary {
                     if std::str::from_utf8(b).is_err() {
                         return Err(s.corrupt(format!("string dictionary entry {i} is not UTF-8")));
                     }
-                    if deep && i > 0 && bytes[offs[i - 1] as usize..offs[i] as usize] >= *b {
-                        return Err(s.corrupt("string dictionary is not sorted and unique"));
-                    }
                 }
             }
         }
         Ok(Dictionary { s, ty, len, frame })
+    }
+
+    /// The payload checksum, and that the values are sorted and unique (a frame is by
+    /// construction): the checks that read every payload byte.
+    pub(crate) fn check_deep(&self) -> Result<()> {
+        self.s.check_payload()?;
+        match (self.ty, self.frame) {
+            (ColumnType::Int, None) => {
+                let v: &[i64] = cast(self.s.payload());
+                if v.windows(2).any(|w| w[0] >= w[1]) {
+                    return Err(self.s.corrupt("int dictionary is not sorted and unique"));
+                }
+            }
+            (ColumnType::Str, _) => {
+                let (offs, bytes) = self.str_parts();
+                let sorted =
+                    (1..self.len).all(|i| slice_at(offs, bytes, i - 1) < slice_at(offs, bytes, i));
+                if !sorted {
+                    return Err(self.s.corrupt("string dictionary is not sorted and unique"));
+                }
+            }
+            (ColumnType::Int, Some(_)) => {}
+        }
+        Ok(())
     }
 
     /// How values map to ids.

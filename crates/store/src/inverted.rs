@@ -15,8 +15,9 @@ pub struct InvertedIndex {
 }
 
 impl InvertedIndex {
-    /// Validates the CSR layout (`deep`: also every row id below `rows`).
-    pub(crate) fn new(s: Structure, rows: usize, deep: bool) -> Result<InvertedIndex> {
+    /// Validates the CSR layout; the payload checksum and the row ids are
+    /// [`InvertedIndex::check_deep`]'s.
+    pub(crate) fn new(s: Structure, rows: usize) -> Result<InvertedIndex> {
         let distinct = s.header.entries as usize;
         let p = s.payload();
         let offsets = distinct.checked_add(1).and_then(|n| n.checked_mul(8));
@@ -33,14 +34,25 @@ impl InvertedIndex {
             )));
         }
         let offs: &[u64] = try_cast(&s, &p[..need])?;
-        let ids: &[u32] = try_cast(&s, &p[need..])?;
+        try_cast::<u32>(&s, &p[need..])?;
         if offs[0] != 0 || offs[distinct] != rows as u64 || offs.windows(2).any(|w| w[0] > w[1]) {
             return Err(s.corrupt("inverted index offsets are out of order or out of range"));
         }
-        if deep && ids.iter().any(|&r| r as usize >= rows) {
-            return Err(s.corrupt("inverted index holds a row id past the last row"));
-        }
         Ok(InvertedIndex { s, distinct })
+    }
+
+    /// The payload checksum, and that every row id is below `rows`: the checks that
+    /// read every payload byte.
+    pub(crate) fn check_deep(&self, rows: usize) -> Result<()> {
+        self.s.check_payload()?;
+        let need = (self.distinct + 1) * 8;
+        let ids: &[u32] = cast(&self.s.payload()[need..]);
+        if ids.iter().any(|&r| r as usize >= rows) {
+            return Err(self
+                .s
+                .corrupt("inverted index holds a row id past the last row"));
+        }
+        Ok(())
     }
 
     /// Number of value ids.

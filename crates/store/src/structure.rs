@@ -72,9 +72,9 @@ pub(crate) struct Structure {
     counting: Arc<AtomicBool>,
 }
 
-/// What to check and how to map when opening a structure.
+/// How to map when opening a structure (its payload checksum is checked later, by
+/// [`Structure::check_payload`], on the first use of its column).
 pub(crate) struct OpenCtx<'a> {
-    pub verify: bool,
     pub region: &'a RegionOptions,
     pub counting: Arc<AtomicBool>,
 }
@@ -142,15 +142,6 @@ impl Structure {
                 (Bytes::Copy(r), false)
             }
         };
-        if ctx.verify {
-            let computed = crc32fast::hash(&region.as_slice()[PAYLOAD_OFFSET..]);
-            if computed != header.payload_crc {
-                return Err(bad(format!(
-                    "payload checksum mismatch (stored {:08x}, computed {computed:08x}): data damaged",
-                    header.payload_crc
-                )));
-            }
-        }
         let ri = region.info();
         let info = StructureInfo {
             file: path.to_path_buf(),
@@ -170,6 +161,20 @@ impl Structure {
             pages: crate::pagelog::PageLog::default(),
             counting: ctx.counting.clone(),
         })
+    }
+
+    /// Computes the payload checksum and fails unless it is the header's (which open
+    /// checked against the manifest's). Reads every payload byte: run once, on the first
+    /// use of the structure's column (crc32fast over parts in parallel for big payloads).
+    pub(crate) fn check_payload(&self) -> Result<()> {
+        let computed = parallel_crc(self.payload());
+        if computed != self.header.payload_crc {
+            return Err(self.corrupt(format!(
+                "payload checksum mismatch (stored {:08x}, computed {computed:08x}): data damaged",
+                self.header.payload_crc
+            )));
+        }
+        Ok(())
     }
 
     /// The payload bytes.
@@ -232,6 +237,45 @@ impl Structure {
     pub(crate) fn corrupt(&self, problem: impl Into<String>) -> Error {
         Error::corrupt(&self.info.file, problem)
     }
+}
+
+/// The CPUs this process may use, read once (`available_parallelism` reads the cgroup
+/// files on every call).
+pub(crate) fn cpus() -> usize {
+    static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// CRC-32 (IEEE) of `bytes`: in one piece when small, else parts of at least
+/// [`PART`] bytes hashed on scoped threads (up to the CPUs available) and combined.
+fn parallel_crc(bytes: &[u8]) -> u32 {
+    const PART: usize = 16 << 20;
+    let threads = cpus().min(bytes.len() / PART);
+    if threads <= 1 {
+        return crc32fast::hash(bytes);
+    }
+    let chunk = bytes.len().div_ceil(threads);
+    let parts: Vec<crc32fast::Hasher> = std::thread::scope(|sc| {
+        let handles: Vec<_> = bytes
+            .chunks(chunk)
+            .map(|c| {
+                sc.spawn(move || {
+                    let mut h = crc32fast::Hasher::new();
+                    h.update(c);
+                    h
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    let mut all = crc32fast::Hasher::new();
+    for p in &parts {
+        all.combine(p);
+    }
+    all.finalize()
 }
 
 fn read_up_to(f: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {

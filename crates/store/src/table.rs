@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use pmolap_tier::{RegionOptions, TierSpec};
 use serde::Serialize;
@@ -22,8 +22,12 @@ use crate::structure::{OpenCtx, Structure, StructureInfo};
 /// How to open a table.
 #[derive(Debug, Clone)]
 pub struct OpenOptions {
-    /// Verify every payload checksum and the deep invariants (sortedness, ids in range).
-    /// On by default; off opens faster but trusts the bytes.
+    /// Verify every payload checksum and the deep invariants (sortedness, ids in range):
+    /// lazily, each column's structures on the first use of the column
+    /// ([`Table::column`], [`Table::columns`], [`Table::row`]), before any of its values
+    /// is read; [`Table::verify`] checks every column now. On by default; off trusts the
+    /// bytes. The header, size, kind, column, generation and the header's payload
+    /// checksum against the manifest's are checked at open either way.
     pub verify_checksums: bool,
     /// Options for regions made on other tiers (prefault, huge pages).
     pub region: RegionOptions,
@@ -38,7 +42,8 @@ impl Default for OpenOptions {
     }
 }
 
-/// One column: dictionary, data vector and (optional) inverted index.
+/// One column: dictionary, data vector and (optional) inverted index. A column handed
+/// out by a [`Table`] has had its structures verified (when the table verifies).
 #[derive(Debug)]
 pub struct Column {
     name: String,
@@ -46,9 +51,60 @@ pub struct Column {
     pub dict: Dictionary,
     pub dv: DataVector,
     pub index: Option<InvertedIndex>,
+    /// The deferred checks of each structure (None: not verified, as asked).
+    checks: Option<Checks>,
+}
+
+/// The outcome of a deferred check: the file and the problem of a failure (an error
+/// is reported again, the same, on every later use).
+type Outcome = std::result::Result<(), (PathBuf, String)>;
+
+/// The deferred checks of one column's structures, each run at most once.
+#[derive(Debug, Default)]
+struct Checks {
+    dict: OnceLock<Outcome>,
+    dv: OnceLock<Outcome>,
+    index: OnceLock<Outcome>,
+}
+
+/// Runs `check` once per `cell`, keeping its outcome.
+fn once(cell: &OnceLock<Outcome>, check: impl FnOnce() -> Result<()>) -> Result<()> {
+    cell.get_or_init(|| {
+        check().map_err(|e| match e {
+            Error::Corrupt { path, problem } => (path, problem),
+            other => (PathBuf::new(), other.to_string()),
+        })
+    })
+    .clone()
+    .map_err(|(path, problem)| match path.as_os_str().is_empty() {
+        true => Error::Internal(problem),
+        false => Error::Corrupt { path, problem },
+    })
 }
 
 impl Column {
+    /// Verifies the dictionary (payload checksum, order), once.
+    fn verify_dict(&self) -> Result<()> {
+        match &self.checks {
+            Some(c) => once(&c.dict, || self.dict.check_deep()),
+            None => Ok(()),
+        }
+    }
+
+    /// Verifies every structure of the column (payload checksums, order, ids in range),
+    /// each once.
+    fn verify(&self) -> Result<()> {
+        let Some(c) = &self.checks else {
+            return Ok(());
+        };
+        self.verify_dict()?;
+        once(&c.dv, || self.dv.check_deep(self.dict.len()))?;
+        if let Some(ix) = &self.index {
+            once(&c.index, || ix.check_deep(self.dv.len()))?;
+        }
+        Ok(())
+    }
+
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -220,7 +276,6 @@ impl Table {
         let mpath = dir.join(MANIFEST);
         let counting = Arc::new(AtomicBool::new(false));
         let ctx = OpenCtx {
-            verify: opts.verify_checksums,
             region: &opts.region,
             counting: counting.clone(),
         };
@@ -285,8 +340,7 @@ impl Table {
                     format!("column `{}`: has_index disagrees with its files", c.name),
                 ));
             }
-            let deep = opts.verify_checksums;
-            let dict = Dictionary::new(dict, c.ty, deep)?;
+            let dict = Dictionary::new(dict, c.ty)?;
             let dv = DataVector::new(dv)?;
             if dict.len() as u64 != c.dict_len
                 || dv.len() as u64 != manifest.rows
@@ -306,19 +360,7 @@ impl Table {
                     ),
                 ));
             }
-            if deep && !dv.is_empty() {
-                let mut max = 0u32;
-                dv.for_each_block(|_, ids| max = ids.iter().fold(max, |m, &x| m.max(x)));
-                if max as usize >= dict.len() {
-                    return Err(Error::corrupt(
-                        &dv.info().file,
-                        format!("value id {max} past the dictionary's {} values", dict.len()),
-                    ));
-                }
-            }
-            let index = inv
-                .map(|s| InvertedIndex::new(s, dv.len(), deep))
-                .transpose()?;
+            let index = inv.map(|s| InvertedIndex::new(s, dv.len())).transpose()?;
             if let Some(ix) = &index {
                 if ix.len() != dict.len() {
                     return Err(Error::corrupt(
@@ -337,6 +379,7 @@ impl Table {
                 dict,
                 dv,
                 index,
+                checks: opts.verify_checksums.then(Checks::default),
             });
         }
         let table = Table {
@@ -372,21 +415,55 @@ impl Table {
         &self.manifest
     }
 
-    pub fn columns(&self) -> &[Column] {
-        &self.columns
+    /// Every column, each verified first (see [`OpenOptions::verify_checksums`]); the
+    /// first damaged one fails.
+    pub fn columns(&self) -> Result<&[Column]> {
+        self.verify()?;
+        Ok(&self.columns)
     }
 
-    /// The column called `name`.
+    /// The names of the columns, in order (nothing verified: no value is read).
+    pub fn column_names(&self) -> impl Iterator<Item = &str> {
+        self.columns.iter().map(|c| c.name.as_str())
+    }
+
+    /// The column called `name`, its structures verified on this first use (see
+    /// [`OpenOptions::verify_checksums`]): a damaged one fails here, naming its file.
     pub fn column(&self, name: &str) -> Result<&Column> {
+        let c = self.find(name)?;
+        c.verify()?;
+        Ok(c)
+    }
+
+    /// The dictionary of column `name`, it alone verified (its data vector and index
+    /// are verified on the column's first use).
+    pub fn dictionary(&self, name: &str) -> Result<&Dictionary> {
+        let c = self.find(name)?;
+        c.verify_dict()?;
+        Ok(&c.dict)
+    }
+
+    /// The type of column `name` (from the manifest: nothing verified).
+    pub fn column_type(&self, name: &str) -> Result<ColumnType> {
+        self.find(name).map(|c| c.ty)
+    }
+
+    fn find(&self, name: &str) -> Result<&Column> {
         self.columns
             .iter()
             .find(|c| c.name == name)
             .ok_or_else(|| Error::Schema(format!("no column `{name}` in {}", self.dir.display())))
     }
 
-    /// The whole row `row`, decoded.
-    pub fn row(&self, row: usize) -> Vec<Value<'_>> {
-        self.columns.iter().map(|c| c.value(row)).collect()
+    /// Verifies every structure of every column now (those not verified yet), the first
+    /// damaged one failing; a no-op for a table opened without verification.
+    pub fn verify(&self) -> Result<()> {
+        self.columns.iter().try_for_each(Column::verify)
+    }
+
+    /// The whole row `row`, decoded (every column verified first).
+    pub fn row(&self, row: usize) -> Result<Vec<Value<'_>>> {
+        Ok(self.columns()?.iter().map(|c| c.value(row)).collect())
     }
 
     /// Turns access counting on or off (off by default).

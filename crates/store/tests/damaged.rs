@@ -1,5 +1,7 @@
 //! Damaged, truncated, foreign and mismatched files each give a clear one-line error
-//! naming the file and the problem.
+//! naming the file and the problem: at open (headers, sizes, the manifest) or on the
+//! first use of the damaged column (payload checksums, order, ids in range), never later
+//! and never for a column not used.
 
 mod common;
 
@@ -17,10 +19,11 @@ fn fresh(good: &Path) -> (tempfile::TempDir, PathBuf) {
     (d, dv)
 }
 
+/// The one-line error of opening the table in `dir` and using every column.
 #[track_caller]
 fn open_err(dir: &Path) -> String {
-    let e = match Table::open(dir, &Placement::home()) {
-        Ok(_) => panic!("{} opened despite the damage", dir.display()),
+    let e = match Table::open(dir, &Placement::home()).and_then(|t| t.verify()) {
+        Ok(_) => panic!("{} opened and verified despite the damage", dir.display()),
         Err(e) => e.to_string(),
     };
     assert!(!e.contains('\n'), "one line: {e}");
@@ -62,7 +65,7 @@ fn every_kind_of_damage_is_named() {
     };
     Table::open_with(d.path(), &Placement::home(), &fast).unwrap();
     // Damage copied onto another tier is caught as well.
-    let e = match Table::open(d.path(), &"dram".parse().unwrap()) {
+    let e = match Table::open(d.path(), &"dram".parse().unwrap()).and_then(|t| t.verify()) {
         Ok(_) => panic!("damage on a copy went unnoticed"),
         Err(e) => e.to_string(),
     };
@@ -180,6 +183,49 @@ fn frames_past_their_id_range_are_refused() {
             "entries {entries}: {e}"
         );
     }
+}
+
+/// Payload damage is found on the first use of its column, before any value of it is
+/// read, and again on every later use; a column not used reads (lazy verification).
+#[test]
+fn payload_damage_fails_the_first_use_of_its_column_only() {
+    let good = tempfile::tempdir().unwrap();
+    common::build(good.path(), 500, 3);
+    for (file, col) in [
+        ("c0000.dv.g1", "id"),
+        ("c0003.dict.g1", "name"),
+        ("c0001.inv.g1", "small"),
+    ] {
+        let (d, _) = fresh(good.path());
+        let path = d.path().join(file);
+        let len = std::fs::metadata(&path).unwrap().len() as usize;
+        patch(&path, len - 1, |b| *b ^= 0x01);
+        let t = Table::open(d.path(), &Placement::home()).expect("damage found lazily");
+        let other = t.column("dense").expect("an untouched column reads");
+        assert_eq!(other.rows(), 500);
+        assert!(t.column_names().any(|c| c == col));
+        for _ in 0..2 {
+            let e = t.column(col).unwrap_err().to_string();
+            assert!(
+                e.contains(file) && e.contains("payload checksum mismatch") && !e.contains('\n'),
+                "{file}: {e}"
+            );
+        }
+        assert!(t.columns().is_err() && t.row(0).is_err() && t.verify().is_err());
+        // Off: trusted, not checked.
+        let fast = OpenOptions {
+            verify_checksums: false,
+            ..OpenOptions::default()
+        };
+        let t = Table::open_with(d.path(), &Placement::home(), &fast).unwrap();
+        t.column(col).unwrap();
+    }
+    // A dictionary alone can be verified without the column's data vector.
+    let (d, dv) = fresh(good.path());
+    patch(&dv, PAYLOAD_OFFSET + 10, |b| *b ^= 0x10);
+    let t = Table::open(d.path(), &Placement::home()).unwrap();
+    assert!(t.dictionary("id").is_ok());
+    assert!(t.column("id").is_err());
 }
 
 #[test]

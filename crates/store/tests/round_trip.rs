@@ -19,7 +19,7 @@ fn check_all_values(t: &Table, rows: usize, seed: u64) {
     for i in 0..rows {
         common::assert_row(t, i, seed, "the table");
     }
-    for col in t.columns() {
+    for col in t.columns().unwrap() {
         let mut ids = vec![0u32; rows];
         col.dv.unpack(0, &mut ids);
         for (i, &id) in ids.iter().enumerate() {
@@ -212,7 +212,7 @@ fn empty_and_single_value_tables() {
     b.finish(dir.path(), &WriteOptions::default()).unwrap();
     let t = Table::open(dir.path(), &Placement::home()).unwrap();
     assert_eq!(t.column("id").unwrap().dv.width(), 1);
-    assert_eq!(t.row(69)[3], Value::Str("x"));
+    assert_eq!(t.row(69).unwrap()[3], Value::Str("x"));
 }
 
 #[test]

@@ -25,10 +25,13 @@ fn good_file_loads() {
     b.finish(&out, &WriteOptions::default()).unwrap();
     let t = Table::open(&out, &Placement::home()).unwrap();
     assert_eq!(
-        t.row(1),
+        t.row(1).unwrap(),
         vec![Value::Int(2), Value::Str("a b"), Value::Int(7)]
     );
-    assert_eq!(t.row(2), vec![Value::Int(3), Value::Str(""), Value::Int(0)]);
+    assert_eq!(
+        t.row(2).unwrap(),
+        vec![Value::Int(3), Value::Str(""), Value::Int(0)]
+    );
 }
 
 #[test]

@@ -31,7 +31,10 @@ impl CpuFeatures {
     /// `avx512f,clwb`): that runs and tests the AVX2 or clflushopt paths on a CPU that
     /// has more. Features can only be hidden, never added.
     pub fn detect() -> Self {
-        let mut f = Self::detect_raw();
+        // What the CPU reports does not change while the process runs: read it once
+        // (`/proc/cpuinfo` three times otherwise, on every region made).
+        static RAW: std::sync::OnceLock<CpuFeatures> = std::sync::OnceLock::new();
+        let mut f = *RAW.get_or_init(Self::detect_raw);
         if let Ok(hide) = std::env::var(HIDE_ENV) {
             for name in hide.split(',').map(str::trim) {
                 match name {

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use pmolap_engine::session::open_options;
 use pmolap_engine::{Database, ExecOptions, Session};
+use pmolap_store::table::OpenOptions;
 use pmolap_store::Placement;
 use pmolap_tier::io::{fadvise, Advice};
 use pmolap_tier::{TierSpec, Topology};
@@ -114,9 +115,19 @@ pub enum Where<'a> {
 impl Where<'_> {
     /// Opens `dir` here, warm (checksums verified, pages prefaulted for reading) or not.
     pub fn open(self, dir: &Path, warm: bool) -> Result<Database> {
+        self.open_with(dir, &open_options(warm))
+    }
+
+    /// Opens `dir` here with `opts`.
+    pub fn open_with(self, dir: &Path, opts: &OpenOptions) -> Result<Database> {
         match self {
-            Where::Tier(tier) => open_database(dir, tier, warm),
-            Where::Placement(pf) => open_under(dir, pf, warm).map_err(|e| {
+            Where::Tier(tier) => Database::open(dir, &placement(tier)?, opts).map_err(|e| {
+                Error::Ssb(format!(
+                    "opening the database {} on {tier}: {e}",
+                    dir.display()
+                ))
+            }),
+            Where::Placement(pf) => open_under_with(dir, pf, opts).map_err(|e| {
                 Error::Ssb(format!(
                     "opening the database {} under a placement: {e}",
                     dir.display()
@@ -134,13 +145,22 @@ pub fn load_placement(file: &Path) -> Result<pmolap_place::PlacementFile> {
 /// Opens `dir` with every structure where `pf` puts it, warm (checksums verified, pages
 /// prefaulted) or not; fails naming a structure `pf` lists that the database lacks.
 pub fn open_under(dir: &Path, pf: &pmolap_place::PlacementFile, warm: bool) -> Result<Database> {
+    open_under_with(dir, pf, &open_options(warm))
+}
+
+/// [`open_under`] with `opts`.
+fn open_under_with(
+    dir: &Path,
+    pf: &pmolap_place::PlacementFile,
+    opts: &OpenOptions,
+) -> Result<Database> {
     let db = Database::open_placed(
         dir,
         &|table| {
             pf.to_store_placement(table)
                 .map_err(|e| pmolap_engine::Error::Options(e.to_string()))
         },
-        &open_options(warm),
+        opts,
     )?;
     check_placed(&db, pf)?;
     Ok(db)

@@ -11,12 +11,14 @@
 //! - [`run`]: timed repetitions of queries, per-query figures, the `ssb run` document.
 //! - [`tiers`]: the machine's tiers for a database, the Fig. 14 and Table 1 documents.
 
+pub mod answer;
 pub mod data;
 pub mod run;
 pub mod tiers;
 pub mod validate;
 pub mod workload;
 
+pub use answer::{answer, Answer, Answers};
 pub use data::{database_dir, open_database, DataOptions};
 pub use run::{run, Queries, QueryFigures, Reps, RunConfig, RunReport, RunSetting};
 pub use tiers::{

@@ -235,7 +235,13 @@ pub fn breakdown(
                 pin: p.layout().pin.to_string(),
                 striped: p.layout().striped,
                 replicated: p.layout().replicated,
-                notes: p.layout().notes.clone(),
+                notes: p
+                    .layout()
+                    .notes
+                    .iter()
+                    .chain(&p.layout().no_ops)
+                    .cloned()
+                    .collect(),
                 median_ms: ms,
                 speedup_vs_first: first_ms / ms,
                 times_ms: f.times_ms.clone(),

@@ -26,7 +26,7 @@ pub fn translate(data: &DataOptions, script: &Script, pb: &ProgressBar) -> Resul
     let columns = |t: &str| {
         db.table(t)
             .ok()
-            .map(|t| t.columns().iter().map(|c| c.name().to_string()).collect())
+            .map(|t| t.column_names().map(str::to_string).collect())
     };
     Ok(script.queries(&columns)?)
 }

@@ -30,8 +30,14 @@ pub struct Layout {
     pub striped: bool,
     pub replicated: bool,
     pub groups: Vec<ThreadGroup>,
-    /// What was asked but not done, and why (`--stripe on one NUMA node: no-op`).
+    /// What was asked and done otherwise, changing the run (threads on fewer nodes,
+    /// pinning changed), one line each.
     pub notes: Vec<String>,
+    /// Switches that had nothing to do (striping or replication on one NUMA node: the
+    /// run is the same without them), one line each; for reports that show a switch's
+    /// effect (the Table 1 ladder), not for a plain run. Absent from older documents.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub no_ops: Vec<String>,
 }
 
 impl Layout {
@@ -70,9 +76,10 @@ impl Layout {
                 .collect(),
         };
         let mut notes = Vec::new();
+        let mut no_ops = Vec::new();
         let numa = (opts.stripe || opts.replicate_dims) && nodes.len() >= 2;
         if (opts.stripe || opts.replicate_dims) && !numa {
-            notes.push(format!(
+            no_ops.push(format!(
                 "{}: {} NUMA node with CPUs, nothing to stripe or replicate (no-op)",
                 match (opts.stripe, opts.replicate_dims) {
                     (true, true) => "--stripe and --replicate-dims",
@@ -94,6 +101,7 @@ impl Layout {
                     rows: None,
                 }],
                 notes,
+                no_ops,
             });
         }
         // Threads round-robin over the nodes; each node's threads stay on its CPUs.
@@ -144,6 +152,7 @@ impl Layout {
             replicated: opts.replicate_dims,
             groups,
             notes,
+            no_ops,
         })
     }
 }

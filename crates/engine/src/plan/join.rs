@@ -192,19 +192,17 @@ impl Planner<'_, '_> {
 
 /// Column `name` of dimension `dim` of join `j`.
 fn dim_column<'t>(query: &Query, j: &Join, dim: &'t Table, name: &str) -> Result<&'t Column> {
-    dim.column(name).map_err(|_| {
-        qerr(
+    dim.column(name).map_err(|e| match dim.column_type(name) {
+        // There, but damaged: its file and the problem.
+        Ok(_) => e.into(),
+        Err(_) => qerr(
             query,
             format!(
                 "dimension `{}` has no column `{name}` (have: {})",
                 j.dim,
-                dim.columns()
-                    .iter()
-                    .map(|c| c.name())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                dim.column_names().collect::<Vec<_>>().join(", ")
             ),
-        )
+        ),
     })
 }
 

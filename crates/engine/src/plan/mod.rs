@@ -309,21 +309,20 @@ impl<'db> Planner<'_, 'db> {
     /// Fact column `name`, or the error naming the table's columns.
     fn fact_column(&self, name: &str) -> Result<&'db pmolap_store::table::Column> {
         let q = self.query;
-        self.fact.column(name).map_err(|_| {
-            qerr(
-                q,
-                format!(
-                    "fact table `{}` has no column `{name}` (have: {})",
-                    q.fact,
-                    self.fact
-                        .columns()
-                        .iter()
-                        .map(|c| c.name())
-                        .collect::<Vec<_>>()
-                        .join(", ")
+        self.fact
+            .column(name)
+            .map_err(|e| match self.fact.column_type(name) {
+                // There, but damaged: its file and the problem.
+                Ok(_) => e.into(),
+                Err(_) => qerr(
+                    q,
+                    format!(
+                        "fact table `{}` has no column `{name}` (have: {})",
+                        q.fact,
+                        self.fact.column_names().collect::<Vec<_>>().join(", ")
+                    ),
                 ),
-            )
-        })
+            })
     }
 
     /// Fact predicates: value-id sets of the fact columns. A predicate every value
@@ -414,7 +413,7 @@ impl<'db> Planner<'_, 'db> {
                 continue;
             };
             for c in arg.columns() {
-                if fact.column(c).is_err() {
+                if fact.column_type(c).is_err() {
                     // The planner's message names the table's columns.
                     self.col(c)?;
                 }

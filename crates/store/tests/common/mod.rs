@@ -24,7 +24,7 @@ pub fn row(i: usize, seed: u64) -> (i64, i64, i64, String, i64) {
 pub fn assert_row(t: &pmolap_store::Table, i: usize, seed: u64, what: &str) {
     let (a, c, d, s, e) = row(i, seed);
     assert_eq!(
-        t.row(i),
+        t.row(i).unwrap(),
         vec![
             Value::Int(a),
             Value::Int(c),

@@ -233,7 +233,7 @@ fn map(
         }
         TierSpec::File { path } => {
             let (file, path, temp) = open_file(path, len, opts)?;
-            let dax = Topology::detect()
+            let dax = Topology::cached()
                 .ok()
                 .and_then(|t| t.dax_mount_for(&path).cloned());
             let map_len = round_up(len, PAGE);

@@ -58,7 +58,7 @@ impl ReadOnlyRegion {
         }
         let ptr = NonNull::new(p.cast::<u8>())
             .ok_or_else(|| Error::Invalid("mmap returned a null mapping".into()))?;
-        let dax = Topology::detect()
+        let dax = Topology::cached()
             .ok()
             .and_then(|t| t.dax_mount_for(path).cloned())
             .is_some();

@@ -236,6 +236,20 @@ pub fn format_cpulist(ids: &[usize]) -> String {
 // Detection
 
 impl Topology {
+    /// The running machine as this process first read it ([`Topology::detect`], once per
+    /// process): for what does not change while it runs (CPUs, nodes, DAX devices and
+    /// mounts), e.g. the DAX lookup of every region mapped. Its `mem_free` figures are as
+    /// of that first read; [`Topology::detect`] reads them afresh.
+    pub fn cached() -> Result<&'static Topology> {
+        static ONCE: std::sync::OnceLock<Topology> = std::sync::OnceLock::new();
+        if let Some(t) = ONCE.get() {
+            return Ok(t);
+        }
+        // A failed read is not kept: the next call tries again.
+        let t = Self::detect()?;
+        Ok(ONCE.get_or_init(|| t))
+    }
+
     /// Detects the running machine from `/sys` and `/proc`; CPU features from CPUID.
     pub fn detect() -> Result<Self> {
         let mut t = Self::detect_at(Path::new("/"))?;
@@ -340,6 +354,9 @@ impl Topology {
     /// exist yet — its existing parent directories are resolved), if any. `None` if a
     /// non-DAX filesystem is mounted deeper on the way to `path`.
     pub fn dax_mount_for(&self, path: &Path) -> Option<&DaxMount> {
+        if self.dax_mounts.is_empty() {
+            return None; // nothing to resolve the path against (asked per mapped file)
+        }
         let p = resolve_path(path);
         let (di, ddepth) =
             longest_mount(&p, self.dax_mounts.iter().map(|m| m.mount_point.as_path()))?;
