@@ -128,14 +128,12 @@ pub fn initdb_args(
 
 /// The `dynamic_shared_memory_type` that the active line of a `postgresql.conf` sets.
 pub fn configured_dsm_type(conf: &str) -> Option<String> {
-    conf.lines()
-        .filter_map(|l| {
-            let l = l.split('#').next()?.trim();
-            let v = l.strip_prefix("dynamic_shared_memory_type")?;
-            let v = v.trim_start().strip_prefix('=')?;
-            Some(v.trim().trim_matches('\'').to_string())
-        })
-        .last()
+    conf.lines().rev().find_map(|l| {
+        let l = l.split('#').next()?.trim();
+        let v = l.strip_prefix("dynamic_shared_memory_type")?;
+        let v = v.trim_start().strip_prefix('=')?;
+        Some(v.trim().trim_matches('\'').to_string())
+    })
 }
 
 #[cfg(test)]
