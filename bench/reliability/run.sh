@@ -139,7 +139,7 @@ if [ -n "${PMOLAP_PG_BIN:-}" ] || ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&
   # segment must not outlive the next run.
   backend_in() { for p in $(pgrep -x postgres); do
       case "$(readlink "/proc/$p/cwd" 2>/dev/null)" in "$PGW/work"/*) ;; *) continue ;; esac
-      tr '\0' '\n' <"/proc/$p/cmdline" 2>/dev/null | grep -qx -- "$1" && { echo "$p"; return; }
+      { tr '\0' '\n' <"/proc/$p/cmdline"; } 2>/dev/null | grep -qx -- "$1" && { echo "$p"; return; }
     done; return 0; }
   init_left=0; init_seen=0
   for i in $(seq "$ROUNDS"); do
