@@ -15,7 +15,8 @@
 #  5. (issue 32) kill -9 at a random moment of `hash bench --tier file:DIR` (region and
 #     recovery files) and of `pg tpch` (cluster directories, the server's SysV segment,
 #     /dev/shm/PostgreSQL.*): what is left once the next run of the same command has
-#     started counts as a leftover. The pg part is skipped without PostgreSQL.
+#     started counts as a leftover; for pg also kill -9 of the command together with
+#     initdb's bootstrap or single-user backend. The pg part is skipped without PostgreSQL.
 # Usage: bash bench/reliability/run.sh [ROUNDS] (default 20). Prints counts per case.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -133,6 +134,33 @@ if [ -n "${PMOLAP_PG_BIN:-}" ] || ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&
     [ "$n" -eq 0 ] || { echo "round $i: left: $dirs directories, $segs SysV segment, $shm /dev/shm files"; pg_left=$((pg_left+n)); }
   done
   echo "kill -9 of pg tpch: $ROUNDS tries ($pg_seen with the server up), directories, SysV segments and /dev/shm files left after the next run $pg_left"
+  # kill -9 of the command together with initdb's backend (bootstrap in odd rounds, the
+  # single-user backend in even ones), a random 0-0.3 s after it started: its dynamic
+  # segments (/dev/shm/PostgreSQL.* with initdb's own choice, posix) and its System V
+  # segment must not outlive the next run.
+  backend_in() { for p in $(pgrep -x postgres); do
+      case "$(readlink "/proc/$p/cwd" 2>/dev/null)" in "$PGW/work"/*) ;; *) continue ;; esac
+      { tr '\0' '\n' <"/proc/$p/cmdline"; } 2>/dev/null | grep -qx -- "$1" && { echo "$p"; return; }
+    done; return 0; }
+  init_left=0; init_seen=0
+  for i in $(seq "$ROUNDS"); do
+    phase=--single; [ $((i % 2)) -eq 1 ] && phase=--boot
+    ls /dev/shm | grep '^PostgreSQL\.' | sort >"$W/shm-before" || true
+    "$P" pg tpch --quiet --sf 0.01 --reps 1 --queries 6 --no-baseline --tier "$PGW/tier" --work-dir "$PGW/work" >/dev/null 2>&1 & pid=$!
+    b=""; t=0
+    while [ -z "$b" ] && [ "$t" -lt 3000 ] && kill -0 "$pid" 2>/dev/null; do t=$((t+1)); b=$(backend_in "$phase"); [ -n "$b" ] || sleep 0.01; done
+    sleep "0.$(( RANDOM % 3 ))$(( RANDOM % 10 ))"
+    kill -9 "$pid" $b 2>/dev/null || true; wait "$pid" 2>/dev/null || true
+    [ -n "$b" ] && init_seen=$((init_seen+1))
+    "$P" pg tpch --quiet --sf 0.01 --reps 1 --queries 6 --no-baseline --tier "$PGW/tier" --work-dir "$PGW/work" >/dev/null 2>&1 \
+      || { echo "round $i: the next run failed"; init_left=$((init_left+1)); }
+    dirs=$(find "$PGW/work" "$PGW/tier" -mindepth 1 -maxdepth 1 -name 'pmolap-pg-*' | wc -l)
+    segs=0; [ -n "$b" ] && segs=$(awk -v c="$b" 'NR > 1 && $5 == c' /proc/sysvipc/shm | wc -l)
+    shm=$(ls /dev/shm | grep '^PostgreSQL\.' | sort | comm -13 "$W/shm-before" - | grep -c . || true)
+    n=$((dirs + segs + shm))
+    [ "$n" -eq 0 ] || { echo "round $i ($phase): left: $dirs directories, $segs SysV segment, $shm /dev/shm files"; init_left=$((init_left+n)); }
+  done
+  echo "kill -9 of pg tpch and initdb's backend: $ROUNDS tries ($init_seen with the backend seen), directories, SysV segments and /dev/shm files left after the next run $init_left"
 else
   echo "kill -9 of pg tpch: skipped (no PostgreSQL server binaries)"
 fi

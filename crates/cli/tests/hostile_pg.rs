@@ -1,6 +1,7 @@
 //! Guards issue 32's hostile cases for `pmolap pg tpch`: an empty `--queries` is refused
 //! in one line, and kill -9 leaves no shared memory — the dynamic segments live in the
-//! cluster's data directory (never /dev/shm), and the server's System V segment is
+//! cluster's data directory (never /dev/shm; `initdb`'s own backends' too, so killing
+//! them along with the command leaves nothing), and the server's System V segment is
 //! removed by the watcher, or, when the watcher is killed too, by the next run.
 //! The kill cases skip (one line) only where no PostgreSQL server binaries are installed.
 
@@ -35,14 +36,15 @@ fn an_empty_query_list_is_refused_in_one_line() {
 }
 
 /// The data directory of the run's cluster in `work`, once its server has written
-/// `postmaster.pid` with the shared-memory line and made a dynamic segment.
+/// `postmaster.pid` with the shared-memory line and made a dynamic segment (not one of
+/// `initdb`'s single-user backends: they write their pid negated).
 fn running_cluster(work: &Path) -> PathBuf {
     let t0 = Instant::now();
     loop {
         let found = std::fs::read_dir(work).ok().and_then(|rd| {
             rd.filter_map(|e| e.ok())
                 .map(|e| e.path().join("data"))
-                .find(|d| segment(d).is_some() && dsm_files(d) > 0)
+                .find(|d| postmaster(d) && segment(d).is_some() && dsm_files(d) > 0)
         });
         if let Some(d) = found {
             return d;
@@ -53,6 +55,14 @@ fn running_cluster(work: &Path) -> PathBuf {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// Whether `data`'s `postmaster.pid` is the postmaster's (a positive pid).
+fn postmaster(data: &Path) -> bool {
+    std::fs::read_to_string(data.join("postmaster.pid"))
+        .ok()
+        .and_then(|t| t.lines().next()?.trim().parse::<i64>().ok())
+        .is_some_and(|pid| pid > 0)
 }
 
 /// The System V segment (key, id) the server of `data` recorded (postmaster.pid line 7).
@@ -174,4 +184,101 @@ fn the_next_run_removes_what_a_run_killed_with_its_watcher_left() {
         leftovers(work.path())
     );
     assert!(leftovers(tier.path()).is_empty());
+}
+
+/// Processes of the run whose working directory is under `work` and whose command line
+/// mentions `arg` (`--boot`, `--single`: `initdb`'s backends).
+fn backend_in(work: &Path, arg: &str) -> Option<u32> {
+    std::fs::read_dir("/proc").unwrap().find_map(|e| {
+        let p: u32 = e.ok()?.file_name().to_str()?.parse().ok()?;
+        std::fs::read_link(format!("/proc/{p}/cwd"))
+            .ok()?
+            .starts_with(work)
+            .then_some(())?;
+        let cmd = std::fs::read(format!("/proc/{p}/cmdline")).ok()?;
+        cmd.split(|b| *b == 0)
+            .any(|a| a == arg.as_bytes())
+            .then_some(p)
+    })
+}
+
+/// The dynamic shared-memory segments process `pid` has mapped: files under /dev/shm
+/// (`posix`) or in a `pg_dynshmem` directory (`mmap`).
+fn mapped_dsm(pid: u32) -> Vec<PathBuf> {
+    let maps = std::fs::read_to_string(format!("/proc/{pid}/maps")).unwrap_or_default();
+    let mut v: Vec<PathBuf> = maps
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(5))
+        .filter(|f| f.starts_with("/dev/shm/PostgreSQL.") || f.contains("/pg_dynshmem/"))
+        .map(PathBuf::from)
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// System V segments created by process `pid` (`cpid` in /proc/sysvipc/shm).
+fn segments_created_by(pid: u32) -> Vec<String> {
+    std::fs::read_to_string("/proc/sysvipc/shm")
+        .unwrap()
+        .lines()
+        .skip(1)
+        .filter(|l| l.split_whitespace().nth(4) == Some(&pid.to_string()))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn kill_9_during_initdb_leaves_no_shared_memory() {
+    if !have_server() {
+        return;
+    }
+    // Bootstrap and the single-user backend that runs initdb's SQL: killed (with the
+    // command) while each holds its dynamic segments.
+    for phase in ["--boot", "--single"] {
+        let tier = open_tempdir("pg-hostile-test");
+        let work = open_tempdir("pg-hostile-test");
+        let mut c = start(tier.path(), work.path(), "6", "1");
+        let t0 = Instant::now();
+        let (backend, dsm) = loop {
+            if let Some(p) = backend_in(work.path(), phase) {
+                let dsm = mapped_dsm(p);
+                if !dsm.is_empty() {
+                    break (p, dsm);
+                }
+            }
+            assert!(
+                c.try_wait().unwrap().is_none(),
+                "{phase}: the run ended before initdb's backend was seen"
+            );
+            assert!(
+                t0.elapsed() < Duration::from_secs(60),
+                "{phase}: no backend"
+            );
+            std::thread::sleep(Duration::from_millis(2));
+        };
+        // kill -9 of the whole tree: the backend gets no chance to remove anything.
+        assert!(Command::new("kill")
+            .args(["-9", &backend.to_string(), &c.id().to_string()])
+            .status()
+            .unwrap()
+            .success());
+        c.wait().unwrap();
+        wait_until("the directories stay after kill -9", 20, || {
+            leftovers(work.path()).is_empty() && leftovers(tier.path()).is_empty()
+        });
+        let left: Vec<&PathBuf> = dsm.iter().filter(|f| f.exists()).collect();
+        assert!(
+            left.is_empty(),
+            "{phase}: the killed backend's dynamic segments stay: {left:?}"
+        );
+        wait_until(
+            &format!(
+                "{phase}: the killed backend's System V segment stays: {:?}",
+                segments_created_by(backend)
+            ),
+            10,
+            || segments_created_by(backend).is_empty(),
+        );
+    }
 }

@@ -14,6 +14,7 @@ pub mod results;
 pub mod run;
 pub mod server;
 pub mod settings;
+pub mod share;
 pub mod sizing;
 pub mod tiers;
 

@@ -16,7 +16,8 @@
 //!   start time): [`remove_stale`] deletes those whose process is gone, so even a
 //!   watcher killed along with pmolap leaves nothing for longer than the next run;
 //! - shared memory: dynamic segments live in the data directory
-//!   (`dynamic_shared_memory_type = mmap`, [`crate::settings`]), removed with it; the
+//!   (`dynamic_shared_memory_type = mmap`, [`crate::settings`]; for `initdb`'s own
+//!   backends too, [`crate::share`]), removed with it; the
 //!   server's one small System V segment (an interlock PostgreSQL keeps even with
 //!   `shared_memory_type = mmap`) outlives a killed server, so whoever removes a data
 //!   directory whose server died — [`Cluster`]'s teardown, the watcher, [`remove_stale`] —
@@ -324,10 +325,20 @@ impl Cluster {
         c.start_watcher()?;
         // A port of its own: only the socket file's name, in a private directory.
         c.port = 20000 + (std::process::id() % 40000) as u16;
+        // initdb's own backends (bootstrap, single-user) keep their dynamic shared memory
+        // in the data directory too: with initdb's choice (posix) a backend still running
+        // when the directory goes would leave /dev/shm/PostgreSQL.* ([`crate::share`]).
+        let dsm_args = crate::share::initdb_args(
+            &c.bins.version,
+            &c.bins.bin_dir,
+            &work.join("share"),
+            c.user.as_ref(),
+        )?;
         let out = c
             .command(&c.bins.bin_dir.join("initdb"))
             .arg("-D")
             .arg(&c.data)
+            .args(&dsm_args)
             .args([
                 "-U",
                 DB_USER,
@@ -346,7 +357,19 @@ impl Cluster {
                 detail: last_lines(&String::from_utf8_lossy(&out.stderr), 3),
             });
         }
-        Ok(c)
+        let conf = c.data.join("postgresql.conf");
+        let text = std::fs::read_to_string(&conf).map_err(|e| Error::io(&conf, e))?;
+        match crate::share::configured_dsm_type(&text) {
+            Some(t) if t == "mmap" => Ok(c),
+            t => Err(Error::Command {
+                what: "initdb".into(),
+                detail: format!(
+                    "{} sets dynamic_shared_memory_type = {}, not mmap (its backends used /dev/shm)",
+                    conf.display(),
+                    t.as_deref().unwrap_or("(default)")
+                ),
+            }),
+        }
     }
 
     /// A command for a PostgreSQL program: as the server user when root, killed when
