@@ -3,7 +3,10 @@
 //! per tier path ([`tiers`]), data from the `tpchgen` crate ([`data`]) loaded with
 //! parallel COPY streams and measured against a single-stream `psql \copy` ([`load`]),
 //! the 22 queries ([`queries`]) cold and warm per tier ([`run`]), one typed `pg-tpch`
-//! document ([`results`]). docs/pg.md describes the settings and the document.
+//! document ([`results`]). Before any work the scale factor is checked against free space
+//! and RAM ([`sizing`]); initdb runs on a private share directory so that its own backends
+//! keep their shared memory in the cluster directory ([`share`]). docs/pg.md describes the
+//! settings and the document.
 #![forbid(unsafe_code)]
 
 pub mod data;
