@@ -55,6 +55,24 @@ const SECTIONS: &[(&str, &str, &str)] = &[
          model, its ablations and the page model (PVLDB'22 §6).",
     ),
     (
+        kind::PLACE_WORKLOAD.name,
+        "Placement inputs: workloads",
+        "The accesses per structure the placement model weighs (PVLDB'22 §4.1), counted \
+         with every structure in DRAM.",
+    ),
+    (
+        kind::PLACE_PROFILE.name,
+        "Placement inputs: tier cost profiles",
+        "A slow tier's extra cost per access over DRAM per structure, variant and access \
+         type (PVLDB'22 §4.2, Table 2), and its page costs where the tier is page-granular.",
+    ),
+    (
+        kind::PLACEMENT.name,
+        "Placements (place advise)",
+        "Which structure `place advise` put on which tier, with the model's prediction and \
+         its measured accuracy on this machine.",
+    ),
+    (
         kind::PG_TPCH.name,
         "TPC-H on PostgreSQL per tier (Fig. 6)",
         "An unmodified PostgreSQL with its tablespace on each tier: every TPC-H query cold \
@@ -128,8 +146,9 @@ pub(crate) fn render(inputs: &Inputs, generated_unix: u64) -> Result<String> {
     if !inputs.skipped.is_empty() {
         toc.push(("skipped".into(), "Skipped files".into()));
         body.push_str(
-            "<section id=\"skipped\">\n<h2>Skipped files</h2>\n<p>JSON files in the given \
-             directories that are not pmolap results:</p>\n<ul>\n",
+            "<section id=\"skipped\">\n<h2>Skipped files</h2>\n<p>Inputs that could not be read \
+             as pmolap results, each with the reason (the rest of the report is made \
+             without them):</p>\n<ul>\n",
         );
         for (p, why) in &inputs.skipped {
             let _ = writeln!(
@@ -150,12 +169,16 @@ pub(crate) fn render(inputs: &Inputs, generated_unix: u64) -> Result<String> {
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <title>pmolap report</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
-         <h1>pmolap report</h1>\n<p class=\"meta\">Made {} by pmolap {} from {} result file{} \
+         <h1>pmolap report</h1>\n<p class=\"meta\">Made {} by pmolap {} from {} result file{}{} \
          ({} figure{}).</p>\n{nav}{body}</body>\n</html>\n",
         date(generated_unix),
         env!("CARGO_PKG_VERSION"),
         inputs.docs.len(),
         if inputs.docs.len() == 1 { "" } else { "s" },
+        match inputs.skipped.len() {
+            0 => String::new(),
+            n => format!(", {n} skipped"),
+        },
         fig_no,
         if fig_no == 1 { "" } else { "s" },
     ))
@@ -201,12 +224,14 @@ fn summary(path: &Path, d: &Document) -> String {
     let started = d
         .started_unix()
         .map_or(String::new(), |t| format!(", started {}", date(t)));
+    let version = d
+        .pmolap_version()
+        .map_or(String::new(), |v| format!(", pmolap {v}"));
     format!(
-        "{} ({}): {}{started}, pmolap {}",
+        "{} ({}): {}{started}{version}",
         path.display(),
         d.kind(),
         kinds::summary(d),
-        d.pmolap_version()
     )
 }
 
