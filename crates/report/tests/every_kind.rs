@@ -202,3 +202,83 @@ fn a_partial_demo_lists_its_interrupted_step() {
     assert!(steps.contains("<td>interrupted</td>"), "{steps}");
     assert!(steps.contains("partial (interrupted)"));
 }
+
+/// The ssb-tiers fixture with every query of tier `t` timed `times` (ms) and the DRAM
+/// tier `base`.
+fn ssb_with_times(base: &[f64], other: &[f64]) -> Value {
+    let mut d = fixture("ssb-tiers.json");
+    let tiers = d["tiers"].as_array_mut().unwrap();
+    tiers.truncate(2);
+    for (t, times) in [(0, base), (1, other)] {
+        for q in tiers[t]["queries"].as_array_mut().unwrap() {
+            let mut sorted = times.to_vec();
+            sorted.sort_by(f64::total_cmp);
+            q["times_ms"] = serde_json::json!(times);
+            q["median_ms"] = serde_json::json!(sorted[sorted.len() / 2]);
+        }
+    }
+    d
+}
+
+#[test]
+fn the_findings_come_first_link_their_sections_and_never_state_noise() {
+    let (html, _) = render(&[fixtures()]);
+    let findings = section(&html, "findings");
+    assert!(
+        html.find("id=\"findings\"").unwrap() < html.find("id=\"machine-1\"").unwrap(),
+        "the findings are not at the top"
+    );
+    for (text, link) in [
+        ("SSB on /dev/shm (geomean over 4 queries", "#ssb-tiers"),
+        (
+            "of the accessed data on the slow tier within 10 % of DRAM",
+            "#place-validate",
+        ),
+        ("(ratio of total times, SF 0.01)", "#pg-tpch"),
+        ("mean of the per-query ratios", "#pg-tpch"),
+        ("Dash in DRAM, positive lookups", "#hashbench"),
+        ("Elf exact queries", "#elfbench"),
+    ] {
+        let line = findings
+            .lines()
+            .find(|l| l.contains(text))
+            .unwrap_or_else(|| panic!("no finding {text:?} in {findings}"));
+        assert!(line.contains(&format!("href=\"{link}\"")), "{line}");
+    }
+    // One repetition: stated with "noise unknown", not as a bare finding.
+    assert!(findings.contains("(one repetition: noise unknown)"));
+
+    let dir = tempfile::tempdir().unwrap();
+    // Overlapping ranges: within noise, never "0.9x DRAM's time".
+    let same = write(
+        dir.path(),
+        "same.json",
+        &ssb_with_times(&[10.0, 11.0, 12.0], &[9.5, 10.5, 12.5]),
+    );
+    let (html, _) = render(&[same]);
+    let line = section(&html, "findings")
+        .lines()
+        .find(|l| l.contains("SSB on"))
+        .unwrap()
+        .to_string();
+    assert!(
+        line.contains("no difference outside noise from dram"),
+        "{line}"
+    );
+    // Apart: a finding with its range.
+    let apart = write(
+        dir.path(),
+        "apart.json",
+        &ssb_with_times(&[10.0, 11.0, 12.0], &[30.0, 31.0, 33.0]),
+    );
+    let (html, _) = render(&[apart]);
+    let line = section(&html, "findings")
+        .lines()
+        .find(|l| l.contains("SSB on"))
+        .unwrap()
+        .to_string();
+    assert!(
+        line.contains(": 2.82× dram&#39;s time (range 2.50–3.30)"),
+        "{line}"
+    );
+}

@@ -116,8 +116,17 @@ figcaption { font-size: .92em; color: #333; margin-top: .4em; }
 /// The whole page for `inputs`; `generated_unix` is the time it is made.
 pub(crate) fn render(inputs: &Inputs, generated_unix: u64) -> Result<String> {
     let mut body = String::new();
-    let mut toc = vec![("machine-1".to_string(), "Machine and tiers".to_string())];
-    body.push_str(&machine::machines_html(&inputs.docs));
+    let mut toc = Vec::new();
+    let findings = crate::findings::html(&inputs.docs);
+    if !findings.is_empty() {
+        toc.push(("findings".to_string(), "Findings".to_string()));
+        body.push_str(&findings);
+    }
+    let machines = machine::machines_html(&inputs.docs);
+    if !machines.is_empty() {
+        toc.push(("machine-1".to_string(), "Machine and tiers".to_string()));
+        body.push_str(&machines);
+    }
     for (path, d) in &inputs.docs {
         if let Document::Demo(s) = d {
             toc.push(("demo".into(), "Demo steps".into()));

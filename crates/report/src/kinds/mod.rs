@@ -162,3 +162,9 @@ pub(crate) fn tables(d: &Document) -> Vec<Table> {
         Document::Demo(_) | Document::Topology(_) => Vec::new(),
     }
 }
+
+/// The placement headline of a `place-validate` document (the placement section's own
+/// sentence), for the findings.
+pub(crate) fn place_headline(r: &pmolap_results::place::ValidateReport) -> String {
+    place::headline_text(r)
+}
