@@ -1,7 +1,7 @@
 //! The HTML report: one self-contained page (inline SVG figures, inline CSS, no script,
-//! nothing fetched). At the top the machine and tier metadata, then the demo's steps
+//! nothing fetched). At the top the findings (`findings`), the machine and tier metadata, then the demo's steps
 //! (when a `demo.json` is among the inputs), then one section per result kind — membench,
-//! iobench, SSB tiers, SSB breakdown, placement, PostgreSQL TPC-H, the Dash hash table, SSB runs, Elf — with one article per document: its
+//! iobench, SSB tiers, SSB breakdown, placement, the placement inputs, PostgreSQL TPC-H, the Dash hash table, SSB runs, Elf — with one article per document: its
 //! figures, each captioned with what was measured, where, and which paper figure it
 //! corresponds to, and its figures as a table. Partial documents are labelled
 //! "partial (interrupted)". JSON files of a directory that are not results are listed at
@@ -103,6 +103,8 @@ const STYLE: &str = "
 body { font-family: system-ui, sans-serif; margin: 0 auto; max-width: 1200px; padding: 0 1.5em 3em; color: #222; }
 h1 { margin-top: 1em; } h2 { border-bottom: 2px solid #ddd; padding-bottom: .2em; margin-top: 2em; }
 h3 { margin-top: 1.6em; } nav ul { columns: 2; }
+div.scroll { max-width: 100%; overflow-x: auto; }
+td { overflow-wrap: anywhere; } ul.findings li { margin: .3em 0; }
 table { border-collapse: collapse; margin: .6em 0 1.2em; font-size: .88em; }
 th, td { border: 1px solid #ddd; padding: .25em .55em; text-align: left; vertical-align: top; }
 thead th { background: #f2f2f2; } table.facts th { background: #f7f7f7; white-space: nowrap; }
