@@ -220,6 +220,16 @@ fn ssb_with_times(base: &[f64], other: &[f64]) -> Value {
     d
 }
 
+/// The SSB line of the findings of the report of `doc`.
+fn ssb_finding(doc: &Path) -> String {
+    let (html, _) = render(&[doc.to_path_buf()]);
+    section(&html, "findings")
+        .lines()
+        .find(|l| l.contains("SSB on"))
+        .unwrap()
+        .to_string()
+}
+
 #[test]
 fn the_findings_come_first_link_their_sections_and_never_state_noise() {
     let (html, _) = render(&[fixtures()]);
@@ -255,12 +265,7 @@ fn the_findings_come_first_link_their_sections_and_never_state_noise() {
         "same.json",
         &ssb_with_times(&[10.0, 11.0, 12.0], &[9.5, 10.5, 12.5]),
     );
-    let (html, _) = render(&[same]);
-    let line = section(&html, "findings")
-        .lines()
-        .find(|l| l.contains("SSB on"))
-        .unwrap()
-        .to_string();
+    let line = ssb_finding(&same);
     assert!(
         line.contains("no difference outside noise from dram"),
         "{line}"
@@ -271,12 +276,7 @@ fn the_findings_come_first_link_their_sections_and_never_state_noise() {
         "apart.json",
         &ssb_with_times(&[10.0, 11.0, 12.0], &[30.0, 31.0, 33.0]),
     );
-    let (html, _) = render(&[apart]);
-    let line = section(&html, "findings")
-        .lines()
-        .find(|l| l.contains("SSB on"))
-        .unwrap()
-        .to_string();
+    let line = ssb_finding(&apart);
     assert!(
         line.contains(": 2.82× dram&#39;s time (range 2.50–3.30)"),
         "{line}"
