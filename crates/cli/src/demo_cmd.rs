@@ -40,14 +40,12 @@ pub fn run(a: &DemoArgs) -> Result<()> {
     let on_event = |e: Event<'_>| match e {
         Event::Start { index, of, name } => pb.set_message(format!("step {index}/{of}: {name}")),
         Event::Done(r) => {
-            let mark = match r.status {
-                Status::Done => "done",
-                Status::Skipped => "skipped",
-                Status::Failed => "FAILED",
-            };
             pb.println(format!(
                 "{:>14} {:>7} {:>6.1} s  {}",
-                r.name, mark, r.seconds, r.detail
+                r.name,
+                r.status.word(),
+                r.seconds,
+                r.detail
             ));
         }
     };
@@ -69,6 +67,21 @@ pub fn run(a: &DemoArgs) -> Result<()> {
     );
     if let Some(r) = &summary.report {
         println!("report: {}", out.join(r).display());
+    }
+    if summary.header.partial {
+        let stopped = summary
+            .steps
+            .iter()
+            .find(|s| s.status == Status::Interrupted)
+            .map_or("before the next step".to_string(), |s| {
+                format!("during step `{}`", s.name)
+            });
+        println!(
+            "interrupted {stopped}: the report covers the steps that finished; \
+             `pmolap report {} -o {} --overwrite` rewrites it from the files there",
+            out.display(),
+            out.display()
+        );
     }
     let failed: Vec<&str> = summary
         .steps

@@ -55,7 +55,8 @@ pub(crate) enum Outcome {
 }
 
 /// Runs the demo (module docs). A step that fails is recorded and the demo goes on; an
-/// interrupt stops it after the running step, with what finished kept (partial).
+/// interrupt stops it after the running step (recorded as interrupted), with what
+/// finished kept (partial), and the report is written of what finished.
 pub fn run(opts: &DemoOptions, on_event: &dyn Fn(Event<'_>)) -> Result<DemoSummary> {
     check_sf(opts.sf)?;
     let t0 = Instant::now();
@@ -78,11 +79,16 @@ pub fn run(opts: &DemoOptions, on_event: &dyn Fn(Event<'_>)) -> Result<DemoSumma
             name,
         });
         let s0 = Instant::now();
-        let (status, detail, files) = match step(&ctx) {
+        let (mut status, mut detail, files) = match step(&ctx) {
             Ok(Outcome::Done { files, detail }) => (Status::Done, detail, files),
             Ok(Outcome::Skipped(why)) => (Status::Skipped, why, Vec::new()),
             Err(e) => (Status::Failed, e.to_string(), Vec::new()),
         };
+        if pmolap_os::signal::interrupted() && status != Status::Skipped {
+            // The interrupt came while this step ran: what it finished is in its files.
+            status = Status::Interrupted;
+            detail = format!("stopped by an interrupt: {detail}");
+        }
         let rec = StepRecord {
             name: name.to_string(),
             status,
@@ -95,7 +101,29 @@ pub fn run(opts: &DemoOptions, on_event: &dyn Fn(Event<'_>)) -> Result<DemoSumma
         // The summary is rewritten after every step: an interrupted demo keeps it.
         write_summary(opts, &topo, &records, t0)?;
     }
+    if pmolap_os::signal::interrupted() && !records.iter().any(|r| r.name == steps::REPORT) {
+        // The report of what finished (demo.json, just written, lists the interrupted
+        // step); `report` in demo.json is set once it is written.
+        report_after_interrupt(&ctx, &mut records);
+    }
     write_summary(opts, &topo, &records, t0)
+}
+
+/// The report step run after an interrupt stopped the demo: recorded as the report step,
+/// or as failed with its error (the demo's documents are kept either way).
+fn report_after_interrupt(ctx: &steps::Ctx, records: &mut Vec<StepRecord>) {
+    let s0 = Instant::now();
+    let (status, detail, files) = match steps::report_of(ctx) {
+        Ok((name, detail)) => (Status::Done, detail, vec![name]),
+        Err(e) => (Status::Failed, e.to_string(), Vec::new()),
+    };
+    records.push(StepRecord {
+        name: steps::REPORT.to_string(),
+        status,
+        detail,
+        files,
+        seconds: s0.elapsed().as_secs_f64(),
+    });
 }
 
 fn write_summary(

@@ -274,17 +274,33 @@ fn ssb_tiers(c: &Ctx) -> Result<Outcome> {
 
 /// The HTML report of everything in the output directory (the steps so far included).
 fn report(c: &Ctx) -> Result<Outcome> {
-    let (page, _) = pmolap_report::write_report(std::slice::from_ref(&c.out), &c.out)
+    let (name, detail) = report_of(c)?;
+    Ok(Outcome::Done {
+        detail,
+        files: vec![name],
+    })
+}
+
+/// Writes the report of the output directory as it is: the page's name in it and what
+/// the step did.
+pub(crate) fn report_of(c: &Ctx) -> Result<(String, String)> {
+    let (page, read) = pmolap_report::write_report(std::slice::from_ref(&c.out), &c.out)
         .map_err(|e| crate::Error::Demo(e.to_string()))?;
     let name = page
         .strip_prefix(&c.out)
         .unwrap_or(&page)
         .display()
         .to_string();
-    Ok(Outcome::Done {
-        detail: format!("{name}: machine and tiers, these steps, a section per result kind"),
-        files: vec![name],
-    })
+    let detail = format!(
+        "{name}: machine and tiers, these steps, a section per result kind ({} documents{})",
+        read.docs.len(),
+        if read.skipped.is_empty() {
+            String::new()
+        } else {
+            format!(", {} skipped", read.skipped.len())
+        }
+    );
+    Ok((name, detail))
 }
 
 fn ssb_breakdown(c: &Ctx) -> Result<Outcome> {
@@ -354,7 +370,7 @@ fn placement(c: &Ctx) -> Result<Outcome> {
         pmolap_engine::select_ssb("1.1,2.1,3.1,4.1").map_err(pmolap_bench::Error::from)?;
     let d = data(c);
     let w = ssb::ssb_workload(&d, &queries, 1, &pb)?;
-    publish(&c.out, "place-workload.json", &w)?;
+    publish(&c.out, "place-workload.json", &w.document())?;
     let db = ssb::database_dir(&d, &|_, _| {}, &|_| {})?;
     let parent = db
         .parent()
@@ -366,7 +382,7 @@ fn placement(c: &Ctx) -> Result<Outcome> {
         &c.topo,
         &pb,
     )?;
-    publish(&c.out, "place-profile-disk.json", &profile)?;
+    publish(&c.out, "place-profile-disk.json", &profile.document())?;
     let m = Machine::from_topology(&c.topo);
     // S_LLC: this machine's L3 + every core's L2 (32 MiB where sysfs does not say).
     let llc = pmolap_tier::cpu::CacheSizes::detect_at(std::path::Path::new("/"))

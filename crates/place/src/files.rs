@@ -20,12 +20,43 @@ pub(crate) fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T> {
     parse_json(path, &text)
 }
 
-/// [`read_json`] of `text`, as if read from `path`.
+/// [`read_json`] of `text`, as if read from `path`. The top-level `kind` that
+/// documents written by [`Tagged`] carry is not part of the types: it is set aside before
+/// they are read (files without it read as they always did).
 pub(crate) fn parse_json<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T> {
-    serde_json::from_str(text).map_err(|e| Error::Json {
+    let err = |e: serde_json::Error| Error::Json {
         path: path.to_path_buf(),
         message: crate::error::one_line(e.to_string()),
-    })
+    };
+    match serde_json::from_str(text) {
+        Ok(v) => Ok(v),
+        Err(first) => {
+            if let Ok(serde_json::Value::Object(mut m)) = serde_json::from_str(text) {
+                if m.remove("kind").is_some_and(|k| k.is_string()) {
+                    return serde_json::from_value(serde_json::Value::Object(m)).map_err(err);
+                }
+            }
+            Err(err(first))
+        }
+    }
+}
+
+/// A document with its `kind` first (`pmolap_results::kind`: `place-workload`,
+/// `place-profile`, `placement`), as it is written, so `pmolap report` knows it.
+#[derive(Debug, Serialize)]
+pub struct Tagged<'a, T> {
+    kind: &'static str,
+    #[serde(flatten)]
+    doc: &'a T,
+}
+
+impl<'a, T> Tagged<'a, T> {
+    pub(crate) fn new(kind: pmolap_results::Kind, doc: &'a T) -> Self {
+        Tagged {
+            kind: kind.name,
+            doc,
+        }
+    }
 }
 
 /// Writes `value` to `path` as pretty JSON with a final newline.
@@ -76,4 +107,28 @@ pub(crate) fn check_header(
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Profile;
+
+    #[test]
+    fn documents_are_written_with_their_kind_and_read_back_with_or_without_it() {
+        let p = Profile::optane_100();
+        let text = serde_json::to_string(&p.document()).unwrap();
+        assert!(text.starts_with("{\"kind\":\"place-profile\","), "{text}");
+        let back: Profile = parse_json(Path::new("p.json"), &text).unwrap();
+        assert_eq!(back, p);
+        // Written before `kind`: as ever.
+        let old = serde_json::to_string(&p).unwrap();
+        assert_eq!(parse_json::<Profile>(Path::new("p.json"), &old).unwrap(), p);
+        // Other unknown fields are still refused, naming them.
+        let bad = text.replacen("\"kind\"", "\"kinds\"", 1);
+        let e = parse_json::<Profile>(Path::new("p.json"), &bad)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("kinds"), "{e}");
+    }
 }

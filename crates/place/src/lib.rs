@@ -30,7 +30,7 @@ pub mod workload;
 pub use accuracy::{Accuracy, AccuracyRecord, MeasuredError};
 pub use advice::{advise, grid, AdviceOptions, Advisor, Goal, BUDGETS, TARGETS};
 pub use error::{Error, Result};
-pub use files::MAX_DOCUMENT_BYTES;
+pub use files::{Tagged, MAX_DOCUMENT_BYTES};
 pub use model::{Assignment, Model, ModelOptions, PageBasis, Prediction, TierShare};
 pub use placement::PlacementFile;
 pub use profile::{

@@ -161,9 +161,14 @@ impl PlacementFile {
         Ok(p)
     }
 
+    /// The placement as written: with its `kind` (`placement`) first.
+    pub fn document(&self) -> crate::files::Tagged<'_, Self> {
+        crate::files::Tagged::new(pmolap_results::kind::PLACEMENT, self)
+    }
+
     /// Writes the placement as JSON.
     pub fn save(&self, path: &Path) -> Result<()> {
-        write_json(path, self)
+        write_json(path, &self.document())
     }
 
     fn file(&self) -> &str {

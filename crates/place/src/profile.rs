@@ -411,9 +411,14 @@ impl Profile {
         })
     }
 
+    /// The profile as written: with its `kind` (`place-profile`) first.
+    pub fn document(&self) -> crate::files::Tagged<'_, Self> {
+        crate::files::Tagged::new(pmolap_results::kind::PLACE_PROFILE, self)
+    }
+
     /// Writes the profile as JSON.
     pub fn save(&self, path: &Path) -> Result<()> {
-        write_json(path, self)
+        write_json(path, &self.document())
     }
 
     /// Checks the header, the tier name, and every entry (variant fits the structure,

@@ -356,9 +356,14 @@ impl Workload {
         Ok(w)
     }
 
+    /// The workload as written: with its `kind` (`place-workload`) first.
+    pub fn document(&self) -> crate::files::Tagged<'_, Self> {
+        crate::files::Tagged::new(pmolap_results::kind::PLACE_WORKLOAD, self)
+    }
+
     /// Writes the workload as JSON.
     pub fn save(&self, path: &Path) -> Result<()> {
-        write_json(path, self)
+        write_json(path, &self.document())
     }
 }
 

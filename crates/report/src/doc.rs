@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use pmolap_results::{
-    demo::DemoSummary, elfbench, hashbench, iobench, kind, membench, pg, place, ssb,
+    demo::DemoSummary, elfbench, hashbench, iobench, kind, membench, pg, place, placefiles, ssb,
     topology::TopologyDoc, Header, Machine,
 };
 
@@ -35,19 +35,27 @@ pub enum Document {
     Topology(Box<TopologyDoc>),
     PgTpch(Box<pg::TpchReport>),
     HashBench(Box<hashbench::HashBenchReport>),
+    /// The placement advisor's documents: no common header (no machine, version or
+    /// start), read from their own shape.
+    PlaceWorkload(Box<placefiles::WorkloadDoc>),
+    PlaceProfile(Box<placefiles::ProfileDoc>),
+    Placement(Box<placefiles::PlacementDoc>),
 }
 
 /// The fields every result document starts with.
 #[derive(Deserialize)]
 struct Envelope {
     kind: Option<String>,
+    /// The placement documents' own format name (how those without `kind` are known).
+    format: Option<serde_json::Value>,
     format_version: Option<u32>,
 }
 
 impl Document {
-    /// The header every document starts with.
-    pub fn header(&self) -> &Header {
-        match self {
+    /// The header every result document starts with (the placement advisor's
+    /// documents have none).
+    pub fn header(&self) -> Option<&Header> {
+        Some(match self {
             Document::Membench(d) => &d.header,
             Document::Iobench(d) => &d.header,
             Document::Elf(d) => &d.header,
@@ -59,27 +67,35 @@ impl Document {
             Document::Topology(d) => &d.header,
             Document::PgTpch(d) => &d.header,
             Document::HashBench(d) => &d.header,
-        }
+            Document::PlaceWorkload(_) | Document::PlaceProfile(_) | Document::Placement(_) => {
+                return None
+            }
+        })
     }
 
     /// The document's `kind`.
     pub fn kind(&self) -> &str {
-        &self.header().kind
+        match self {
+            Document::PlaceWorkload(_) => kind::PLACE_WORKLOAD.name,
+            Document::PlaceProfile(_) => kind::PLACE_PROFILE.name,
+            Document::Placement(_) => kind::PLACEMENT.name,
+            d => d.header().map_or("", |h| h.kind.as_str()),
+        }
     }
 
-    /// What the results were measured on.
-    pub fn machine(&self) -> &Machine {
-        &self.header().machine
+    /// What the results were measured on, where the document says.
+    pub fn machine(&self) -> Option<&Machine> {
+        self.header().map(|h| &h.machine)
     }
 
     /// True when the run that wrote it was interrupted (only what finished is there).
     pub fn partial(&self) -> bool {
-        self.header().partial
+        self.header().is_some_and(|h| h.partial)
     }
 
-    /// The pmolap version that wrote it.
-    pub fn pmolap_version(&self) -> &str {
-        &self.header().pmolap_version
+    /// The pmolap version that wrote it, where the document says.
+    pub fn pmolap_version(&self) -> Option<&str> {
+        self.header().map(|h| h.pmolap_version.as_str())
     }
 
     /// When the run started (seconds since the Unix epoch), where the document says.
@@ -130,7 +146,15 @@ pub fn parse(path: &Path, text: &str) -> Result<Document> {
         };
         Error::not_a_result(path, why)
     })?;
-    let Some(kind) = env.kind else {
+    // The placement advisor's documents written before they carried a `kind` are known
+    // by their own `format`.
+    let Some(kind) = env.kind.or_else(|| {
+        env.format
+            .as_ref()
+            .and_then(serde_json::Value::as_str)
+            .and_then(kind::by_format)
+            .map(|k| k.name.to_string())
+    }) else {
         return Err(Error::not_a_result(path, "no \"kind\" field"));
     };
     let Some(kind::Kind {
@@ -185,6 +209,12 @@ pub fn parse(path: &Path, text: &str) -> Result<Document> {
         Document::PgTpch(typed(path, kind, text)?)
     } else if k(kind::HASHBENCH) {
         Document::HashBench(typed(path, kind, text)?)
+    } else if k(kind::PLACE_WORKLOAD) {
+        Document::PlaceWorkload(typed(path, kind, text)?)
+    } else if k(kind::PLACE_PROFILE) {
+        Document::PlaceProfile(typed(path, kind, text)?)
+    } else if k(kind::PLACEMENT) {
+        Document::Placement(typed(path, kind, text)?)
     } else if k(kind::TOPOLOGY) {
         Document::Topology(typed(path, kind, text)?)
     } else {
@@ -199,56 +229,82 @@ pub fn parse(path: &Path, text: &str) -> Result<Document> {
 #[derive(Debug, Default)]
 pub struct Inputs {
     pub docs: Vec<(PathBuf, Document)>,
-    /// JSON files in a directory that are not pmolap results, and why.
+    /// Inputs that could not be read as results (not a pmolap result, a newer format,
+    /// unreadable, an empty directory), each with its one-line reason.
     pub skipped: Vec<(PathBuf, String)>,
 }
 
-/// Reads every input: a file must be a result; a directory must hold at least one
-/// `*.json` file and at least one result among them (others are listed as skipped).
+/// Reads every input: files, and directories' `*.json` files. An input that cannot be
+/// read as a result is listed as skipped with its reason, never fatal while another is
+/// read; only when no document at all is read is it an error (that input's own error
+/// when there was one input, else [`Error::NothingRead`]).
 pub fn collect(inputs: &[PathBuf]) -> Result<Inputs> {
     if inputs.is_empty() {
         return Err(Error::NoInput);
     }
     let mut out = Inputs::default();
+    let mut errors: Vec<Error> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for input in inputs {
-        let meta = std::fs::metadata(input).map_err(|e| Error::io(input, e))?;
-        if !meta.is_dir() {
-            if seen.insert(canonical(input)) {
-                out.docs.push((input.clone(), read(input)?));
+        let files = match files_of(input) {
+            Ok(f) => f,
+            Err(e) => {
+                errors.push(e);
+                continue;
             }
-            continue;
-        }
-        let mut files: Vec<PathBuf> = std::fs::read_dir(input)
-            .map_err(|e| Error::io(input, e))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
-            .collect();
-        files.sort();
-        if files.is_empty() {
-            return Err(Error::EmptyDir {
-                path: input.clone(),
-            });
-        }
+        };
         let before = out.docs.len();
+        let mut bad = Vec::new();
         for f in files {
             if !seen.insert(canonical(&f)) {
                 continue;
             }
             match read(&f) {
                 Ok(d) => out.docs.push((f, d)),
-                Err(Error::NotAResult { path, why }) => out.skipped.push((path, why)),
-                Err(e) => return Err(e),
+                Err(e) => bad.push(e),
             }
         }
-        if out.docs.len() == before && out.skipped.iter().any(|(p, _)| p.starts_with(input)) {
-            return Err(Error::not_a_result(
+        if out.docs.len() == before && input.is_dir() && !bad.is_empty() {
+            // Said of the directory as a whole; its files are still listed one by one.
+            errors.push(Error::not_a_result(
                 input,
                 "none of the JSON files in this directory is a pmolap result",
             ));
         }
+        errors.extend(bad);
     }
+    if out.docs.is_empty() {
+        return Err(match errors.len() {
+            1 => errors.remove(0),
+            0 => Error::NoInput,
+            n => Error::NothingRead {
+                count: n,
+                first: errors.remove(0).to_string(),
+            },
+        });
+    }
+    out.skipped = errors.into_iter().map(|e| e.split_path()).collect();
     Ok(out)
+}
+
+/// A file input itself, or a directory's `*.json` files by name.
+fn files_of(input: &Path) -> Result<Vec<PathBuf>> {
+    let meta = std::fs::metadata(input).map_err(|e| Error::io(input, e))?;
+    if !meta.is_dir() {
+        return Ok(vec![input.to_path_buf()]);
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(input)
+        .map_err(|e| Error::io(input, e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(Error::EmptyDir {
+            path: input.to_path_buf(),
+        });
+    }
+    Ok(files)
 }
 
 fn canonical(p: &Path) -> PathBuf {

@@ -28,6 +28,11 @@ pub enum Error {
     /// A directory without any `*.json` file.
     #[error("{}: no result files (*.json) in this directory", path.display())]
     EmptyDir { path: PathBuf },
+    /// Several inputs were named and none of them could be read as a result.
+    #[error(
+        "none of the inputs is a readable pmolap result ({count} skipped; the first: {first})"
+    )]
+    NothingRead { count: usize, first: String },
     /// No input was named at all.
     #[error("no result files given")]
     NoInput,
@@ -51,6 +56,22 @@ impl Error {
             path: path.into(),
             source,
         }
+    }
+
+    /// The path the error is about (where it names one) and the rest of its line.
+    pub(crate) fn split_path(self) -> (PathBuf, String) {
+        let text = self.to_string();
+        let path = match &self {
+            Error::Io { path, .. }
+            | Error::NotAResult { path, .. }
+            | Error::NewerVersion { path, .. }
+            | Error::EmptyDir { path }
+            | Error::NothingToPlot { path, .. } => path.clone(),
+            _ => return (PathBuf::new(), text),
+        };
+        let prefix = format!("{}: ", path.display());
+        let why = text.strip_prefix(&prefix).unwrap_or(&text).to_string();
+        (path, why)
     }
 
     pub(crate) fn not_a_result(path: impl Into<PathBuf>, why: impl Into<String>) -> Self {

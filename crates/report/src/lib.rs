@@ -15,6 +15,7 @@
 pub mod doc;
 mod draw;
 pub mod error;
+mod findings;
 mod html;
 mod kinds;
 mod markup;

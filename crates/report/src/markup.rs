@@ -71,8 +71,9 @@ pub(crate) fn esc(s: &str) -> String {
     out
 }
 
+/// A table in a container that scrolls sideways when the table is wider than the page.
 pub(crate) fn table_html(t: &Table) -> String {
-    let mut s = String::from("<table>\n<thead><tr>");
+    let mut s = String::from("<div class=\"scroll\"><table>\n<thead><tr>");
     for h in &t.head {
         let _ = write!(s, "<th>{}</th>", esc(h));
     }
@@ -84,7 +85,7 @@ pub(crate) fn table_html(t: &Table) -> String {
         }
         s.push_str("</tr>\n");
     }
-    s.push_str("</tbody>\n</table>\n");
+    s.push_str("</tbody>\n</table></div>\n");
     s
 }
 

@@ -1,6 +1,8 @@
 //! The report in a real browser: rendered from the checked-in result files of
 //! `tests/fixtures/` (real short runs of membench, iobench, ssb tiers/breakdown, elf
-//! bench, PostgreSQL TPC-H and hash bench), loaded by headless Chromium.
+//! bench, PostgreSQL TPC-H, hash bench and the placement documents), loaded by headless
+//! Chromium: no figure empty or with text cut off at its edge, no table wider than the
+//! page outside a scrolling container, every finding linking to its section.
 //!
 //! How errors are found (the simplest robust method: two plain Chromium runs, no
 //! driver protocol):
@@ -56,6 +58,34 @@ const CHECK_SCRIPT: &str = r#"<script>
                  Math.round(r.height) + ' px, ' + drawn + ' elements');
       }
     });
+    // Text drawn outside its figure (a legend cut off at the edge).
+    figs.forEach(function (f, i) {
+      var svg = f.querySelector('svg');
+      if (!svg) return;
+      var r = svg.getBoundingClientRect();
+      svg.querySelectorAll('text').forEach(function (t) {
+        var b = t.getBoundingClientRect();
+        if (b.width > 0 && (b.right > r.right + 2 || b.left < r.left - 2)) {
+          bad.push('figure ' + (i + 1) + ' text cut off: ' + t.textContent.trim().slice(0, 40));
+        }
+      });
+    });
+    // Tables wider than the page outside a sideways-scrolling container.
+    var page = document.body.getBoundingClientRect();
+    document.querySelectorAll('table').forEach(function (t, i) {
+      var box = t.parentElement;
+      var scrolls = box && getComputedStyle(box).overflowX === 'auto';
+      var outer = scrolls ? box.getBoundingClientRect() : t.getBoundingClientRect();
+      if (outer.right > page.right + 2) bad.push('table ' + (i + 1) + ' wider than the page');
+    });
+    // The findings: items, each linking to a section that exists.
+    var findings = document.querySelectorAll('#findings li');
+    findings.forEach(function (li) {
+      var a = li.querySelector('a');
+      if (!a || !document.getElementById(a.getAttribute('href').slice(1))) {
+        bad.push('finding without its section: ' + li.textContent.slice(0, 60));
+      }
+    });
     var fetched = performance.getEntriesByType('resource').length;
     if (fetched > 0) bad.push(fetched + ' resources fetched');
     var external = document.querySelectorAll('img, link, iframe, script[src]').length;
@@ -63,7 +93,7 @@ const CHECK_SCRIPT: &str = r#"<script>
     var d = document.createElement('div');
     d.id = 'pmolap-check';
     d.setAttribute('data-result', (bad.length ? 'FAIL ' + bad.join('; ') : 'ok') +
-                   ' figures=' + figs.length);
+                   ' figures=' + figs.length + ' findings=' + findings.length);
     document.body.appendChild(d);
   });
 })();
@@ -279,7 +309,13 @@ fn the_report_renders_in_chromium_without_errors_or_empty_figures() {
     let result = v
         .result
         .unwrap_or_else(|| panic!("the page did not load (no verdict in the DOM)"));
-    assert_eq!(result, format!("ok figures={figures}"), "browser check");
+    let findings = html.matches("<a href=\"#").count() - html.matches("<li><a href=\"#").count();
+    assert!(findings >= 10, "only {findings} findings");
+    assert_eq!(
+        result,
+        format!("ok figures={figures} findings={findings}"),
+        "browser check"
+    );
     assert!(v.console.is_empty(), "console messages: {:#?}", v.console);
 
     let shot = dir.path().join("report.png");

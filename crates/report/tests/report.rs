@@ -161,7 +161,7 @@ fn the_demo_steps_show_what_was_skipped_and_why() {
         .split("<h2>Skipped files</h2>")
         .nth(1)
         .expect("skipped list");
-    assert!(skipped.contains("notes.json</code>: no &quot;kind&quot; field"));
+    assert!(skipped.contains("notes.json</code>: not a pmolap result: no &quot;kind&quot; field"));
 }
 
 #[test]

@@ -17,6 +17,21 @@ pub enum Status {
     Skipped,
     /// It ran and failed: `detail` is the error.
     Failed,
+    /// An interrupt (Ctrl-C) stopped it: what it finished is in its files (partial
+    /// documents), `detail` says what stopped.
+    Interrupted,
+}
+
+impl Status {
+    /// The word the terminal and the report show.
+    pub fn word(self) -> &'static str {
+        match self {
+            Status::Done => "done",
+            Status::Skipped => "skipped",
+            Status::Failed => "FAILED",
+            Status::Interrupted => "interrupted",
+        }
+    }
 }
 
 /// One step of the demo.

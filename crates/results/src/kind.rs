@@ -66,6 +66,27 @@ pub const HASHBENCH: Kind = Kind {
     format_version: 1,
 };
 
+/// `pmolap place workload` (and the demo's `place-workload.json`): per structure its
+/// size and access counts. Its own format is `pmolap-workload` with a `version` field
+/// (read and checked by `pmolap-place`); files written before `kind` was added are
+/// recognised by that `format` ([`by_format`]).
+pub const PLACE_WORKLOAD: Kind = Kind {
+    name: "place-workload",
+    format_version: 1,
+};
+/// `pmolap place profile` (and the demo's `place-profile-*.json`): a slow tier's extra
+/// cost per access over DRAM; format `pmolap-profile`.
+pub const PLACE_PROFILE: Kind = Kind {
+    name: "place-profile",
+    format_version: 1,
+};
+/// `pmolap place advise -o`: which structure goes on which tier; format
+/// `pmolap-placement`.
+pub const PLACEMENT: Kind = Kind {
+    name: "placement",
+    format_version: 1,
+};
+
 /// Every kind this build reads.
 pub const ALL: &[Kind] = &[
     MEMBENCH,
@@ -79,9 +100,24 @@ pub const ALL: &[Kind] = &[
     TOPOLOGY,
     PG_TPCH,
     HASHBENCH,
+    PLACE_WORKLOAD,
+    PLACE_PROFILE,
+    PLACEMENT,
 ];
 
 /// The kind named `name`, if this build reads it.
 pub fn find(name: &str) -> Option<Kind> {
     ALL.iter().copied().find(|k| k.name == name)
+}
+
+/// The kind of a placement document by its own `format` field (`pmolap-workload`,
+/// `pmolap-profile`, `pmolap-placement`): how files written before they carried a
+/// `kind` are read.
+pub fn by_format(format: &str) -> Option<Kind> {
+    match format {
+        "pmolap-workload" => Some(PLACE_WORKLOAD),
+        "pmolap-profile" => Some(PLACE_PROFILE),
+        "pmolap-placement" => Some(PLACEMENT),
+        _ => None,
+    }
 }

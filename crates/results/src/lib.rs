@@ -12,6 +12,8 @@
 //!   [`hashbench`], [`elfbench`]. Parts whose type belongs to a crate above this one (the
 //!   engine's query run and thread layout, the placement workload, the topology snapshot)
 //!   are type parameters, read as plain JSON ([`Detail`]) by default.
+//! - [`placefiles`]: read views of the placement advisor's workload, profile and
+//!   placement documents (owned and validated by `pmolap-place`).
 //! - [`stats`]: run-to-run spread (median, min–max) and the one "within noise" rule.
 //! - [`publish`]: a document written whole and durably as pretty JSON.
 //!
@@ -34,6 +36,7 @@ pub mod membench;
 pub mod names;
 pub mod pg;
 pub mod place;
+pub mod placefiles;
 pub mod size;
 pub mod ssb;
 pub mod stats;

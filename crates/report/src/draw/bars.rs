@@ -31,6 +31,8 @@ pub(crate) struct BarFigure {
     pub(crate) title: String,
     pub(crate) subtitle: String,
     pub(crate) x_desc: String,
+    /// The unit printed beside each bar's value (`q/s`, `accesses`).
+    pub(crate) unit: &'static str,
     pub(crate) bars: Vec<Bar>,
     /// The report's caption: what, where, which paper figure.
     pub(crate) caption: String,
@@ -134,8 +136,8 @@ where
             colour.filled(),
         )))?;
         let value = match b.rel {
-            Some(r) => format!("{} q/s, {r:.2}× hybrid", count(b.qps)),
-            None => format!("{} q/s", count(b.qps)),
+            Some(r) => format!("{} {}, {r:.2}× hybrid", count(b.qps), fig.unit),
+            None => format!("{} {}", count(b.qps), fig.unit),
         };
         chart.draw_series(std::iter::once(Text::new(
             value,

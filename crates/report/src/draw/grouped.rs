@@ -8,7 +8,8 @@ use plotters::style::text_anchor::HPos;
 
 use super::axis::Ticked;
 use super::lines::value_chart;
-use super::{begin, split_legend, text_style, PALETTE};
+use super::palette::series_colours;
+use super::{begin, split_legend, text_style};
 use crate::error::DrawResult;
 
 /// One series: a value (or none: not measured) per category.
@@ -81,8 +82,10 @@ where
 
     let k = fig.series.len().max(1) as f64;
     let width = 0.8 / k;
+    let labels: Vec<&str> = fig.series.iter().map(|s| s.label.as_str()).collect();
+    let colours = series_colours(&labels);
     for (j, s) in fig.series.iter().enumerate() {
-        let c = PALETTE[j % PALETTE.len()];
+        let c = colours[j];
         chart.draw_series(s.values.iter().enumerate().filter_map(|(i, v)| {
             let v = (*v).filter(|v| v.is_finite() && *v >= 0.0)?;
             let x0 = i as f64 + 0.1 + j as f64 * width;
@@ -101,10 +104,14 @@ where
         ))?;
     }
     for (j, s) in fig.series.iter().enumerate() {
-        let c = PALETTE[j % PALETTE.len()];
+        let c = colours[j];
         let y = 20 + 24 * j as i32;
         legend.draw(&Rectangle::new([(4, y - 7), (28, y + 7)], c.filled()))?;
-        legend.draw(&Text::new(s.label.as_str(), (36, y), text.clone()))?;
+        legend.draw(&Text::new(
+            super::palette::legend_label(&s.label),
+            (36, y),
+            text.clone(),
+        ))?;
     }
     root.present()?;
     Ok(())

@@ -7,7 +7,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::HPos;
 
 use super::axis::{tick_label, x_range, y_label, Ticked};
-use super::{begin, split_legend, text_style, FONT, GRID, PALETTE};
+use super::palette::series_colours;
+use super::{begin, split_legend, text_style, FONT, GRID};
 use crate::error::DrawResult;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,8 +124,10 @@ where
         true,
     )?;
 
+    let labels: Vec<&str> = fig.series.iter().map(|s| s.label.as_str()).collect();
+    let colours = series_colours(&labels);
     for (i, s) in fig.series.iter().enumerate() {
-        let c = PALETTE[i % PALETTE.len()];
+        let c = colours[i];
         chart.draw_series(LineSeries::new(s.points.iter().copied(), c.stroke_width(2)))?;
         if fig.markers {
             chart.draw_series(s.points.iter().map(|&p| Circle::new(p, 4, c.filled())))?;
@@ -133,13 +136,17 @@ where
 
     // Legend beside the plot, top-aligned with it.
     for (i, s) in fig.series.iter().enumerate() {
-        let c = PALETTE[i % PALETTE.len()];
+        let c = colours[i];
         let y = 20 + 24 * i as i32;
         legend.draw(&PathElement::new(vec![(4, y), (32, y)], c.stroke_width(2)))?;
         if fig.markers {
             legend.draw(&Circle::new((18, y), 4, c.filled()))?;
         }
-        legend.draw(&Text::new(s.label.as_str(), (40, y), text.clone()))?;
+        legend.draw(&Text::new(
+            super::palette::legend_label(&s.label),
+            (40, y),
+            text.clone(),
+        ))?;
     }
     root.present()?;
     Ok(())

@@ -10,6 +10,7 @@ pub(crate) mod bars;
 pub(crate) mod grouped;
 pub(crate) mod heat;
 pub(crate) mod lines;
+pub(crate) mod palette;
 pub(crate) mod scatter;
 
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use pmolap_results::demo::{DemoSummary, Status};
+use pmolap_results::demo::DemoSummary;
 use pmolap_results::Machine;
 
 use crate::doc::Document;
@@ -15,7 +15,10 @@ use crate::markup::{clip, clip_long, esc, file_name, table_html, Table, PARTIAL_
 pub(super) fn machines_html(docs: &[(PathBuf, Document)]) -> String {
     let mut groups: Vec<(&Machine, Vec<&(PathBuf, Document)>)> = Vec::new();
     for d in docs {
-        let m = d.1.machine();
+        // The placement advisor's documents say nothing of a machine.
+        let Some(m) = d.1.machine() else {
+            continue;
+        };
         match groups
             .iter_mut()
             .find(|(g, _)| g.hostname == m.hostname && g.cpu_model == m.cpu_model)
@@ -51,7 +54,11 @@ pub(super) fn machines_html(docs: &[(PathBuf, Document)]) -> String {
 }
 
 fn facts_table(m: &Machine, files: &[&(PathBuf, Document)]) -> String {
-    let versions: Vec<String> = dedup(files.iter().map(|d| d.1.pmolap_version().to_string()));
+    let versions: Vec<String> = dedup(
+        files
+            .iter()
+            .filter_map(|d| d.1.pmolap_version().map(str::to_string)),
+    );
     let dates: Vec<String> = dedup(files.iter().filter_map(|d| d.1.started_unix()).map(date));
     let names: Vec<String> = files.iter().map(|d| file_name(&d.0)).collect();
     let rows = [
@@ -159,7 +166,7 @@ fn tiers_table(m: &Machine) -> String {
     format!("<h3>Tiers</h3>\n{}", table_html(&t))
 }
 
-/// The demo's steps: done, skipped (and why), failed.
+/// The demo's steps: done, skipped (and why), failed, interrupted.
 pub(super) fn demo_html(path: &std::path::Path, d: &DemoSummary) -> String {
     let t = Table {
         head: header(&[
@@ -175,12 +182,7 @@ pub(super) fn demo_html(path: &std::path::Path, d: &DemoSummary) -> String {
             .map(|s| {
                 vec![
                     clip(&s.name),
-                    match s.status {
-                        Status::Done => "done",
-                        Status::Skipped => "skipped",
-                        Status::Failed => "FAILED",
-                    }
-                    .into(),
+                    s.status.word().into(),
                     format!("{:.1}", s.seconds),
                     clip_long(&s.detail),
                     clip_long(&s.files.join(", ")),

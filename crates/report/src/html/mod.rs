@@ -1,7 +1,7 @@
 //! The HTML report: one self-contained page (inline SVG figures, inline CSS, no script,
-//! nothing fetched). At the top the machine and tier metadata, then the demo's steps
+//! nothing fetched). At the top the findings (`findings`), the machine and tier metadata, then the demo's steps
 //! (when a `demo.json` is among the inputs), then one section per result kind — membench,
-//! iobench, SSB tiers, SSB breakdown, placement, PostgreSQL TPC-H, the Dash hash table, SSB runs, Elf — with one article per document: its
+//! iobench, SSB tiers, SSB breakdown, placement, the placement inputs, PostgreSQL TPC-H, the Dash hash table, SSB runs, Elf — with one article per document: its
 //! figures, each captioned with what was measured, where, and which paper figure it
 //! corresponds to, and its figures as a table. Partial documents are labelled
 //! "partial (interrupted)". JSON files of a directory that are not results are listed at
@@ -55,6 +55,24 @@ const SECTIONS: &[(&str, &str, &str)] = &[
          model, its ablations and the page model (PVLDB'22 §6).",
     ),
     (
+        kind::PLACE_WORKLOAD.name,
+        "Placement inputs: workloads",
+        "The accesses per structure the placement model weighs (PVLDB'22 §4.1), counted \
+         with every structure in DRAM.",
+    ),
+    (
+        kind::PLACE_PROFILE.name,
+        "Placement inputs: tier cost profiles",
+        "A slow tier's extra cost per access over DRAM per structure, variant and access \
+         type (PVLDB'22 §4.2, Table 2), and its page costs where the tier is page-granular.",
+    ),
+    (
+        kind::PLACEMENT.name,
+        "Placements (place advise)",
+        "Which structure `place advise` put on which tier, with the model's prediction and \
+         its measured accuracy on this machine.",
+    ),
+    (
         kind::PG_TPCH.name,
         "TPC-H on PostgreSQL per tier (Fig. 6)",
         "An unmodified PostgreSQL with its tablespace on each tier: every TPC-H query cold \
@@ -85,6 +103,8 @@ const STYLE: &str = "
 body { font-family: system-ui, sans-serif; margin: 0 auto; max-width: 1200px; padding: 0 1.5em 3em; color: #222; }
 h1 { margin-top: 1em; } h2 { border-bottom: 2px solid #ddd; padding-bottom: .2em; margin-top: 2em; }
 h3 { margin-top: 1.6em; } nav ul { columns: 2; }
+div.scroll { max-width: 100%; overflow-x: auto; }
+td { overflow-wrap: anywhere; } ul.findings li { margin: .3em 0; }
 table { border-collapse: collapse; margin: .6em 0 1.2em; font-size: .88em; }
 th, td { border: 1px solid #ddd; padding: .25em .55em; text-align: left; vertical-align: top; }
 thead th { background: #f2f2f2; } table.facts th { background: #f7f7f7; white-space: nowrap; }
@@ -98,8 +118,17 @@ figcaption { font-size: .92em; color: #333; margin-top: .4em; }
 /// The whole page for `inputs`; `generated_unix` is the time it is made.
 pub(crate) fn render(inputs: &Inputs, generated_unix: u64) -> Result<String> {
     let mut body = String::new();
-    let mut toc = vec![("machine-1".to_string(), "Machine and tiers".to_string())];
-    body.push_str(&machine::machines_html(&inputs.docs));
+    let mut toc = Vec::new();
+    let findings = crate::findings::html(&inputs.docs);
+    if !findings.is_empty() {
+        toc.push(("findings".to_string(), "Findings".to_string()));
+        body.push_str(&findings);
+    }
+    let machines = machine::machines_html(&inputs.docs);
+    if !machines.is_empty() {
+        toc.push(("machine-1".to_string(), "Machine and tiers".to_string()));
+        body.push_str(&machines);
+    }
     for (path, d) in &inputs.docs {
         if let Document::Demo(s) = d {
             toc.push(("demo".into(), "Demo steps".into()));
@@ -128,8 +157,9 @@ pub(crate) fn render(inputs: &Inputs, generated_unix: u64) -> Result<String> {
     if !inputs.skipped.is_empty() {
         toc.push(("skipped".into(), "Skipped files".into()));
         body.push_str(
-            "<section id=\"skipped\">\n<h2>Skipped files</h2>\n<p>JSON files in the given \
-             directories that are not pmolap results:</p>\n<ul>\n",
+            "<section id=\"skipped\">\n<h2>Skipped files</h2>\n<p>Inputs that could not be read \
+             as pmolap results, each with the reason (the rest of the report is made \
+             without them):</p>\n<ul>\n",
         );
         for (p, why) in &inputs.skipped {
             let _ = writeln!(
@@ -150,12 +180,16 @@ pub(crate) fn render(inputs: &Inputs, generated_unix: u64) -> Result<String> {
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <title>pmolap report</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
-         <h1>pmolap report</h1>\n<p class=\"meta\">Made {} by pmolap {} from {} result file{} \
+         <h1>pmolap report</h1>\n<p class=\"meta\">Made {} by pmolap {} from {} result file{}{} \
          ({} figure{}).</p>\n{nav}{body}</body>\n</html>\n",
         date(generated_unix),
         env!("CARGO_PKG_VERSION"),
         inputs.docs.len(),
         if inputs.docs.len() == 1 { "" } else { "s" },
+        match inputs.skipped.len() {
+            0 => String::new(),
+            n => format!(", {n} skipped"),
+        },
         fig_no,
         if fig_no == 1 { "" } else { "s" },
     ))
@@ -201,12 +235,14 @@ fn summary(path: &Path, d: &Document) -> String {
     let started = d
         .started_unix()
         .map_or(String::new(), |t| format!(", started {}", date(t)));
+    let version = d
+        .pmolap_version()
+        .map_or(String::new(), |v| format!(", pmolap {v}"));
     format!(
-        "{} ({}): {}{started}, pmolap {}",
+        "{} ({}): {}{started}{version}",
         path.display(),
         d.kind(),
         kinds::summary(d),
-        d.pmolap_version()
     )
 }
 

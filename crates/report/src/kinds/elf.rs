@@ -115,6 +115,7 @@ fn bar_figures(doc: &BenchReport, ctx: &Ctx) -> Vec<BarFigure> {
             ),
             subtitle: ctx.subtitle(&extra),
             x_desc: "queries/s (label: q/s, × hybrid's q/s)".into(),
+            unit: "q/s",
             bars,
             caption: ctx.caption(
                 &format!(

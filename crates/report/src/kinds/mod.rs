@@ -8,6 +8,7 @@ mod iobench;
 mod membench;
 mod pg;
 mod place;
+mod placefiles;
 mod ssb;
 
 use crate::doc::Document;
@@ -26,7 +27,11 @@ pub(crate) fn figures(d: &Document) -> Vec<Figure> {
         Document::PlaceValidate(r) => place::figures(r),
         Document::PgTpch(r) => pg::figures(r),
         Document::HashBench(r) => hashbench::figures(r),
-        Document::Demo(_) | Document::Topology(_) => Vec::new(),
+        Document::PlaceWorkload(r) => placefiles::workload_figures(r),
+        Document::Demo(_)
+        | Document::Topology(_)
+        | Document::PlaceProfile(_)
+        | Document::Placement(_) => Vec::new(),
     };
     unique_stems(&mut figs);
     figs
@@ -51,6 +56,13 @@ pub(crate) fn nothing_to_plot(d: &Document) -> String {
         Document::PlaceValidate(_) => "no placement was measured".into(),
         Document::PgTpch(_) => "no query finished on every tier".into(),
         Document::HashBench(_) => "no thread count was measured".into(),
+        Document::PlaceWorkload(_) => "no structure was accessed".into(),
+        Document::PlaceProfile(_) | Document::Placement(_) => {
+            format!(
+                "a {} document is a table, not a measurement series",
+                d.kind()
+            )
+        }
         Document::Demo(_) | Document::Topology(_) => {
             format!("a {} document holds no measurements to draw", d.kind())
         }
@@ -82,6 +94,9 @@ pub(crate) fn summary(d: &Document) -> String {
             r.params.threads,
             r.recovery.len()
         ),
+        Document::PlaceWorkload(r) => placefiles::workload_summary(r),
+        Document::PlaceProfile(r) => placefiles::profile_summary(r),
+        Document::Placement(r) => placefiles::placement_summary(r),
         Document::PgTpch(r) => format!(
             "TPC-H SF {} on {} tiers, {} queries, {}",
             r.config.sf,
@@ -141,6 +156,15 @@ pub(crate) fn tables(d: &Document) -> Vec<Table> {
         Document::PlaceValidate(r) => place::tables(r),
         Document::PgTpch(r) => pg::tables(r),
         Document::HashBench(r) => hashbench::tables(r),
+        Document::PlaceWorkload(r) => placefiles::workload_tables(r),
+        Document::PlaceProfile(r) => placefiles::profile_tables(r),
+        Document::Placement(r) => placefiles::placement_tables(r),
         Document::Demo(_) | Document::Topology(_) => Vec::new(),
     }
+}
+
+/// The placement headline of a `place-validate` document (the placement section's own
+/// sentence), for the findings.
+pub(crate) fn place_headline(r: &pmolap_results::place::ValidateReport) -> String {
+    place::headline_text(r)
 }

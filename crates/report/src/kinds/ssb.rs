@@ -43,11 +43,11 @@ pub(crate) fn tiers_figures(doc: &TiersReport) -> Vec<Figure> {
     };
     let names: Vec<&str> = doc.tiers.iter().map(|t| t.tier.name.as_str()).collect();
     let sub = format!(
-        "data {}{SEP}{} threads{SEP}pinning {}{SEP}median of {} reps{}",
+        "data {}{SEP}{}{SEP}pinning {}{SEP}{}{}",
         doc.config.data.display(),
-        doc.config.threads,
+        threads_text(doc.config.threads, &doc.header.machine),
         doc.config.pin,
-        doc.config.reps,
+        reps_text(doc.config.reps, doc.config.reps_rule.as_deref()),
         with_cpu(&doc.header.machine, SEP, "")
     );
     let mut out = vec![Figure::Grouped(GroupedBars {
@@ -150,11 +150,15 @@ pub(crate) fn breakdown_figures(doc: &BreakdownReport) -> Vec<Figure> {
         stem: "ssb-breakdown".into(),
         title: format!("SSB Q{}: the optimisation ladder per tier", doc.query),
         subtitle: format!(
-            "median of {} reps{SEP}threads {}{}",
-            doc.reps,
+            "{}{SEP}threads {}{}",
+            reps_text(doc.reps, doc.reps_rule.as_deref()),
             threads
                 .iter()
-                .map(|t| t.to_string())
+                .map(|&t| if t == 0 {
+                    doc.header.machine.logical_cpus.to_string()
+                } else {
+                    t.to_string()
+                })
                 .collect::<Vec<_>>()
                 .join("/"),
             with_cpu(&doc.header.machine, SEP, "")
@@ -222,10 +226,10 @@ pub(crate) fn run_figures(doc: &RunReport) -> Vec<Figure> {
         stem: "ssb-run".into(),
         title: format!("SSB queries on {}", c.tier),
         subtitle: format!(
-            "{} threads{SEP}pinning {}{SEP}median of {} reps{}",
-            c.threads,
+            "{}{SEP}pinning {}{SEP}{}{}",
+            threads_text(c.threads, &doc.header.machine),
             c.pin,
-            c.reps,
+            reps_text(c.reps, None),
             with_cpu(&doc.header.machine, SEP, "")
         ),
         x_desc: "query".into(),
@@ -237,11 +241,11 @@ pub(crate) fn run_figures(doc: &RunReport) -> Vec<Figure> {
         }],
         reference: None,
         caption: format!(
-            "Median time of each SSB query on tier {}{} ({} threads, pinning {}). One tier of \
+            "Median time of each SSB query on tier {}{} ({}, pinning {}). One tier of \
              SIGMOD'21 Fig. 14.",
             c.tier,
             with_cpu(&doc.header.machine, " (", ")"),
-            c.threads,
+            threads_text(c.threads, &doc.header.machine),
             c.pin
         ),
     })]
@@ -265,5 +269,24 @@ pub(crate) fn run_table(doc: &RunReport) -> Table {
                 ]
             })
             .collect(),
+    }
+}
+
+/// Threads as a number: 0 (one per CPU) is the machine's logical CPU count.
+fn threads_text(threads: usize, m: &pmolap_results::Machine) -> String {
+    if threads == 0 {
+        format!("{} threads (one per CPU)", m.logical_cpus)
+    } else {
+        format!("{threads} threads")
+    }
+}
+
+/// The repetitions: the rule where a time budget chose them (the documents' `reps` is
+/// then the most), else the count.
+fn reps_text(reps: usize, rule: Option<&str>) -> String {
+    match rule {
+        Some(r) => format!("median of {r}"),
+        None if reps == 1 => "1 rep (noise unknown)".into(),
+        None => format!("median of {reps} reps"),
     }
 }
