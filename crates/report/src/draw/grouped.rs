@@ -1,6 +1,7 @@
 //! Grouped vertical bar charts: one group per category (an SSB query, a rung of the
 //! Table 1 ladder), one coloured bar per series (a tier) in each group, the legend
-//! beside the plot, and optionally a dashed reference line (slowdown 1×).
+//! beside the plot, and optionally a dashed reference line (slowdown 1×). Bars too short
+//! to read (under 5 % of the axis) carry their value.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -11,6 +12,9 @@ use super::lines::value_chart;
 use super::palette::series_colours;
 use super::{begin, split_legend, text_style};
 use crate::error::DrawResult;
+
+/// Bars shorter than this share of the axis carry their value as a label.
+pub(crate) const SMALL_BAR: f64 = 0.05;
 
 /// One series: a value (or none: not measured) per category.
 #[derive(Debug, Clone)]
@@ -95,6 +99,21 @@ where
             ))
         }))?;
     }
+    // Bars that span orders of magnitude (a disk tier's 0.001 M/s beside DRAM's 1 M/s):
+    // the short ones carry their value, so none is invisible (issue 34, item 4).
+    let small = y_max * SMALL_BAR;
+    for (j, s) in fig.series.iter().enumerate() {
+        let style = text_style(11, HPos::Center);
+        chart.draw_series(s.values.iter().enumerate().filter_map(|(i, v)| {
+            let v = (*v).filter(|v| v.is_finite() && *v >= 0.0 && *v < small)?;
+            let x = i as f64 + 0.1 + (j as f64 + 0.46) * width;
+            Some(Text::new(
+                pmolap_results::stats::sig3(v),
+                (x, v + y_max * 0.02),
+                style.clone(),
+            ))
+        }))?;
+    }
     if let Some(r) = fig.reference {
         chart.draw_series(DashedLineSeries::new(
             vec![(0.0, r), (n as f64, r)],
@@ -115,4 +134,39 @@ where
     }
     root.present()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::draw::Figure;
+
+    fn figure(values: Vec<Option<f64>>) -> Figure {
+        Figure::Grouped(GroupedBars {
+            stem: "t".into(),
+            title: "t".into(),
+            subtitle: String::new(),
+            x_desc: "x".into(),
+            y_desc: "y".into(),
+            categories: vec!["a".into(), "b".into()],
+            series: vec![BarSeries {
+                label: "disk".into(),
+                values,
+            }],
+            reference: None,
+            caption: String::new(),
+        })
+    }
+
+    #[test]
+    fn bars_too_short_to_see_carry_their_value() {
+        let svg = figure(vec![Some(0.987), Some(0.00123)]).to_svg().unwrap();
+        assert!(
+            svg.contains(">\n0.001\n<"),
+            "the 0.00123 bar is not labelled"
+        );
+        assert!(!svg.contains(">\n0.987\n<"), "a readable bar got a label");
+        let even = figure(vec![Some(0.987), Some(0.876)]).to_svg().unwrap();
+        assert!(!even.contains(">\n0.876\n<"));
+    }
 }
