@@ -27,7 +27,7 @@ use crate::builder::{TableBuilder, WriteOptions};
 use crate::error::{Error, Result};
 use crate::format::{parse_file_name, Manifest, FORMAT_VERSION, MANIFEST, MANIFEST_TMP};
 use crate::rowref::RowRef;
-use crate::schema::ColumnType;
+use crate::schema::{ColumnType, LogicalType, TypedColumn};
 use crate::table::read_manifest;
 
 /// The database file (the commit point) and its staging name.
@@ -63,6 +63,10 @@ pub struct DatabaseManifest {
     /// Row-reference columns (see [`crate::rowref`]); absent in databases written before.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub row_refs: Vec<RowRef>,
+    /// The int columns that hold DECIMAL or DATE values ([`LogicalType`]); absent in
+    /// databases written before, and in those with plain integers and strings only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub types: Vec<TypedColumn>,
 }
 
 impl DatabaseManifest {
@@ -130,6 +134,14 @@ impl DatabaseManifest {
 
     pub fn table(&self, name: &str) -> Option<&DbTable> {
         self.tables.iter().find(|t| t.name == name)
+    }
+
+    /// The logical type of `table.column`, when it is a DECIMAL or DATE column.
+    pub fn logical_type(&self, table: &str, column: &str) -> Option<LogicalType> {
+        self.types
+            .iter()
+            .find(|t| t.table == table && t.column == column)
+            .map(|t| t.ty)
     }
 }
 
@@ -331,6 +343,7 @@ pub struct DatabaseWriter {
     /// Each added table's columns and types (to check row references against).
     columns: BTreeMap<String, Vec<(String, ColumnType)>>,
     row_refs: Vec<RowRef>,
+    types: Vec<TypedColumn>,
     meta: BTreeMap<String, serde_json::Value>,
     steps: Steps,
     committed: bool,
@@ -371,6 +384,7 @@ impl DatabaseWriter {
             tables: Vec::new(),
             columns: BTreeMap::new(),
             row_refs: Vec::new(),
+            types: Vec::new(),
             meta: opts.meta.clone(),
             steps: Steps::new(opts.crash_after_step),
             committed: false,
@@ -441,6 +455,37 @@ impl DatabaseWriter {
         Ok(())
     }
 
+    /// Records that `table.column` (an int column of a table written so far) holds
+    /// values of logical type `ty` (published with the tables at commit).
+    pub fn set_type(&mut self, table: &str, column: &str, ty: LogicalType) -> Result<()> {
+        let is_int = self
+            .columns
+            .get(table)
+            .and_then(|cols| cols.iter().find(|(n, _)| n == column))
+            .is_some_and(|(_, t)| *t == ColumnType::Int);
+        if !is_int {
+            return Err(Error::Schema(format!(
+                "{table}.{column} is not an int column of a table written so far ({ty} values are stored as integers)"
+            )));
+        }
+        if let LogicalType::Decimal { precision, scale } = ty {
+            if precision == 0 || precision > LogicalType::MAX_PRECISION || scale > precision {
+                return Err(Error::Schema(format!(
+                    "{table}.{column}: {ty}: precision must be 1..={} and the scale at most the precision",
+                    LogicalType::MAX_PRECISION
+                )));
+            }
+        }
+        self.types
+            .retain(|t| !(t.table == table && t.column == column));
+        self.types.push(TypedColumn {
+            table: table.into(),
+            column: column.into(),
+            ty,
+        });
+        Ok(())
+    }
+
     /// The directory table `name` of the new generation is written to.
     pub fn table_dir(&self, name: &str) -> PathBuf {
         self.staging.join(name)
@@ -460,6 +505,7 @@ impl DatabaseWriter {
             tables: self.tables.clone(),
             meta: self.meta.clone(),
             row_refs: self.row_refs.clone(),
+            types: self.types.clone(),
         };
         fsync_dir(&self.staging)?;
         fsync_dir(&self.dir)?;
@@ -559,6 +605,14 @@ mod tests {
                 dim: "d".into(),
                 dim_key: "dk".into(),
                 order: vec!["a".into()],
+            }],
+            types: vec![TypedColumn {
+                table: "t".into(),
+                column: "k".into(),
+                ty: LogicalType::Decimal {
+                    precision: 12,
+                    scale: 2,
+                },
             }],
         };
         let b = m.encode().unwrap();
