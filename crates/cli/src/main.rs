@@ -5,6 +5,7 @@ mod demo_cmd;
 mod elf_cmd;
 mod hash_cmd;
 mod iobench_cmd;
+mod load_cmd;
 mod membench_cmd;
 mod output;
 mod pg_cmd;
@@ -50,6 +51,9 @@ enum Command {
         #[command(subcommand)]
         command: ssb_cli::SsbCommand,
     },
+    /// Load your own star schema: CREATE TABLE statements (--schema) and a delimited
+    /// text file per table (--from) into a database (--out), published whole.
+    Load(load_cmd::LoadArgs),
     /// Run star-join SQL (`SELECT … FROM fact, dims WHERE …`) on an SSB-shaped database
     /// named by --data or --sf: each statement is translated into the engine's query model
     /// (docs/engine.md).
@@ -95,6 +99,7 @@ fn dispatch(command: &Command) -> Result<()> {
         Command::Topology(a) => topology_cmd::run(a),
         Command::Membench(a) => membench_cmd::run(a),
         Command::Ssb { command } => ssb_cli::run(command),
+        Command::Load(a) => load_cmd::run(a),
         Command::Sql(a) => ssb_cli::sql(a),
         Command::Iobench(a) => iobench_cmd::run(a),
         Command::Place { command } => place_cmd::run(command),
