@@ -37,6 +37,11 @@ pub const DATABASE_TMP: &str = "DATABASE.tmp";
 pub const LOCK: &str = "LOCK";
 /// Magic of the database file.
 pub const DB_MAGIC: [u8; 8] = *b"PMOLAPDB";
+/// The version of a `DATABASE` that lists DECIMAL or DATE columns (`types`): a build
+/// that reads only [`FORMAT_VERSION`] refuses it rather than answering in scaled
+/// integers. A database without such columns is still written as [`FORMAT_VERSION`]
+/// (byte for byte as before), and both versions are read.
+pub const DB_VERSION_TYPED: u32 = FORMAT_VERSION + 1;
 /// Database files larger than this are refused as foreign before being read whole.
 const MAX_DB_FILE: u64 = 1 << 20;
 
@@ -76,7 +81,7 @@ impl DatabaseManifest {
             .map_err(|e| Error::Internal(format!("database manifest does not serialise: {e}")))?;
         let mut b = Vec::with_capacity(24 + body.len());
         b.extend_from_slice(&DB_MAGIC);
-        b.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        b.extend_from_slice(&self.format_version.to_le_bytes());
         b.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
         b.extend_from_slice(&(body.len() as u64).to_le_bytes());
         b.extend_from_slice(&body);
@@ -98,9 +103,9 @@ impl DatabaseManifest {
         }
         let word = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
         let version = word(8);
-        if version != FORMAT_VERSION {
+        if version != FORMAT_VERSION && version != DB_VERSION_TYPED {
             return Err(bad(format!(
-                "database format version {version}, this build reads version {FORMAT_VERSION}"
+                "database format version {version}, this build reads versions {FORMAT_VERSION} and {DB_VERSION_TYPED}"
             )));
         }
         let mut len8 = [0u8; 8];
@@ -121,6 +126,13 @@ impl DatabaseManifest {
         }
         let m: DatabaseManifest = serde_json::from_slice(body)
             .map_err(|e| bad(format!("database body is not valid: {e}")))?;
+        if m.format_version != version || (!m.types.is_empty() && version != DB_VERSION_TYPED) {
+            return Err(bad(format!(
+                "database body says version {} with {} typed columns, its header {version}",
+                m.format_version,
+                m.types.len()
+            )));
+        }
         for t in &m.tables {
             if !valid_table_name(&t.name) || !t.dir.starts_with(&format!("g{}/", m.generation)) {
                 return Err(bad(format!(
@@ -500,7 +512,11 @@ impl DatabaseWriter {
         }
         self.tables.sort_by(|a, b| a.name.cmp(&b.name));
         let m = DatabaseManifest {
-            format_version: FORMAT_VERSION,
+            format_version: if self.types.is_empty() {
+                FORMAT_VERSION
+            } else {
+                DB_VERSION_TYPED
+            },
             generation: self.generation,
             tables: self.tables.clone(),
             meta: self.meta.clone(),
@@ -589,7 +605,7 @@ mod tests {
     #[test]
     fn database_file_round_trips_and_rejects_damage() {
         let m = DatabaseManifest {
-            format_version: FORMAT_VERSION,
+            format_version: DB_VERSION_TYPED,
             generation: 3,
             tables: vec![DbTable {
                 name: "t".into(),
@@ -629,6 +645,21 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("truncated"));
+        // Version 2 (no typed columns) still reads; typed columns under version 2 do not.
+        let mut plain = m.clone();
+        plain.format_version = FORMAT_VERSION;
+        plain.types.clear();
+        assert_eq!(
+            DatabaseManifest::decode(p, &plain.encode().unwrap()).unwrap(),
+            plain
+        );
+        let mut mixed = m.clone();
+        mixed.format_version = FORMAT_VERSION;
+        let e = DatabaseManifest::decode(p, &mixed.encode().unwrap()).unwrap_err();
+        assert!(
+            e.to_string().contains("1 typed columns, its header 2"),
+            "{e}"
+        );
         let mut foreign = m.clone();
         foreign.tables[0].dir = "../../etc".into();
         let e = DatabaseManifest::decode(p, &foreign.encode().unwrap()).unwrap_err();
