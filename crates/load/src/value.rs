@@ -99,7 +99,7 @@ pub fn parse_date(f: &str) -> Result<i64, String> {
 fn days_in_month(y: u32, m: u32) -> u32 {
     match m {
         4 | 6 | 9 | 11 => 30,
-        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
+        2 if (y.is_multiple_of(4) && !y.is_multiple_of(100)) || y.is_multiple_of(400) => 29,
         2 => 28,
         _ => 31,
     }
