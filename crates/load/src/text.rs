@@ -68,14 +68,25 @@ pub struct Layout {
 pub fn sniff(first: &str, names: &[String]) -> Option<Layout> {
     let first = first.trim_end_matches(['\n', '\r']);
     for d in [b'|', b'\t', b','] {
-        let fields: Vec<&str> = first.split(d as char).collect();
+        // Split as the reader will (quotes included: `"a, b"` is one field).
+        let mut rec = csv::StringRecord::new();
+        let read = csv::ReaderBuilder::new()
+            .delimiter(d)
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(first.as_bytes())
+            .read_record(&mut rec);
+        if !matches!(read, Ok(true)) {
+            continue;
+        }
+        let fields: Vec<&str> = rec.iter().collect();
         let n = fields.len();
         let fits = n == names.len() || (n == names.len() + 1 && fields[n - 1].is_empty());
         if fits {
             let header = fields
                 .iter()
                 .zip(names)
-                .all(|(f, c)| f.trim().trim_matches('"').eq_ignore_ascii_case(c));
+                .all(|(f, c)| f.trim().eq_ignore_ascii_case(c));
             return Some(Layout {
                 delimiter: d,
                 header,
@@ -229,6 +240,7 @@ mod tests {
         assert_eq!(sniff("a,b,c\r\n", &n), l(b',', true));
         assert_eq!(sniff("A\tB\tC", &n), l(b'\t', true));
         assert_eq!(sniff("1,2", &n), None);
+        assert_eq!(sniff("1,\"x, y\",2", &n), l(b',', false));
         assert_eq!(sniff("1|2|3|4", &n), None);
     }
 }
