@@ -56,4 +56,15 @@ for s in sales:
     if s['store'][3] == 'EU' and s['price'] <= D('50') and s['product'][2] != 'red':
         g[s['store'][2]] += s['qty']
 out['q5'] = [[k, fix(v, 1)] for k, v in sorted(g.items())]
+g = defaultdict(int)
+for s in sales:
+    if s['product'][4] == 'Audio':
+        g[D(s['product'][5])] += 1
+out['q6'] = [[fix(k, 2), v] for k, v in sorted(g.items())]
+
+g = defaultdict(lambda: D(0))
+for s in sales:
+    if '2024-02-10' <= s['date'] <= '2024-02-17':
+        g[s['date']] += s['disc']
+out['q7'] = [[k, fix(v, 2)] for k, v in sorted(g.items())]
 print(json.dumps(out))

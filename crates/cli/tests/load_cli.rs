@@ -31,7 +31,7 @@ fn load(schema: &Path, from: &Path, out: &Path) -> std::process::Command {
     c
 }
 
-/// The queries whose answers expected.py computes (q1..q5, in order).
+/// The queries whose answers expected.py computes (q1..q7, in order).
 const QUERIES: &str = "
 select st_region, sum(sa_quantity * sa_price) as revenue, count(*) as n
   from sales, store where sa_store = st_id and sa_date >= DATE '2024-01-01'
@@ -48,7 +48,13 @@ select count(*), sum(sa_price * sa_discount) from sales, store, day
 select st_city, sum(sa_quantity) from sales, store, product
   where sa_store = st_id and sa_product = p_id and st_region = 'EU' and sa_price <= 50
     and p_color <> 'red'
-  group by st_city order by st_city";
+  group by st_city order by st_city;
+select p_list_price, count(*) from sales, product
+  where sa_product = p_id and p_category = 'Audio'
+  group by p_list_price order by p_list_price;
+select sa_date, sum(sa_discount) from sales
+  where sa_date between DATE '2024-02-10' and DATE '2024-02-17'
+  group by sa_date order by sa_date";
 
 /// What `python3 workloads/star-retail/expected.py` prints (Python's exact decimals over
 /// the files, no pmolap code), keyed as `pmolap sql --answers` numbers the statements.
@@ -60,7 +66,11 @@ fn expected() -> Value {
         "3": [["2023-12", "81.5", 0.09333333333333334], ["2024-01", "119.0", 0.10454545454545454],
               ["2024-02", "79.0", 0.15]],
         "4": [[5, "14.3915"]],
-        "5": [["Berlin", "15.5"], ["Hamburg", "23.0"], ["Paris", "58.5"]]
+        "5": [["Berlin", "15.5"], ["Hamburg", "23.0"], ["Paris", "58.5"]],
+        "6": [["5.49", 10], ["86.95", 16], ["89.49", 10]],
+        "7": [["2024-02-10", "0.50"], ["2024-02-11", "0.30"], ["2024-02-12", "0.05"],
+              ["2024-02-13", "0.05"], ["2024-02-14", "0.55"], ["2024-02-15", "0.25"],
+              ["2024-02-16", "0.15"], ["2024-02-17", "0.75"]]
     })
 }
 
@@ -104,6 +114,7 @@ fn retail_star_loads_and_answers_match_independent_values() {
         .arg(QUERIES));
     let got = read_json(&answers);
     let want = expected();
+    assert_eq!(got.as_object().unwrap().len(), 7, "{got}");
     for (q, rows) in want.as_object().unwrap() {
         assert!(
             same(&got[q], rows),
@@ -201,6 +212,12 @@ fn bad_input_is_one_line_naming_file_line_and_column() {
             4,
             Some("1,Twin,Hamburg,EU"),
             &["store.csv:", "column 1 `st_id`: duplicate primary key"],
+        ),
+        (
+            "sales.csv",
+            10,
+            Some("1003,2024-01-02,1,20,1.0,12.34,0"),
+            &["sales.csv:10: column 1 `sa_id`: duplicate primary key (sa_id) — line 2 has it too"],
         ),
         (
             "sales.csv",
