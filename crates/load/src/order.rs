@@ -5,6 +5,10 @@
 //! The rule (docs/load.md):
 //! - a dimension keyed by a DATE is stored in key order (the calendar: a year, a month
 //!   or a range of days is one run of keys already);
+//! - a dimension whose key order already keeps a hierarchy of two levels in runs (two
+//!   attribute columns, the finer determining the coarser, each value of each one run of
+//!   rows in key order: keys assigned along a hierarchy, as SSB's yyyymmdd date keys) is
+//!   stored in key order;
 //! - any other dimension is stored by the longest chain of its attribute columns (not the
 //!   key; not a column with one value, nor one with a value per row) in which each column
 //!   functionally determines the one before it in the data — city → nation → region is
@@ -47,6 +51,9 @@ pub fn dimension_order(t: &TableSpec, b: &TableBuilder) -> Vec<String> {
     }
     // Coarse to fine: fewer values first, the declared order on a tie.
     cands.sort_by_key(|c| (c.3, c.0));
+    if keys_follow_a_hierarchy(b, &key, &cands) {
+        return vec![key];
+    }
     // best[i]: the best chain (indexes into cands) ending at candidate i.
     let mut best: Vec<Vec<usize>> = Vec::with_capacity(cands.len());
     for i in 0..cands.len() {
@@ -72,6 +79,38 @@ pub fn dimension_order(t: &TableSpec, b: &TableBuilder) -> Vec<String> {
         .unwrap_or_default();
     order.push(key);
     order
+}
+
+/// Whether the key order already keeps a hierarchy of two levels in runs: two candidate
+/// columns, the finer determining the coarser, each value of each one run of rows when
+/// the rows are sorted by the key (keys assigned along a hierarchy, as SSB's yyyymmdd
+/// date keys are: year and month are runs of keys).
+fn keys_follow_a_hierarchy(
+    b: &TableBuilder,
+    key: &str,
+    cands: &[(usize, &str, Vec<u64>, usize)],
+) -> bool {
+    let Some(keys) = b.int_column(key) else {
+        return false;
+    };
+    let mut perm: Vec<u32> = (0..keys.len() as u32).collect();
+    perm.sort_unstable_by_key(|&r| keys[r as usize]);
+    let runs: Vec<bool> = cands
+        .iter()
+        .map(|c| {
+            // One run per value: as many value changes along the key order as values - 1.
+            let changes = perm
+                .windows(2)
+                .filter(|w| c.2[w[0] as usize] != c.2[w[1] as usize])
+                .count();
+            changes + 1 == c.3
+        })
+        .collect();
+    (0..cands.len()).any(|i| {
+        runs[i]
+            && (0..i)
+                .any(|j| runs[j] && cands[j].3 < cands[i].3 && determines(&cands[i].2, &cands[j].2))
+    })
 }
 
 /// Whether chain `a` beats chain `b`: longer, or as long with earlier declared columns.
@@ -152,15 +191,41 @@ mod tests {
                 ("nation", S),
             ],
             &[
-                vec!["1", "lyon", "red", "eu", "fr"],
-                vec!["2", "paris", "red", "eu", "fr"],
-                vec!["3", "rome", "blue", "eu", "it"],
-                vec!["4", "lima", "blue", "am", "pe"],
+                vec!["4", "lyon", "red", "eu", "fr"],
+                vec!["1", "paris", "red", "eu", "fr"],
+                vec!["6", "rome", "blue", "eu", "it"],
+                vec!["2", "lima", "blue", "am", "pe"],
                 vec!["5", "lima", "green", "am", "pe"],
-                vec!["6", "cusco", "red", "am", "pe"],
+                vec!["3", "cusco", "red", "am", "pe"],
             ],
         );
         assert_eq!(dimension_order(&t, &b), ["region", "nation", "city", "k"]);
+    }
+
+    /// Keys assigned along a hierarchy (yyyymmdd: a month and a year are runs of keys)
+    /// keep their order, although a longer dependency chain exists (month name →
+    /// season); the rows' file order does not matter.
+    #[test]
+    fn keys_assigned_along_a_hierarchy_keep_their_order() {
+        let (t, b) = dim(
+            &[
+                ("k", ColType::Integer),
+                ("year", S),
+                ("ym", S),
+                ("month", S),
+                ("season", S),
+            ],
+            &[
+                vec!["19930201", "1993", "1993-02", "feb", "winter"],
+                vec!["19920101", "1992", "1992-01", "jan", "winter"],
+                vec!["19920102", "1992", "1992-01", "jan", "winter"],
+                vec!["19920601", "1992", "1992-06", "jun", "summer"],
+                vec!["19930601", "1993", "1993-06", "jun", "summer"],
+                vec!["19930101", "1993", "1993-01", "jan", "winter"],
+                vec!["19930102", "1993", "1993-01", "jan", "winter"],
+            ],
+        );
+        assert_eq!(dimension_order(&t, &b), ["k"]);
     }
 
     /// A city in two nations breaks city → nation: the chain stops at nation.
