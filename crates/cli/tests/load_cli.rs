@@ -145,6 +145,10 @@ fn decimal_and_date_literals_are_read_at_the_column_type() {
         "select count(*) from sales where sa_date > 20240101",
     ));
     assert!(e.contains("DATE 'YYYY-MM-DD'"), "{e}");
+    let e = refused(&mut sql("select sum(sa_date) from sales"));
+    assert!(e.contains("only MIN, MAX and COUNT take a DATE"), "{e}");
+    let e = refused(&mut sql("select sum(sa_price + sa_quantity) from sales"));
+    assert!(e.contains("scales 2 and 1"), "{e}");
     let answers = tmp.path().join("a.json");
     ok(sql("select count(*) from sales where sa_discount = 0.250; select count(*) from sales where sa_discount = '0.25'")
         .arg("--answers")
