@@ -68,9 +68,9 @@ impl Session {
     }
 
     /// Prepares `db`: selects the bit kernels `exec` names (the process's one choice: see
-    /// the module), lays out threads over the fact table (`lineorder`, else the largest
-    /// table; [`Database::fact_table`]) and, when striping, copies its partitions onto
-    /// their nodes.
+    /// the module), lays out threads over the fact table ([`Database::fact_table`]: the
+    /// one `DATABASE` names, else `lineorder`, else the largest table) and, when
+    /// striping, copies its partitions onto their nodes.
     pub fn new(db: Database, topo: &Topology, exec: ExecOptions) -> Result<Session> {
         let kernels = select_kernels(exec.bits_isa)?;
         let (_, fact) = db
