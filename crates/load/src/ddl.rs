@@ -132,7 +132,21 @@ fn at(i: &Ident) -> String {
 
 /// Parses the schema file's text (`origin` names it in errors) into a star schema.
 pub fn parse_schema(text: &str, origin: &str) -> Result<StarSchema> {
-    let bad = |m: String| Error::Schema(format!("{origin}: {m}"));
+    // One line: a statement echoed in a message may hold line breaks (in a string).
+    let bad = |m: String| {
+        let m: String = m
+            .chars()
+            .flat_map(|c| {
+                let esc: Vec<char> = if c.is_control() {
+                    c.escape_default().collect()
+                } else {
+                    vec![c]
+                };
+                esc
+            })
+            .collect();
+        Error::Schema(format!("{origin}: {m}"))
+    };
     let statements = Parser::parse_sql(&GenericDialect {}, text)
         .map_err(|e| bad(format!("not SQL the loader reads: {e}")))?;
     let mut tables: Vec<TableSpec> = Vec::new();
@@ -477,6 +491,10 @@ mod tests {
             ("CREATE TABLE t (a INTEGER", "not SQL"),
             ("SELECT 1", "only CREATE TABLE"),
             ("CREATE TABLE t (a FLOAT)", "type FLOAT is not supported"),
+            (
+                "CREATE TABLE t (a INT DEFAULT 'x\ny')",
+                "`DEFAULT 'x\\ny'` is not supported",
+            ),
             ("CREATE TABLE t (a DECIMAL(30,2))", "precision 1..=18"),
             (
                 "CREATE TABLE d (k INT PRIMARY KEY); CREATE TABLE f (x INT REFERENCES e(k))",

@@ -20,11 +20,11 @@ fn ranged(f: &str, lo: i64, hi: i64, what: &str) -> Result<i64, String> {
     let t = f.trim();
     match t.parse::<i64>() {
         Ok(v) if (lo..=hi).contains(&v) => Ok(v),
-        Ok(_) => Err(format!("`{t}` is outside the {what} range {lo}..={hi}")),
-        Err(_) if t.parse::<i128>().is_ok() => {
-            Err(format!("`{t}` is outside the {what} range {lo}..={hi}"))
-        }
-        Err(_) => Err(format!("`{}` is not an integer ({what})", excerpt(t))),
+        _ if t.parse::<i128>().is_ok() => Err(format!(
+            "`{}` is outside the {what} range {lo}..={hi}",
+            excerpt(t)
+        )),
+        _ => Err(format!("`{}` is not an integer ({what})", excerpt(t))),
     }
 }
 
@@ -50,14 +50,16 @@ pub fn parse_decimal(f: &str, precision: u32, scale: u32) -> Result<i64, String>
     let frac_sig = frac.trim_end_matches('0');
     if frac_sig.len() > scale as usize {
         return Err(format!(
-            "`{t}` has {} decimals, more than the scale of {ty}",
+            "`{}` has {} decimals, more than the scale of {ty}",
+            excerpt(t),
             frac_sig.len()
         ));
     }
     let int_sig = int.trim_start_matches('0');
     if int_sig.len() + scale as usize > precision as usize {
         return Err(format!(
-            "`{t}` has {} digits before the point, more than {ty} holds ({})",
+            "`{}` has {} digits before the point, more than {ty} holds ({})",
+            excerpt(t),
             int_sig.len(),
             precision - scale
         ));
@@ -91,7 +93,7 @@ pub fn parse_date(f: &str) -> Result<i64, String> {
         return Err(bad());
     };
     if y == 0 || !(1..=12).contains(&m) || d == 0 || d > days_in_month(y, m) {
-        return Err(format!("`{t}` is not a day of the calendar"));
+        return Err(format!("`{}` is not a day of the calendar", excerpt(t)));
     }
     Ok((y * 10_000 + m * 100 + d) as i64)
 }
@@ -119,12 +121,22 @@ pub fn check_str(f: &str, ty: ColType) -> Result<(), String> {
     Ok(())
 }
 
-/// At most 40 characters of `s` for a message.
+/// At most 40 characters of `s` for a message, control characters escaped (a quoted
+/// field may hold a line break; a message stays one line).
 fn excerpt(s: &str) -> String {
-    match s.char_indices().nth(40) {
-        Some((cut, _)) => format!("{}…", &s[..cut]),
-        None => s.to_string(),
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i == 40 {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
     }
+    out
 }
 
 #[cfg(test)]
