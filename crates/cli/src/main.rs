@@ -5,6 +5,7 @@ mod demo_cmd;
 mod elf_cmd;
 mod hash_cmd;
 mod iobench_cmd;
+mod load_cmd;
 mod membench_cmd;
 mod output;
 mod pg_cmd;
@@ -51,9 +52,12 @@ enum Command {
         #[command(subcommand)]
         command: ssb_cli::SsbCommand,
     },
-    /// Answer star-join SQL (`SELECT … FROM fact, dims WHERE …`) on an SSB-shaped database
-    /// named by --data or --sf: SQL as an argument, -f FILE or - (stdin); each statement's
-    /// answer printed as a table, CSV or JSON (docs/engine.md).
+    /// Load your own star schema: CREATE TABLE statements (--schema) and a delimited
+    /// text file per table (--from) into a database (--out), published whole.
+    Load(load_cmd::LoadArgs),
+    /// Answer star-join SQL (`SELECT … FROM fact, dims WHERE …`) on a database named by
+    /// --data or --sf (SSB or one `pmolap load` wrote): SQL as an argument, -f FILE or -
+    /// (stdin); each statement's answer printed as a table, CSV or JSON (docs/engine.md).
     Sql(Box<sql_cmd::SqlArgs>),
     /// Drop-in storage workloads over I/O paths (DaMoN'21 §3): table scan, buffer manager, logging.
     Iobench(Box<iobench_cmd::IobenchArgs>),
@@ -96,6 +100,7 @@ fn dispatch(command: &Command) -> Result<()> {
         Command::Topology(a) => topology_cmd::run(a),
         Command::Membench(a) => membench_cmd::run(a),
         Command::Ssb { command } => ssb_cli::run(command),
+        Command::Load(a) => load_cmd::run(a),
         Command::Sql(a) => sql_cmd::run(a),
         Command::Iobench(a) => iobench_cmd::run(a),
         Command::Place { command } => place_cmd::run(command),

@@ -82,6 +82,34 @@ impl Database {
         &self.dir
     }
 
+    /// The DECIMAL or DATE type of `table.column`, as `DATABASE` lists it (None: a plain
+    /// integer or string column).
+    pub fn logical_type(&self, table: &str, column: &str) -> Option<pmolap_store::LogicalType> {
+        self.snapshot
+            .manifest()
+            .and_then(|m| m.logical_type(table, column))
+    }
+
+    /// Whether any column is a DECIMAL or DATE column.
+    pub fn has_logical_types(&self) -> bool {
+        self.snapshot
+            .manifest()
+            .is_some_and(|m| !m.types.is_empty())
+    }
+
+    /// The fact table: the one `DATABASE`'s writer named (`meta.fact`, as `pmolap load`
+    /// records it), else `lineorder` (SSB), else the largest table.
+    pub fn fact_table(&self) -> Option<(&str, &Table)> {
+        let named = self
+            .meta("fact")
+            .and_then(|v| v.as_str())
+            .and_then(|n| self.tables.get_key_value(n));
+        named
+            .or_else(|| self.tables.get_key_value("lineorder"))
+            .or_else(|| self.tables.iter().max_by_key(|(_, t)| t.rows()))
+            .map(|(n, t)| (n.as_str(), t))
+    }
+
     /// The table `name`.
     pub fn table(&self, name: &str) -> Result<&Table> {
         self.tables.get(name).ok_or_else(|| {

@@ -11,6 +11,7 @@
 //! - [`plan`](mod@plan): predicates → value-id sets, dimensions → join filters by fact value id.
 //! - [`exec`]: morsel-driven parallel probe and aggregation, with the Table 1 switches.
 //! - [`answer`]: result values and the report of a run.
+//! - `typed`: DECIMAL and DATE columns — literals read and answers written at their type.
 
 #![forbid(unsafe_code)]
 
@@ -23,6 +24,7 @@ pub mod plan;
 pub mod query;
 pub mod session;
 pub mod sql;
+mod typed;
 
 pub use answer::{Double, ExecStats, JoinReport, OutValue, QueryRun, StepReport};
 pub use db::Database;

@@ -10,12 +10,17 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::error::{Error, Result};
 
-/// A literal in a predicate: an integer or a string.
+/// A literal in a predicate: an integer or a string; from SQL also a decimal number
+/// (`1.25`, as written) and a date (`DATE '2000-01-31'`), which — like a string on a
+/// DECIMAL or DATE column — are read at the column's type when the query is run on a
+/// database (`crate::typed`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum Literal {
     Int(i64),
     Str(String),
+    Dec(String),
+    Date(String),
 }
 
 impl<'de> Deserialize<'de> for Literal {
@@ -62,6 +67,8 @@ impl fmt::Display for Literal {
         match self {
             Literal::Int(v) => write!(f, "{v}"),
             Literal::Str(s) => write!(f, "'{s}'"),
+            Literal::Dec(s) => f.write_str(s),
+            Literal::Date(s) => write!(f, "DATE '{s}'"),
         }
     }
 }
@@ -117,6 +124,32 @@ impl Predicate {
             v.extend(l);
         }
         if let Some((a, b)) = &self.not_between {
+            v.push(a);
+            v.push(b);
+        }
+        v
+    }
+
+    /// Every literal of the predicate, to rewrite.
+    pub fn literals_mut(&mut self) -> Vec<&mut Literal> {
+        let mut v: Vec<&mut Literal> = Vec::new();
+        v.extend(&mut self.eq);
+        if let Some(l) = &mut self.one_of {
+            v.extend(l.iter_mut());
+        }
+        if let Some((a, b)) = &mut self.between {
+            v.push(a);
+            v.push(b);
+        }
+        v.extend(&mut self.lt);
+        v.extend(&mut self.le);
+        v.extend(&mut self.gt);
+        v.extend(&mut self.ge);
+        v.extend(&mut self.ne);
+        if let Some(l) = &mut self.not_in {
+            v.extend(l.iter_mut());
+        }
+        if let Some((a, b)) = &mut self.not_between {
             v.push(a);
             v.push(b);
         }

@@ -68,20 +68,14 @@ impl Session {
     }
 
     /// Prepares `db`: selects the bit kernels `exec` names (the process's one choice: see
-    /// the module), lays out threads over the fact table (`lineorder`, else the largest
-    /// table) and, when striping, copies its partitions onto their nodes.
+    /// the module), lays out threads over the fact table ([`Database::fact_table`]: the
+    /// one `DATABASE` names, else `lineorder`, else the largest table) and, when
+    /// striping, copies its partitions onto their nodes.
     pub fn new(db: Database, topo: &Topology, exec: ExecOptions) -> Result<Session> {
         let kernels = select_kernels(exec.bits_isa)?;
-        let fact = match db.table("lineorder") {
-            Ok(t) => t,
-            Err(_) => db
-                .tables()
-                .max_by_key(|(_, t)| t.rows())
-                .map(|(_, t)| t)
-                .ok_or_else(|| {
-                    Error::Database(format!("{}: an empty database", db.dir().display()))
-                })?,
-        };
+        let (_, fact) = db
+            .fact_table()
+            .ok_or_else(|| Error::Database(format!("{}: an empty database", db.dir().display())))?;
         let layout = Layout::new(topo, &exec, fact.rows())?;
         let cols: Vec<&str> = fact.column_names().collect();
         let striped = StripedFact::new(fact, &cols, &layout, &RegionOptions::default())?;
@@ -177,8 +171,14 @@ pub fn run_query(
         }
     };
     let t0 = Instant::now();
+    // DECIMAL and DATE columns: literals read at their types, answers written so.
+    let typed = crate::typed::bind(db, query)?;
+    let query = typed.as_ref().map_or(query, |(q, _)| q);
     let p = plan(db, query)?;
-    let (rows, exec) = execute(&p, layout, striped, opts, region)?;
+    let (mut rows, exec) = execute(&p, layout, striped, opts, region)?;
+    if let Some((_, shown)) = &typed {
+        crate::typed::show(&mut rows, shown);
+    }
     let steps = p
         .steps
         .iter()

@@ -232,6 +232,16 @@ impl TableBuilder {
         }
     }
 
+    /// Per row pushed so far, a code of column `name`'s value: equal codes for equal
+    /// values (an int's bits, a string's interning id), in no particular order; None if
+    /// there is no such column. For finding dependencies between columns.
+    pub fn row_codes(&self, name: &str) -> Option<Vec<u64>> {
+        Some(match self.columns.get(self.schema.index_of(name)?)? {
+            ColumnData::Int(v) => v.iter().map(|&x| x as u64).collect(),
+            ColumnData::Str(s) => s.ids.iter().map(|&id| id as u64).collect(),
+        })
+    }
+
     /// Appends int column `name` with one value per row pushed so far.
     pub fn add_int_column(&mut self, name: &str, values: Vec<i64>) -> Result<()> {
         if self.schema.index_of(name).is_some() || name.is_empty() {

@@ -27,7 +27,7 @@ use crate::builder::{TableBuilder, WriteOptions};
 use crate::error::{Error, Result};
 use crate::format::{parse_file_name, Manifest, FORMAT_VERSION, MANIFEST, MANIFEST_TMP};
 use crate::rowref::RowRef;
-use crate::schema::ColumnType;
+use crate::schema::{ColumnType, LogicalType, TypedColumn};
 use crate::table::read_manifest;
 
 /// The database file (the commit point) and its staging name.
@@ -37,6 +37,11 @@ pub const DATABASE_TMP: &str = "DATABASE.tmp";
 pub const LOCK: &str = "LOCK";
 /// Magic of the database file.
 pub const DB_MAGIC: [u8; 8] = *b"PMOLAPDB";
+/// The version of a `DATABASE` that lists DECIMAL or DATE columns (`types`): a build
+/// that reads only [`FORMAT_VERSION`] refuses it rather than answering in scaled
+/// integers. A database without such columns is still written as [`FORMAT_VERSION`]
+/// (byte for byte as before), and both versions are read.
+pub const DB_VERSION_TYPED: u32 = FORMAT_VERSION + 1;
 /// Database files larger than this are refused as foreign before being read whole.
 const MAX_DB_FILE: u64 = 1 << 20;
 
@@ -63,6 +68,10 @@ pub struct DatabaseManifest {
     /// Row-reference columns (see [`crate::rowref`]); absent in databases written before.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub row_refs: Vec<RowRef>,
+    /// The int columns that hold DECIMAL or DATE values ([`LogicalType`]); absent in
+    /// databases written before, and in those with plain integers and strings only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub types: Vec<TypedColumn>,
 }
 
 impl DatabaseManifest {
@@ -72,7 +81,7 @@ impl DatabaseManifest {
             .map_err(|e| Error::Internal(format!("database manifest does not serialise: {e}")))?;
         let mut b = Vec::with_capacity(24 + body.len());
         b.extend_from_slice(&DB_MAGIC);
-        b.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        b.extend_from_slice(&self.format_version.to_le_bytes());
         b.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
         b.extend_from_slice(&(body.len() as u64).to_le_bytes());
         b.extend_from_slice(&body);
@@ -94,9 +103,9 @@ impl DatabaseManifest {
         }
         let word = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
         let version = word(8);
-        if version != FORMAT_VERSION {
+        if version != FORMAT_VERSION && version != DB_VERSION_TYPED {
             return Err(bad(format!(
-                "database format version {version}, this build reads version {FORMAT_VERSION}"
+                "database format version {version}, this build reads versions {FORMAT_VERSION} and {DB_VERSION_TYPED}"
             )));
         }
         let mut len8 = [0u8; 8];
@@ -117,6 +126,13 @@ impl DatabaseManifest {
         }
         let m: DatabaseManifest = serde_json::from_slice(body)
             .map_err(|e| bad(format!("database body is not valid: {e}")))?;
+        if m.format_version != version || (!m.types.is_empty() && version != DB_VERSION_TYPED) {
+            return Err(bad(format!(
+                "database body says version {} with {} typed columns, its header {version}",
+                m.format_version,
+                m.types.len()
+            )));
+        }
         for t in &m.tables {
             if !valid_table_name(&t.name) || !t.dir.starts_with(&format!("g{}/", m.generation)) {
                 return Err(bad(format!(
@@ -130,6 +146,14 @@ impl DatabaseManifest {
 
     pub fn table(&self, name: &str) -> Option<&DbTable> {
         self.tables.iter().find(|t| t.name == name)
+    }
+
+    /// The logical type of `table.column`, when it is a DECIMAL or DATE column.
+    pub fn logical_type(&self, table: &str, column: &str) -> Option<LogicalType> {
+        self.types
+            .iter()
+            .find(|t| t.table == table && t.column == column)
+            .map(|t| t.ty)
     }
 }
 
@@ -331,6 +355,7 @@ pub struct DatabaseWriter {
     /// Each added table's columns and types (to check row references against).
     columns: BTreeMap<String, Vec<(String, ColumnType)>>,
     row_refs: Vec<RowRef>,
+    types: Vec<TypedColumn>,
     meta: BTreeMap<String, serde_json::Value>,
     steps: Steps,
     committed: bool,
@@ -371,6 +396,7 @@ impl DatabaseWriter {
             tables: Vec::new(),
             columns: BTreeMap::new(),
             row_refs: Vec::new(),
+            types: Vec::new(),
             meta: opts.meta.clone(),
             steps: Steps::new(opts.crash_after_step),
             committed: false,
@@ -441,6 +467,37 @@ impl DatabaseWriter {
         Ok(())
     }
 
+    /// Records that `table.column` (an int column of a table written so far) holds
+    /// values of logical type `ty` (published with the tables at commit).
+    pub fn set_type(&mut self, table: &str, column: &str, ty: LogicalType) -> Result<()> {
+        let is_int = self
+            .columns
+            .get(table)
+            .and_then(|cols| cols.iter().find(|(n, _)| n == column))
+            .is_some_and(|(_, t)| *t == ColumnType::Int);
+        if !is_int {
+            return Err(Error::Schema(format!(
+                "{table}.{column} is not an int column of a table written so far ({ty} values are stored as integers)"
+            )));
+        }
+        if let LogicalType::Decimal { precision, scale } = ty {
+            if precision == 0 || precision > LogicalType::MAX_PRECISION || scale > precision {
+                return Err(Error::Schema(format!(
+                    "{table}.{column}: {ty}: precision must be 1..={} and the scale at most the precision",
+                    LogicalType::MAX_PRECISION
+                )));
+            }
+        }
+        self.types
+            .retain(|t| !(t.table == table && t.column == column));
+        self.types.push(TypedColumn {
+            table: table.into(),
+            column: column.into(),
+            ty,
+        });
+        Ok(())
+    }
+
     /// The directory table `name` of the new generation is written to.
     pub fn table_dir(&self, name: &str) -> PathBuf {
         self.staging.join(name)
@@ -455,11 +512,16 @@ impl DatabaseWriter {
         }
         self.tables.sort_by(|a, b| a.name.cmp(&b.name));
         let m = DatabaseManifest {
-            format_version: FORMAT_VERSION,
+            format_version: if self.types.is_empty() {
+                FORMAT_VERSION
+            } else {
+                DB_VERSION_TYPED
+            },
             generation: self.generation,
             tables: self.tables.clone(),
             meta: self.meta.clone(),
             row_refs: self.row_refs.clone(),
+            types: self.types.clone(),
         };
         fsync_dir(&self.staging)?;
         fsync_dir(&self.dir)?;
@@ -543,7 +605,7 @@ mod tests {
     #[test]
     fn database_file_round_trips_and_rejects_damage() {
         let m = DatabaseManifest {
-            format_version: FORMAT_VERSION,
+            format_version: DB_VERSION_TYPED,
             generation: 3,
             tables: vec![DbTable {
                 name: "t".into(),
@@ -560,6 +622,14 @@ mod tests {
                 dim_key: "dk".into(),
                 order: vec!["a".into()],
             }],
+            types: vec![TypedColumn {
+                table: "t".into(),
+                column: "k".into(),
+                ty: LogicalType::Decimal {
+                    precision: 12,
+                    scale: 2,
+                },
+            }],
         };
         let b = m.encode().unwrap();
         let p = Path::new("DATABASE");
@@ -575,6 +645,21 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("truncated"));
+        // Version 2 (no typed columns) still reads; typed columns under version 2 do not.
+        let mut plain = m.clone();
+        plain.format_version = FORMAT_VERSION;
+        plain.types.clear();
+        assert_eq!(
+            DatabaseManifest::decode(p, &plain.encode().unwrap()).unwrap(),
+            plain
+        );
+        let mut mixed = m.clone();
+        mixed.format_version = FORMAT_VERSION;
+        let e = DatabaseManifest::decode(p, &mixed.encode().unwrap()).unwrap_err();
+        assert!(
+            e.to_string().contains("1 typed columns, its header 2"),
+            "{e}"
+        );
         let mut foreign = m.clone();
         foreign.tables[0].dir = "../../etc".into();
         let e = DatabaseManifest::decode(p, &foreign.encode().unwrap()).unwrap_err();

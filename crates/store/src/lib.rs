@@ -48,7 +48,7 @@ pub use inverted::InvertedIndex;
 pub use pagelog::{PageLog, PageStep};
 pub use placement::{Location, Placement};
 pub use rowref::RowRef;
-pub use schema::{ColumnDef, ColumnType, Schema, Value};
+pub use schema::{ColumnDef, ColumnType, LogicalType, Schema, TypedColumn, Value};
 pub use structure::StructureInfo;
 pub use table::{
     read_manifest, Column, ColumnCounts, ColumnInfo, ColumnPages, OpenOptions, StructureDesc,

@@ -115,3 +115,40 @@ impl fmt::Display for Value<'_> {
         }
     }
 }
+
+/// What an int column's values mean when it is not a plain integer: the store keeps them
+/// as i64 (sorted dictionary or frame like any int column); `DATABASE` lists the column
+/// with its logical type ([`crate::DatabaseManifest::types`]) so that literals, sums and
+/// answers are read at the right scale.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum LogicalType {
+    /// `DECIMAL(precision, scale)`: the value times 10^scale, exact (precision ≤ 18).
+    Decimal { precision: u32, scale: u32 },
+    /// `DATE`: the day as the integer yyyymmdd (2000-01-31 is 20000131), so that the
+    /// calendar order is the integer order and SSB's date keys are the same shape.
+    Date,
+}
+
+impl LogicalType {
+    /// The largest precision a DECIMAL may have (its scaled values fit an i64).
+    pub const MAX_PRECISION: u32 = 18;
+}
+
+impl fmt::Display for LogicalType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LogicalType::Decimal { precision, scale } => write!(f, "DECIMAL({precision},{scale})"),
+            LogicalType::Date => f.write_str("DATE"),
+        }
+    }
+}
+
+/// A column of a database table with a [`LogicalType`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TypedColumn {
+    pub table: String,
+    pub column: String,
+    #[serde(flatten)]
+    pub ty: LogicalType,
+}

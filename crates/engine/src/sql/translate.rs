@@ -137,23 +137,43 @@ fn disjuncts(e: &ast::Expr) -> Vec<&ast::Expr> {
 fn literal(e: &ast::Expr) -> Result<Literal> {
     match e {
         ast::Expr::Value(v) => match &v.value {
-            Value::Number(n, _) => n
-                .parse::<i64>()
-                .map(Literal::Int)
-                .map_err(|_| unsupported("the number (only 64-bit integers)", e)),
+            Value::Number(n, _) => match n.parse::<i64>() {
+                Ok(v) => Ok(Literal::Int(v)),
+                // A decimal number, read exactly at its column's scale when run.
+                Err(_) if is_decimal(n) => Ok(Literal::Dec(n.clone())),
+                Err(_) => Err(unsupported(
+                    "the number (64-bit integers and decimals `1.25`)",
+                    e,
+                )),
+            },
             Value::SingleQuotedString(s) => Ok(Literal::Str(s.clone())),
             _ => Err(unsupported("the literal", e)),
         },
+        ast::Expr::TypedString(ts) if matches!(ts.data_type, ast::DataType::Date) => {
+            match &ts.value.value {
+                Value::SingleQuotedString(s) => Ok(Literal::Date(s.clone())),
+                _ => Err(unsupported("the date literal", e)),
+            }
+        }
         ast::Expr::UnaryOp {
             op: UnaryOperator::Minus,
             expr,
         } => match literal(expr)? {
             Literal::Int(v) => Ok(Literal::Int(-v)),
-            Literal::Str(_) => Err(unsupported("the literal", e)),
+            Literal::Dec(d) if !d.starts_with('-') => Ok(Literal::Dec(format!("-{d}"))),
+            _ => Err(unsupported("the literal", e)),
         },
         ast::Expr::Nested(inner) => literal(inner),
         _ => Err(unsupported("the operand (a literal is needed)", e)),
     }
+}
+
+/// `digits.digits` (either side may be empty, not both): a decimal literal.
+fn is_decimal(n: &str) -> bool {
+    let (a, b) = n.split_once('.').unwrap_or((n, "x"));
+    !(a.is_empty() && b.is_empty())
+        && a.bytes().all(|c| c.is_ascii_digit())
+        && b.bytes().all(|c| c.is_ascii_digit())
 }
 
 /// A `(table, column)` the query names.
