@@ -199,16 +199,26 @@ fn cell(v: &OutValue) -> String {
     }
 }
 
+/// `-12.50`, `7`: an optional minus, digits, and at most one point followed by digits.
+fn is_decimal_text(s: &str) -> bool {
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    let (int, frac) = digits.split_once('.').unwrap_or((digits, "0"));
+    !int.is_empty()
+        && !frac.is_empty()
+        && int.bytes().all(|b| b.is_ascii_digit())
+        && frac.bytes().all(|b| b.is_ascii_digit())
+}
+
 fn answer_table(columns: &[String], rows: &[Vec<OutValue>]) -> String {
     let cells: Vec<Vec<String>> = rows.iter().map(|r| r.iter().map(cell).collect()).collect();
-    // A column is right-aligned when it holds numbers (and NULLs) only.
+    // A column is right-aligned when it holds numbers (and NULLs) only; exact decimals
+    // arrive as text (`15404.190`) and count as numbers.
     let numeric: Vec<bool> = (0..columns.len())
         .map(|i| {
-            rows.iter().all(|r| {
-                matches!(
-                    r.get(i),
-                    Some(OutValue::Int(_) | OutValue::Float(_) | OutValue::Null) | None
-                )
+            rows.iter().all(|r| match r.get(i) {
+                Some(OutValue::Int(_) | OutValue::Float(_) | OutValue::Null) | None => true,
+                Some(OutValue::Str(s)) => is_decimal_text(s),
+                _ => false,
             })
         })
         .collect();
@@ -410,6 +420,23 @@ mod tests {
         assert_eq!(v[0]["sum(x)"], 12345);
         assert_eq!(render_answer(AnswerFormat::Json, &cols, &[]), "[]\n");
         assert!(render_answer(AnswerFormat::Table, &cols, &[]).ends_with("(0 rows)\n"));
+    }
+
+    /// Exact decimals arrive as text and align as numbers; other text stays left.
+    #[test]
+    fn decimal_text_aligns_right() {
+        let cols = vec!["revenue".to_string()];
+        let rows = vec![
+            vec![OutValue::Str("15404.190".into())],
+            vec![OutValue::Str("-7.5".into())],
+        ];
+        assert_eq!(
+            render_answer(AnswerFormat::Table, &cols, &rows),
+            "  revenue\n---------\n15404.190\n     -7.5\n(2 rows)\n"
+        );
+        for t in ["1.", ".5", "1.2.3", "-", "", "1e5", "12a"] {
+            assert!(!is_decimal_text(t), "{t}");
+        }
     }
 
     #[test]
