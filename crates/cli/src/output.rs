@@ -218,7 +218,6 @@ fn answer_table(columns: &[String], rows: &[Vec<OutValue>]) -> String {
             rows.iter().all(|r| match r.get(i) {
                 Some(OutValue::Int(_) | OutValue::Float(_) | OutValue::Null) | None => true,
                 Some(OutValue::Str(s)) => is_decimal_text(s),
-                _ => false,
             })
         })
         .collect();
