@@ -290,16 +290,9 @@ fn bad_input_is_one_line_naming_file_line_and_column() {
 #[test]
 fn ssb_loads_through_the_generic_path_with_the_same_answers() {
     use std::io::BufRead;
-    let refdir = common::reference_dir().join("sf0.01");
-    if !refdir.is_dir() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{} not found",
-            refdir.display()
-        );
-        eprintln!("skipping: {} not found", refdir.display());
+    let Some(refdir) = common::reference_or_skip("sf0.01") else {
         return;
-    }
+    };
     let tmp = tempfile::tempdir().unwrap();
     let tbl = tmp.path().join("tbl");
     std::fs::create_dir(&tbl).unwrap();

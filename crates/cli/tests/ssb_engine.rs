@@ -4,11 +4,11 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
-use common::{fails, ok, one_line_error, pmolap, read_json, reference_dir, ssb_load};
+use common::{fails, ok, one_line_error, pmolap, read_json, reference_or_skip, ssb_load};
 
 /// The reference writes SQL NULL as the string "None".
 fn normalise(v: &Value) -> Value {
@@ -43,20 +43,6 @@ fn check_answers(got: &Path, want: &Path) {
             rows.len()
         );
     }
-}
-
-fn reference_or_skip(name: &str) -> Option<PathBuf> {
-    let p = reference_dir().join(name);
-    if p.exists() {
-        return Some(p);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "{} not found",
-        p.display()
-    );
-    eprintln!("skipping: {} not found", p.display());
-    None
 }
 
 #[test]

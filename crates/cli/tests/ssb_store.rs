@@ -9,7 +9,7 @@ use std::path::Path;
 
 use pmolap_store::{Placement, Table, Value};
 
-use common::{ok, pmolap, reference_dir};
+use common::{ok, pmolap, reference_or_skip};
 
 fn load(sf: &str, tier: &str, out: &Path) {
     ok(pmolap()
@@ -40,16 +40,9 @@ fn line_of(t: &Table, row: usize) -> String {
 
 #[test]
 fn sf001_store_equals_dbgen_reference() {
-    let refdir = reference_dir().join("sf0.01");
-    if !refdir.exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{} not found",
-            refdir.display()
-        );
-        eprintln!("skipping: {} not found", refdir.display());
+    let Some(refdir) = reference_or_skip("sf0.01") else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
     load("0.01", "home", dir.path());
     for table in ["customer", "date", "lineorder", "part", "supplier"] {

@@ -79,6 +79,22 @@ pub fn reference_dir() -> PathBuf {
         .unwrap_or_else(|| repo().join("../shared/ssb-reference"))
 }
 
+/// `name` under the SSB reference, or `None` (with a "skipping" line) where the reference
+/// is absent; under CI (`$CI` set) its absence fails the test instead.
+pub fn reference_or_skip(name: &str) -> Option<PathBuf> {
+    let p = reference_dir().join(name);
+    if p.exists() {
+        return Some(p);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{} not found",
+        p.display()
+    );
+    eprintln!("skipping: {} not found", p.display());
+    None
+}
+
 /// A JSON file's value.
 pub fn read_json(p: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
