@@ -310,6 +310,7 @@ pub fn random_query(rng: &mut Rng, db: &BTreeMap<String, Data>, i: usize, classi
             dim: dim.into(),
             on: (fk.into(), key.into()),
             filters: jf,
+            conditions: Vec::new(),
             carry,
             index: [
                 IndexChoice::Auto,
