@@ -188,12 +188,50 @@ pub struct Join {
 
 /// A condition on one dimension's rows: predicates on its columns that all hold
 /// (`where`), conditions that all hold (`all`), or conditions of which one holds (`any`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase", deny_unknown_fields)]
+/// In YAML a mapping of exactly one of those keys.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Cond {
     Where(BTreeMap<String, Predicate>),
     All(Vec<Cond>),
     Any(Vec<Cond>),
+}
+
+/// The YAML / JSON shape of a [`Cond`].
+#[derive(Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct CondDoc {
+    #[serde(default, rename = "where", skip_serializing_if = "Option::is_none")]
+    preds: Option<BTreeMap<String, Predicate>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    all: Option<Vec<Cond>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    any: Option<Vec<Cond>>,
+}
+
+impl Serialize for Cond {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut d = CondDoc::default();
+        match self {
+            Cond::Where(m) => d.preds = Some(m.clone()),
+            Cond::All(v) => d.all = Some(v.clone()),
+            Cond::Any(v) => d.any = Some(v.clone()),
+        }
+        d.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Cond {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let doc = CondDoc::deserialize(d)?;
+        match (doc.preds, doc.all, doc.any) {
+            (Some(m), None, None) => Ok(Cond::Where(m)),
+            (None, Some(v), None) => Ok(Cond::All(v)),
+            (None, None, Some(v)) => Ok(Cond::Any(v)),
+            _ => Err(serde::de::Error::custom(
+                "a condition is one of `where: {column: predicate}`, `all: [conditions]` or `any: [conditions]`",
+            )),
+        }
+    }
 }
 
 impl Cond {
@@ -768,6 +806,46 @@ mod tests {
         );
         let back = serde_yaml_ng::to_string(&q).unwrap();
         assert_eq!(parse_queries(&back, "back.yaml").unwrap()[0], q, "{back}");
+    }
+
+    /// Dimension conditions (an OR across columns) read from YAML and write back; empty
+    /// parts are refused; ORDER BY may name an aggregate that is not selected, not an
+    /// unknown name.
+    #[test]
+    fn dimension_conditions_read_and_write_back() {
+        let text = "aggregates: [{name: r, sum: a}, {name: n, count: \"*\"}]\nselect: [r]\njoins:\n  - dim: part\n    on: [fk, pk]\n    conditions:\n      - any:\n          - where: {p_mfgr: {eq: \"MFGR#1\"}}\n          - all:\n              - where: {p_category: {eq: \"MFGR#21\"}}\n              - where: {p_size: {lt: 10}}\n";
+        let q = parse_queries(text, "t.yaml").unwrap().remove(0);
+        let Cond::Any(alts) = &q.joins[0].conditions[0] else {
+            panic!("{q:?}")
+        };
+        assert_eq!(alts.len(), 2);
+        assert_eq!(q.joins[0].conditions[0].predicates().len(), 3);
+        let back = serde_yaml_ng::to_string(&q).unwrap();
+        assert_eq!(parse_queries(&back, "back.yaml").unwrap()[0], q, "{back}");
+        for (bad, want) in [
+            ("[{any: []}]", "a condition on `part` is empty"),
+            ("[{where: {}}]", "a condition on `part` is empty"),
+            ("[{where: {x: {}}}]", "the predicate on `x` is empty"),
+            ("[{some: []}]", "unknown field `some`"),
+            ("[{all: [], any: []}]", "a condition is one of"),
+        ] {
+            let t = format!("aggregates: [{{name: r, sum: a}}]\nselect: [r]\njoins: [{{dim: part, on: [fk, pk], conditions: {bad}}}]");
+            let e = parse_queries(&t, "t.yaml").unwrap_err().to_string();
+            assert!(e.contains(want), "{bad}: {e}");
+        }
+        let q = parse_queries(
+            "aggregates: [{name: r, sum: a}, {name: n, count: \"*\"}]\nselect: [r]\norder_by: [n desc]",
+            "t.yaml",
+        )
+        .unwrap();
+        assert!(q[0].order_by[0].desc);
+        let e = parse_queries(
+            "aggregates: [{name: r, sum: a}]\nselect: [r]\norder_by: [zz]",
+            "t.yaml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("order by `zz` is neither"), "{e}");
     }
 
     #[test]
