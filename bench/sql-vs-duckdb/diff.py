@@ -275,14 +275,9 @@ def plain(v):
     return v
 
 
-def load_retail(duckdb, work, pmolap):
-    """star-retail into pmolap (`pmolap load`, under work) and an in-memory DuckDB (the
-    same files, the same schema.sql); the DuckDB connection and pmolap's database."""
+def retail_duckdb(duckdb):
+    """An in-memory DuckDB of star-retail: workloads/star-retail's schema.sql and files."""
     src = os.path.join(ROOT, "workloads", "star-retail")
-    db = os.path.join(work, "star-retail")
-    shutil.rmtree(db, ignore_errors=True)
-    subprocess.run([pmolap, "load", "--schema", os.path.join(src, "schema.sql"), "--from", src,
-                    "--out", db], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     con = duckdb.connect()
     con.execute(open(os.path.join(src, "schema.sql")).read())
     con.execute(f"COPY store FROM '{src}/store.csv' (HEADER, DELIMITER ',')")
@@ -291,7 +286,18 @@ def load_retail(duckdb, work, pmolap):
     rows = [line.rstrip("\n").rstrip("|").split("|") for line in open(os.path.join(src, "day.tbl"))]
     con.executemany("INSERT INTO day VALUES (?, ?, ?, ?)", rows)
     con.execute(f"COPY sales FROM '{src}/sales.csv' (HEADER, DELIMITER ',')")
-    return con, db
+    return con
+
+
+def load_retail(duckdb, work, pmolap):
+    """star-retail into pmolap (`pmolap load`, under work) and DuckDB (`retail_duckdb`);
+    the DuckDB connection and pmolap's database."""
+    src = os.path.join(ROOT, "workloads", "star-retail")
+    db = os.path.join(work, "star-retail")
+    shutil.rmtree(db, ignore_errors=True)
+    subprocess.run([pmolap, "load", "--schema", os.path.join(src, "schema.sql"), "--from", src,
+                    "--out", db], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return retail_duckdb(duckdb), db
 
 
 def compare(args, label, con, data, queries, seen):
