@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Differential test of `pmolap` SQL against DuckDB on seeded random star-join queries
-# (diff.py). Makes WORK/venv with the pinned DuckDB of bench/ssb-vs-duckdb once. WORK
-# (kept for the next run) defaults to target/bench-work/sql-vs-duckdb in the repository;
+# over SSB and workloads/star-retail (diff.py). Makes WORK/venv with the pinned DuckDB of
+# bench/ssb-vs-duckdb once. WORK (kept for the next run) defaults to
+# target/bench-work/sql-vs-duckdb in the repository;
 # scratch files (TMPDIR) go under WORK/tmp, removed however the script ends.
-#   bench/sql-vs-duckdb/run.sh [--sf 0.01] [--queries 200] [--seed 1]
+#   bench/sql-vs-duckdb/run.sh [--sf 0.01] [--queries 200] [--retail-queries 200] [--seed 1]
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"

@@ -11,14 +11,10 @@ import duckdb
 
 here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.join(here, '..', '..')
-con = duckdb.connect()
-con.execute(open(os.path.join(here, 'schema.sql')).read())
-con.execute(f"COPY store FROM '{here}/store.csv' (HEADER, DELIMITER ',')")
-con.execute(f"COPY product FROM '{here}/product.tsv' (HEADER false, DELIMITER '\t')")
-# dbgen style: a trailing `|` on every line.
-rows = [l.rstrip('\n').rstrip('|').split('|') for l in open(os.path.join(here, 'day.tbl'))]
-con.executemany("INSERT INTO day VALUES (?, ?, ?, ?)", rows)
-con.execute(f"COPY sales FROM '{here}/sales.csv' (HEADER, DELIMITER ',')")
+# The same loading as the differential test's (bench/sql-vs-duckdb/diff.py).
+sys.path.insert(0, os.path.join(root, 'bench', 'sql-vs-duckdb'))
+from diff import retail_duckdb  # noqa: E402
+con = retail_duckdb(duckdb)
 src = open(os.path.join(root, 'crates/cli/tests/load_cli.rs')).read()
 text = src.split('const QUERIES: &str = "')[1].split('";')[0]
 got = {}

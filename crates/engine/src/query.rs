@@ -172,6 +172,11 @@ pub struct Join {
     /// Predicates on dimension columns.
     #[serde(default, rename = "where")]
     pub filters: BTreeMap<String, Predicate>,
+    /// Conditions over several of its columns, each of which must hold as well (SQL `OR`
+    /// across columns: `{any: [{where: {a: {eq: N}}}, {where: {b: {eq: N}}}]}`),
+    /// evaluated on the dimension's rows when planned.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<Cond>,
     /// Dimension columns the query groups by.
     #[serde(default)]
     pub carry: Vec<String>,
@@ -179,6 +184,90 @@ pub struct Join {
     /// `hash` or `dash` (the Dash extendible hash table, in DRAM).
     #[serde(default)]
     pub index: IndexChoice,
+}
+
+/// A condition on one dimension's rows: predicates on its columns that all hold
+/// (`where`), conditions that all hold (`all`), or conditions of which one holds (`any`).
+/// In YAML a mapping of exactly one of those keys.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cond {
+    Where(BTreeMap<String, Predicate>),
+    All(Vec<Cond>),
+    Any(Vec<Cond>),
+}
+
+/// The YAML / JSON shape of a [`Cond`].
+#[derive(Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct CondDoc {
+    #[serde(default, rename = "where", skip_serializing_if = "Option::is_none")]
+    preds: Option<BTreeMap<String, Predicate>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    all: Option<Vec<Cond>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    any: Option<Vec<Cond>>,
+}
+
+impl Serialize for Cond {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut d = CondDoc::default();
+        match self {
+            Cond::Where(m) => d.preds = Some(m.clone()),
+            Cond::All(v) => d.all = Some(v.clone()),
+            Cond::Any(v) => d.any = Some(v.clone()),
+        }
+        d.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Cond {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let doc = CondDoc::deserialize(d)?;
+        match (doc.preds, doc.all, doc.any) {
+            (Some(m), None, None) => Ok(Cond::Where(m)),
+            (None, Some(v), None) => Ok(Cond::All(v)),
+            (None, None, Some(v)) => Ok(Cond::Any(v)),
+            _ => Err(serde::de::Error::custom(
+                "a condition is one of `where: {column: predicate}`, `all: [conditions]` or `any: [conditions]`",
+            )),
+        }
+    }
+}
+
+impl Cond {
+    /// Every `(column, predicate)` of the condition, depth first.
+    pub fn predicates(&self) -> Vec<(&String, &Predicate)> {
+        match self {
+            Cond::Where(m) => m.iter().collect(),
+            Cond::All(v) | Cond::Any(v) => v.iter().flat_map(Cond::predicates).collect(),
+        }
+    }
+
+    /// Every `(column, predicate)` of the condition, to rewrite.
+    pub fn predicates_mut(&mut self) -> Vec<(&String, &mut Predicate)> {
+        match self {
+            Cond::Where(m) => m.iter_mut().collect(),
+            Cond::All(v) | Cond::Any(v) => v.iter_mut().flat_map(Cond::predicates_mut).collect(),
+        }
+    }
+
+    /// Whether some part of it is empty (no predicate, or no condition to choose from).
+    fn has_empty_part(&self) -> bool {
+        match self {
+            Cond::Where(m) => m.is_empty() || m.values().any(Predicate::is_empty),
+            Cond::All(v) | Cond::Any(v) => v.is_empty() || v.iter().any(Cond::has_empty_part),
+        }
+    }
+
+    /// Its lists' lengths (a `where`'s columns, an `all`'s or `any`'s parts), nested.
+    fn list_lengths(&self) -> Vec<usize> {
+        match self {
+            Cond::Where(m) => vec![m.len()],
+            Cond::All(v) | Cond::Any(v) => std::iter::once(v.len())
+                .chain(v.iter().flat_map(Cond::list_lengths))
+                .collect(),
+        }
+    }
 }
 
 /// Which join index a dimension uses.
@@ -483,10 +572,7 @@ impl Query {
     /// names unique and known, no empty predicate.
     pub fn validate(&self) -> Result<()> {
         let q = |m: String| Error::Query(format!("query {}: {m}", self.label()));
-        let preds = self
-            .filters
-            .iter()
-            .chain(self.joins.iter().flat_map(|j| j.filters.iter()));
+        let preds = self.all_predicates();
         let mut lists: Vec<(String, usize)> = vec![
             ("joins".into(), self.joins.len()),
             ("aggregates".into(), self.aggregates.len()),
@@ -496,6 +582,12 @@ impl Query {
         ];
         for j in &self.joins {
             lists.push((format!("the carry of {}", j.dim), j.carry.len()));
+            lists.push((format!("the conditions of {}", j.dim), j.conditions.len()));
+            for c in &j.conditions {
+                for n in c.list_lengths() {
+                    lists.push((format!("a condition of {}", j.dim), n));
+                }
+            }
         }
         for (col, p) in preds {
             for (what, l) in [("in", &p.one_of), ("not_in", &p.not_in)] {
@@ -530,10 +622,12 @@ impl Query {
                 )));
             }
         }
+        // An ORDER BY key may be an aggregate or a carried (group-by) column that is not
+        // selected: computed, ordered by, and left out of the answer.
         for k in &self.order_by {
-            if !self.select.contains(&k.name) {
+            if !names.contains(&k.name.as_str()) {
                 return Err(q(format!(
-                    "order by `{}` is not in the select list",
+                    "order by `{}` is neither an aggregate nor a carried column",
                     k.name
                 )));
             }
@@ -543,18 +637,32 @@ impl Query {
         if let Some(w) = dims.windows(2).find(|w| w[0] == w[1]) {
             return Err(q(format!("dimension `{}` is joined twice", w[0])));
         }
-        let all_preds = self
-            .filters
-            .iter()
-            .chain(self.joins.iter().flat_map(|j| j.filters.iter()));
-        for (col, p) in all_preds {
+        for (col, p) in self.all_predicates() {
             if p.is_empty() {
                 return Err(q(format!(
                     "the predicate on `{col}` is empty (use eq, ne, in, not_in, between, not_between, lt, le, gt or ge)"
                 )));
             }
         }
+        for j in &self.joins {
+            if j.conditions.iter().any(Cond::has_empty_part) {
+                return Err(q(format!(
+                    "a condition on `{}` is empty (a `where` needs a predicate, an `all` or `any` a part)",
+                    j.dim
+                )));
+            }
+        }
         Ok(())
+    }
+
+    /// Every predicate of the query: the fact table's, the dimensions' and those inside
+    /// the dimensions' conditions.
+    fn all_predicates(&self) -> impl Iterator<Item = (&String, &Predicate)> {
+        self.filters.iter().chain(self.joins.iter().flat_map(|j| {
+            j.filters
+                .iter()
+                .chain(j.conditions.iter().flat_map(Cond::predicates))
+        }))
     }
 
     /// This query with every join on the index `choice`.
@@ -698,6 +806,46 @@ mod tests {
         );
         let back = serde_yaml_ng::to_string(&q).unwrap();
         assert_eq!(parse_queries(&back, "back.yaml").unwrap()[0], q, "{back}");
+    }
+
+    /// Dimension conditions (an OR across columns) read from YAML and write back; empty
+    /// parts are refused; ORDER BY may name an aggregate that is not selected, not an
+    /// unknown name.
+    #[test]
+    fn dimension_conditions_read_and_write_back() {
+        let text = "aggregates: [{name: r, sum: a}, {name: n, count: \"*\"}]\nselect: [r]\njoins:\n  - dim: part\n    on: [fk, pk]\n    conditions:\n      - any:\n          - where: {p_mfgr: {eq: \"MFGR#1\"}}\n          - all:\n              - where: {p_category: {eq: \"MFGR#21\"}}\n              - where: {p_size: {lt: 10}}\n";
+        let q = parse_queries(text, "t.yaml").unwrap().remove(0);
+        let Cond::Any(alts) = &q.joins[0].conditions[0] else {
+            panic!("{q:?}")
+        };
+        assert_eq!(alts.len(), 2);
+        assert_eq!(q.joins[0].conditions[0].predicates().len(), 3);
+        let back = serde_yaml_ng::to_string(&q).unwrap();
+        assert_eq!(parse_queries(&back, "back.yaml").unwrap()[0], q, "{back}");
+        for (bad, want) in [
+            ("[{any: []}]", "a condition on `part` is empty"),
+            ("[{where: {}}]", "a condition on `part` is empty"),
+            ("[{where: {x: {}}}]", "the predicate on `x` is empty"),
+            ("[{some: []}]", "unknown field `some`"),
+            ("[{all: [], any: []}]", "a condition is one of"),
+        ] {
+            let t = format!("aggregates: [{{name: r, sum: a}}]\nselect: [r]\njoins: [{{dim: part, on: [fk, pk], conditions: {bad}}}]");
+            let e = parse_queries(&t, "t.yaml").unwrap_err().to_string();
+            assert!(e.contains(want), "{bad}: {e}");
+        }
+        let q = parse_queries(
+            "aggregates: [{name: r, sum: a}, {name: n, count: \"*\"}]\nselect: [r]\norder_by: [n desc]",
+            "t.yaml",
+        )
+        .unwrap();
+        assert!(q[0].order_by[0].desc);
+        let e = parse_queries(
+            "aggregates: [{name: r, sum: a}]\nselect: [r]\norder_by: [zz]",
+            "t.yaml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("order by `zz` is neither"), "{e}");
     }
 
     #[test]

@@ -43,6 +43,22 @@ pub(crate) fn bind(db: &Database, q: &Query) -> Result<Option<(Query, Vec<Shown>
                 read_literal(l, ty, &j.dim, col)?;
             }
         }
+        for c in j.conditions.iter_mut() {
+            for (col, p) in c.predicates_mut() {
+                let ty = db.logical_type(&j.dim, col);
+                for l in p.literals_mut() {
+                    read_literal(l, ty, &j.dim, col)?;
+                }
+            }
+        }
+    }
+    // Every aggregate's type is checked, also one only ordered by (not selected).
+    for a in &q.aggregates {
+        if let (Some(e), f) = (&a.arg, a.func) {
+            if f != AggFn::Count {
+                aggregate_shown(db, &q.fact, e, f, &a.text())?;
+            }
+        }
     }
     let mut shown = Vec::with_capacity(q.select.len());
     for name in &q.select {

@@ -1,6 +1,7 @@
 //! Guards the engine's answers: random star-join queries over a small random star schema
 //! (dense and sparse dimension keys, int and string columns, every predicate form, every
-//! aggregate: SUM, COUNT, MIN, MAX, AVG of a column or `a op b`) must equal a naive
+//! aggregate: SUM, COUNT, MIN, MAX, AVG of a column or `a op b`; ORs across a dimension's
+//! columns; group-by columns and aggregates only ordered by, not selected) must equal a naive
 //! row-at-a-time evaluation, under every execution variant (threads, morsel
 //! sizes, dense or hash join indexes and aggregation, a striped + replicated layout).
 
@@ -8,7 +9,7 @@ mod star;
 
 use std::collections::BTreeMap;
 
-use pmolap_engine::query::{AggFn, Aggregate, Expr, Literal, Op, Predicate};
+use pmolap_engine::query::{AggFn, Aggregate, Cond, Expr, Literal, Op, Predicate};
 use pmolap_engine::{
     run_query, Database, Double, ExecOptions, Layout, OutValue, Query, StripedFact,
 };
@@ -51,6 +52,11 @@ fn holds(p: &Predicate, v: &V) -> bool {
 /// Row-at-a-time evaluation of `q` over the raw data.
 fn naive(db: &BTreeMap<String, Data>, q: &Query) -> Vec<Vec<OutValue>> {
     let fact = &db["fact"];
+    let carried: Vec<&String> = q
+        .carry
+        .iter()
+        .chain(q.joins.iter().flat_map(|j| &j.carry))
+        .collect();
     let mut groups: BTreeMap<Vec<OutValue>, (i64, Vec<i64>)> = BTreeMap::new();
     let mut any = false;
     'rows: for r in 0..fact.rows() {
@@ -81,6 +87,9 @@ fn naive(db: &BTreeMap<String, Data>, q: &Query) -> Vec<Vec<OutValue>> {
                     continue 'rows;
                 }
             }
+            if !j.conditions.iter().all(|c| cond_holds(c, d, dr)) {
+                continue 'rows;
+            }
             for c in &j.carry {
                 key.insert(c.clone(), d.col(c)[dr].out());
             }
@@ -97,11 +106,8 @@ fn naive(db: &BTreeMap<String, Data>, q: &Query) -> Vec<Vec<OutValue>> {
                 Expr::Bin(a, Op::Mul, b) => g(a) * g(b),
             }
         };
-        let k: Vec<OutValue> = q
-            .select
-            .iter()
-            .filter_map(|s| key.get(s).cloned())
-            .collect();
+        // Grouped by every carried column, selected or not.
+        let k: Vec<OutValue> = carried.iter().map(|s| key[*s].clone()).collect();
         let e = groups.entry(k).or_insert_with(|| {
             (
                 0,
@@ -138,15 +144,20 @@ fn naive(db: &BTreeMap<String, Data>, q: &Query) -> Vec<Vec<OutValue>> {
         AggFn::Avg => OutValue::Float(Double(st as f64 / count as f64)),
         _ => OutValue::Int(st),
     };
+    // The select list, then the ORDER BY keys not selected (cut off after sorting).
+    let mut cols: Vec<&String> = q.select.iter().collect();
+    for k in &q.order_by {
+        if !cols.contains(&&k.name) {
+            cols.push(&k.name);
+        }
+    }
     let mut rows: Vec<Vec<OutValue>> = groups
         .into_iter()
         .map(|(k, (count, st))| {
-            let mut ki = k.into_iter();
-            q.select
-                .iter()
-                .map(|s| match q.aggregates.iter().position(|a| &a.name == s) {
+            cols.iter()
+                .map(|&s| match q.aggregates.iter().position(|a| &a.name == s) {
                     Some(ai) => agg_out(&q.aggregates[ai], count, st[ai]),
-                    None => ki.next().unwrap(),
+                    None => k[carried.iter().position(|c| *c == s).unwrap()].clone(),
                 })
                 .collect()
         })
@@ -154,7 +165,7 @@ fn naive(db: &BTreeMap<String, Data>, q: &Query) -> Vec<Vec<OutValue>> {
     let idx: Vec<(usize, bool)> = q
         .order_by
         .iter()
-        .map(|k| (q.select.iter().position(|s| s == &k.name).unwrap(), k.desc))
+        .map(|k| (cols.iter().position(|s| *s == &k.name).unwrap(), k.desc))
         .collect();
     rows.sort_by(|a, b| {
         for &(i, d) in &idx {
@@ -168,7 +179,19 @@ fn naive(db: &BTreeMap<String, Data>, q: &Query) -> Vec<Vec<OutValue>> {
     if let Some(l) = q.limit {
         rows.truncate(l);
     }
+    for r in &mut rows {
+        r.truncate(q.select.len());
+    }
     rows
+}
+
+/// Whether dimension row `r` of `d` satisfies condition `c`.
+fn cond_holds(c: &Cond, d: &Data, r: usize) -> bool {
+    match c {
+        Cond::Where(m) => m.iter().all(|(col, p)| holds(p, &d.col(col)[r])),
+        Cond::All(v) => v.iter().all(|c| cond_holds(c, d, r)),
+        Cond::Any(v) => v.iter().any(|c| cond_holds(c, d, r)),
+    }
 }
 
 fn variants() -> Vec<(&'static str, ExecOptions)> {

@@ -685,12 +685,19 @@ pub(super) fn result_rows(plan: &Plan<'_>, mut total: Totals) -> Vec<Vec<OutValu
     if !grouped && total.is_empty() {
         total.insert(0, (0, vec![0; naggs]));
     }
+    // ORDER BY keys that are not selected (an aggregate or a group-by column left out of
+    // the answer) are computed after the select list's columns and cut off once sorted.
+    let mut cols: Vec<&String> = q.select.iter().collect();
+    for k in &q.order_by {
+        if !cols.contains(&&k.name) {
+            cols.push(&k.name);
+        }
+    }
     let mut rows: Vec<Vec<OutValue>> = total
         .into_iter()
         .map(|(g, (count, sums))| {
-            q.select
-                .iter()
-                .map(|name| {
+            cols.iter()
+                .map(|&name| {
                     if let Some(ai) = q.aggregates.iter().position(|a| &a.name == name) {
                         return agg_value(plan.aggs[ai].func, count, sums[ai]);
                     }
@@ -709,12 +716,7 @@ pub(super) fn result_rows(plan: &Plan<'_>, mut total: Totals) -> Vec<Vec<OutValu
     let keys: Vec<(usize, bool)> = q
         .order_by
         .iter()
-        .filter_map(|k| {
-            q.select
-                .iter()
-                .position(|s| s == &k.name)
-                .map(|i| (i, k.desc))
-        })
+        .filter_map(|k| cols.iter().position(|s| *s == &k.name).map(|i| (i, k.desc)))
         .collect();
     rows.sort_by(|a, b| {
         for &(i, desc) in &keys {
@@ -727,6 +729,11 @@ pub(super) fn result_rows(plan: &Plan<'_>, mut total: Totals) -> Vec<Vec<OutValu
     });
     if let Some(l) = q.limit {
         rows.truncate(l);
+    }
+    if cols.len() > q.select.len() {
+        for r in &mut rows {
+            r.truncate(q.select.len());
+        }
     }
     rows
 }

@@ -16,7 +16,7 @@ use super::{
 use crate::db::Database;
 use crate::error::Result;
 use crate::joinindex::JoinIndexInfo;
-use crate::query::{IndexChoice, Join, Query};
+use crate::query::{Cond, IndexChoice, Join, Predicate, Query};
 
 /// Group codes of a dimension's rows: the carried tuples numbered densely among the
 /// passing rows ([`MISS`] for the others), and the tuples by code.
@@ -206,8 +206,8 @@ fn dim_column<'t>(query: &Query, j: &Join, dim: &'t Table, name: &str) -> Result
     })
 }
 
-/// Whether each row of `dim` passes every predicate of join `j`; with `evaluate` false
-/// the predicates are only validated (None).
+/// Whether each row of `dim` passes every predicate and condition of join `j`; with
+/// `evaluate` false the predicates are only validated (None).
 fn dimension_pass(
     query: &Query,
     j: &Join,
@@ -216,32 +216,98 @@ fn dimension_pass(
 ) -> Result<Option<Vec<bool>>> {
     let mut pass = evaluate.then(|| vec![true; dim.rows()]);
     for (name, p) in &j.filters {
-        let col = dim_column(query, j, dim, name)?;
-        let set = CodeSet::of(&col.dict, p, &format!("{}.{name}", j.dim))
-            .map_err(|e| qerr(query, e.to_string()))?;
-        if let Some(pass) = pass.as_mut() {
-            let ids = all_ids(col);
-            match set.range() {
-                // A range: two compares per row (the loop vectorises).
-                Some((lo, hi)) => {
-                    for (p, &id) in pass.iter_mut().zip(&ids) {
-                        *p &= id >= lo && id < hi;
-                    }
-                }
-                // A list: its verdict per value id once (instead of a binary search per
-                // row), then one table lookup per row.
-                None => {
-                    let ok: Vec<bool> = (0..col.dict.len() as u32)
-                        .map(|c| set.contains(c))
-                        .collect();
-                    for (p, &id) in pass.iter_mut().zip(&ids) {
-                        *p &= ok.get(id as usize).copied().unwrap_or(false);
-                    }
-                }
+        and_predicate(query, j, dim, name, p, pass.as_deref_mut())?;
+    }
+    for c in &j.conditions {
+        let mut this = evaluate.then(|| vec![true; dim.rows()]);
+        condition(query, j, dim, c, this.as_deref_mut())?;
+        if let (Some(pass), Some(this)) = (pass.as_mut(), this) {
+            for (p, t) in pass.iter_mut().zip(this) {
+                *p &= t;
             }
         }
     }
     Ok(pass)
+}
+
+/// Clears the rows of `pass` (None: only validates) that fail predicate `p` on column
+/// `name`.
+fn and_predicate(
+    query: &Query,
+    j: &Join,
+    dim: &Table,
+    name: &str,
+    p: &Predicate,
+    pass: Option<&mut [bool]>,
+) -> Result<()> {
+    let col = dim_column(query, j, dim, name)?;
+    let set = CodeSet::of(&col.dict, p, &format!("{}.{name}", j.dim))
+        .map_err(|e| qerr(query, e.to_string()))?;
+    let Some(pass) = pass else {
+        return Ok(());
+    };
+    let ids = all_ids(col);
+    match set.range() {
+        // A range: two compares per row (the loop vectorises).
+        Some((lo, hi)) => {
+            for (p, &id) in pass.iter_mut().zip(&ids) {
+                *p &= id >= lo && id < hi;
+            }
+        }
+        // A list: its verdict per value id once (instead of a binary search per row),
+        // then one table lookup per row.
+        None => {
+            let ok: Vec<bool> = (0..col.dict.len() as u32)
+                .map(|c| set.contains(c))
+                .collect();
+            for (p, &id) in pass.iter_mut().zip(&ids) {
+                *p &= ok.get(id as usize).copied().unwrap_or(false);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Clears the rows of `pass` (all set on entry; None: only validates) that fail
+/// condition `c`: a `where` as predicates, an `all` part by part, an `any` as the union
+/// of its parts' rows.
+fn condition(
+    query: &Query,
+    j: &Join,
+    dim: &Table,
+    c: &Cond,
+    mut pass: Option<&mut [bool]>,
+) -> Result<()> {
+    match c {
+        Cond::Where(preds) => {
+            for (name, p) in preds {
+                and_predicate(query, j, dim, name, p, pass.as_deref_mut())?;
+            }
+        }
+        Cond::All(parts) => {
+            for part in parts {
+                condition(query, j, dim, part, pass.as_deref_mut())?;
+            }
+        }
+        Cond::Any(parts) => {
+            let mut any = pass.as_ref().map(|p| vec![false; p.len()]);
+            for part in parts {
+                let mut this = pass.as_ref().map(|p| vec![true; p.len()]);
+                condition(query, j, dim, part, this.as_deref_mut())?;
+                if let (Some(any), Some(this)) = (any.as_mut(), this) {
+                    for (a, t) in any.iter_mut().zip(this) {
+                        *a |= t;
+                    }
+                }
+            }
+            if let (Some(pass), Some(any)) = (pass, any) {
+                for (p, a) in pass.iter_mut().zip(any) {
+                    *p &= a;
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The mixed radix of the carried columns' value ids (their dictionary sizes): a tuple's

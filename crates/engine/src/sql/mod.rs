@@ -2,13 +2,17 @@
 //! of [`crate::query`]). Parsed with `sqlparser`; the family accepted is the SSB texts and
 //! queries of their shape:
 //!
-//! - `SELECT` of group-by columns and `SUM(col)` / `SUM(a op b)` (`op`: `+ - *`), each
-//!   optionally `AS alias`;
-//! - `FROM` the fact table and dimensions, as a comma list or `JOIN … ON`;
+//! - `SELECT` of group-by columns and `SUM`, `COUNT`, `MIN`, `MAX`, `AVG` of a fact column
+//!   or `a op b` (`op`: `+ - *`), each optionally `AS alias`;
+//! - `FROM` the fact table and dimensions, as a comma list or `JOIN … ON`, each maybe
+//!   aliased (columns qualified by table or alias anywhere);
 //! - `WHERE`: a conjunction of join equalities (`fact_fk = dim_key`) and predicates on one
-//!   column each: `= <> < <= > >=`, `BETWEEN`, `IN (…)`, and `OR` of equalities on one column;
-//! - `GROUP BY` exactly the selected columns; `ORDER BY` select names or aliases (`ASC` /
-//!   `DESC`); `LIMIT n`.
+//!   column each: `= <> < <= > >=`, `BETWEEN`, `IN (…)`, `OR` of equalities on one column,
+//!   and `OR` across several columns of one dimension (with `AND`, `IN`, parentheses: a
+//!   [`crate::query::Cond`] of that join);
+//! - `GROUP BY` columns or positions in any order, every selected column and maybe more;
+//!   `ORDER BY` select names, aliases, positions, group-by columns or any aggregate (those
+//!   not selected are computed and left out of the answer); `LIMIT n`.
 //!
 //! The fact table is the table every join equality touches. Unqualified columns are found
 //! in the `FROM` tables' schemas (`tables(name)` gives a table's columns); the SSB texts'

@@ -310,3 +310,193 @@ fn operator_chains_nesting_and_lists_are_bounded() {
         "OR over several columns",
     );
 }
+
+/// OR across several columns of one dimension — mixed with AND, IN, BETWEEN and
+/// parentheses — is one condition of that join (evaluated on its rows); an OR of
+/// equalities on one column stays an IN list.
+#[test]
+fn or_across_columns_of_one_dimension_is_a_condition_of_its_join() {
+    use crate::query::{Cond, Predicate};
+    let q = parse_sql(
+        "select sum(l.lo_revenue) from lineorder l, part p where l.lo_partkey = p.p_partkey \
+         and (p.p_category = 'MFGR#12' or p_brand1 in ('MFGR#2221', 'MFGR#2222') \
+              or (p_mfgr = 'MFGR#1' and p.p_category <> 'MFGR#11')) \
+         and p_mfgr between 'MFGR#1' and 'MFGR#3' and (p_mfgr = 'MFGR#1' or p_mfgr = 'MFGR#2')",
+        "or",
+        &ssb_tables,
+    )
+    .unwrap();
+    let j = &q.joins[0];
+    let s = |v: &str| Literal::Str(v.into());
+    let one = |col: &str, p: Predicate| Cond::Where([(col.to_string(), p)].into());
+    assert_eq!(
+        j.conditions,
+        [Cond::Any(vec![
+            one(
+                "p_category",
+                Predicate {
+                    eq: Some(s("MFGR#12")),
+                    ..Default::default()
+                }
+            ),
+            one(
+                "p_brand1",
+                Predicate {
+                    one_of: Some(vec![s("MFGR#2221"), s("MFGR#2222")]),
+                    ..Default::default()
+                }
+            ),
+            Cond::All(vec![
+                one(
+                    "p_mfgr",
+                    Predicate {
+                        eq: Some(s("MFGR#1")),
+                        ..Default::default()
+                    }
+                ),
+                one(
+                    "p_category",
+                    Predicate {
+                        ne: Some(s("MFGR#11")),
+                        ..Default::default()
+                    }
+                ),
+            ]),
+        ])]
+    );
+    assert_eq!(
+        j.filters["p_mfgr"].between,
+        Some((s("MFGR#1"), s("MFGR#3")))
+    );
+    assert_eq!(
+        j.filters["p_mfgr"].one_of,
+        Some(vec![s("MFGR#1"), s("MFGR#2")])
+    );
+    // Outside: an OR over fact columns, over two tables, or holding a join equality.
+    for (sql, want) in [
+        (
+            "select sum(lo_revenue) from lineorder where lo_quantity < 3 or lo_discount = 2",
+            "the OR over several columns of the fact table `lo_quantity < 3 OR lo_discount = 2` at line 1 column 45",
+        ),
+        (
+            "select sum(lo_revenue) from lineorder, part where lo_partkey = p_partkey and (p_mfgr = 'a' or lo_discount = 2)",
+            "the OR over several tables",
+        ),
+        (
+            "select sum(lo_revenue) from lineorder, part where lo_partkey = p_partkey or p_mfgr = 'a'",
+            "the join equality inside an OR",
+        ),
+        (
+            "select sum(lo_revenue) from lineorder, part where lo_partkey = p_partkey and (p_mfgr = 'a' or p_mfgr like 'b')",
+            "the condition `p_mfgr LIKE 'b'` at line 1 column",
+        ),
+    ] {
+        let e = parse_sql(sql, "x", &ssb_tables).unwrap_err().to_string();
+        assert!(e.contains(want), "{sql}: {e}");
+        assert_eq!(e.lines().count(), 1);
+    }
+}
+
+/// GROUP BY names the selected columns in any order, by name, qualified name or
+/// position, and may name more (grouped by, not selected); a selected column it leaves
+/// out is refused.
+#[test]
+fn group_by_in_any_order_and_of_more_columns_than_selected() {
+    let q = parse_sql(
+        "select d.d_year, sum(l.lo_revenue) from lineorder as l join ddate d on l.lo_orderdate = d.d_datekey \
+         join customer c on c.c_custkey = l.lo_custkey group by c.c_nation, lo_discount, 1",
+        "g",
+        &ssb_tables,
+    )
+    .unwrap();
+    assert_eq!(q.select, ["d_year", "sum(l.lo_revenue)"]);
+    assert_eq!(q.carry, ["lo_discount"]);
+    let carry = |dim: &str| q.joins.iter().find(|j| j.dim == dim).unwrap().carry.clone();
+    assert_eq!(carry("date"), ["d_year"]);
+    assert_eq!(carry("customer"), ["c_nation"]);
+    for (sql, want) in [
+        (
+            "select d_year, c_nation, count(*) from lineorder, ddate, customer where lo_orderdate = d_datekey and lo_custkey = c_custkey group by d_year",
+            "the selected column `c_nation` is not in GROUP BY (d_year)",
+        ),
+        (
+            "select d_year, count(*) from lineorder, ddate where lo_orderdate = d_datekey",
+            "the selected column `d_year` is not in GROUP BY (there is none)",
+        ),
+        (
+            "select d_year, count(*) from lineorder, ddate where lo_orderdate = d_datekey group by 2",
+            "GROUP BY position (not a selected column's position) `2` at line 1 column",
+        ),
+    ] {
+        let e = parse_sql(sql, "x", &ssb_tables).unwrap_err().to_string();
+        assert!(e.contains(want), "{sql}: {e}");
+    }
+}
+
+/// ORDER BY any aggregate — selected (however written: qualified, in other case) or
+/// computed only to order by — and a group-by column that is not selected; `count(*)`
+/// with ORDER BY and LIMIT.
+#[test]
+fn order_by_aggregates_and_group_columns_not_selected() {
+    let q = parse_sql(
+        "select d.d_year, count(*) from lineorder l, ddate d where l.lo_orderdate = d.d_datekey \
+         group by d.d_year, d_yearmonth order by SUM(lo_revenue) desc, count(*), d.d_yearmonth, \
+         max(l.lo_discount * l.lo_quantity) limit 2",
+        "o",
+        &ssb_tables,
+    )
+    .unwrap();
+    assert_eq!(q.select, ["d_year", "count(*)"]);
+    let aggs: Vec<String> = q.aggregates.iter().map(|a| a.text()).collect();
+    assert_eq!(
+        aggs,
+        [
+            "count(*)",
+            "sum(lo_revenue)",
+            "max(lo_discount * lo_quantity)"
+        ]
+    );
+    let keys: Vec<(&str, bool)> = q
+        .order_by
+        .iter()
+        .map(|k| (k.name.as_str(), k.desc))
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            ("SUM(lo_revenue)", true),
+            ("count(*)", false),
+            ("d_yearmonth", false),
+            ("max(l.lo_discount * l.lo_quantity)", false)
+        ]
+    );
+    // A selected aggregate written again with a qualified column is the same one.
+    let q = parse_sql(
+        "select sum(l.lo_revenue) as r, count(*) from lineorder l order by sum(lo_revenue), count(*) desc limit 1",
+        "o",
+        &ssb_tables,
+    )
+    .unwrap();
+    assert_eq!(q.aggregates.len(), 2);
+    assert_eq!(q.order_by[0].name, "r");
+    assert_eq!(q.order_by[1].name, "count(*)");
+    // A hidden aggregate's name never takes a selected one's.
+    let q = parse_sql(
+        "select min(lo_discount) as \"max(lo_discount)\" from lineorder order by max(lo_discount)",
+        "o",
+        &ssb_tables,
+    )
+    .unwrap();
+    assert_eq!(q.order_by[0].name, "max(lo_discount)'");
+    let e = parse_sql(
+        "select d_year, count(*) from lineorder, ddate where lo_orderdate = d_datekey group by d_year order by d_yearmonth",
+        "x",
+        &ssb_tables,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("ORDER BY column (neither selected nor grouped by) `d_yearmonth` at line 1"),
+        "{e}"
+    );
+}

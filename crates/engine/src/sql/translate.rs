@@ -13,7 +13,7 @@ use sqlparser::ast::{
 
 use super::{Tables, MAX_LIST_ITEMS};
 use crate::error::{Error, Result};
-use crate::query::{AggFn, Aggregate, Expr, Join, Literal, Op, OrderKey, Predicate, Query};
+use crate::query::{AggFn, Aggregate, Cond, Expr, Join, Literal, Op, OrderKey, Predicate, Query};
 
 fn at(node: &impl Spanned) -> String {
     let s = node.span().start;
@@ -61,13 +61,13 @@ pub(super) fn translate(stmt: &Statement, id: &str, tables: Tables<'_>) -> Resul
     let mut out = t.finish_joins()?;
     out.id = id.to_string();
     t.projection(&s.projection, &mut out)?;
-    t.group_by(&s.group_by, &out)?;
+    t.group_by(&s.group_by, &mut out)?;
     if let Some(ob) = &q.order_by {
         let OrderByKind::Expressions(list) = &ob.kind else {
             return Err(unsupported("ORDER BY ALL", ob));
         };
         for e in list {
-            let name = t.select_name(&e.expr, &out)?;
+            let name = t.order_key(&e.expr, &mut out)?;
             let desc = matches!(e.options.sort, Some(OrderBySort::Desc));
             out.order_by.push(OrderKey { name, desc });
         }
@@ -176,6 +176,13 @@ fn is_decimal(n: &str) -> bool {
         && b.bytes().all(|c| c.is_ascii_digit())
 }
 
+/// One comparison of the WHERE clause: a join equality, or a predicate on a column (the
+/// bound it sets; false when that bound was set already).
+enum Leaf {
+    Equal(Col, Col),
+    Pred(Col, Box<dyn FnOnce(&mut Predicate) -> bool>),
+}
+
 /// A `(table, column)` the query names.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 struct Col {
@@ -191,9 +198,12 @@ struct Translator<'a> {
     equal: Vec<(Col, Col, String)>,
     /// Predicates per column.
     preds: BTreeMap<Col, Predicate>,
+    /// Conditions over several columns of one table (an OR): the table, the condition
+    /// and the refusal should the table be the fact table.
+    conds: Vec<(String, Cond, String)>,
     fact: String,
-    /// Selected aggregates: (text as written, select-list name).
-    agg_texts: Vec<(String, String)>,
+    /// The select list's columns by position (None: an aggregate).
+    items: Vec<Option<Col>>,
 }
 
 impl<'a> Translator<'a> {
@@ -203,8 +213,9 @@ impl<'a> Translator<'a> {
             from: Vec::new(),
             equal: Vec::new(),
             preds: BTreeMap::new(),
+            conds: Vec::new(),
             fact: String::new(),
-            agg_texts: Vec::new(),
+            items: Vec::new(),
         }
     }
 
@@ -296,33 +307,108 @@ impl<'a> Translator<'a> {
 
     /// One part of the WHERE conjunction (or of a JOIN … ON).
     fn conjunct(&mut self, e: &ast::Expr) -> Result<()> {
-        use BinaryOperator as B;
         match e {
             ast::Expr::Nested(inner) => self.conjunct(inner),
-            ast::Expr::BinaryOp { left, op, right } => match op {
-                B::Or => {
-                    // OR of equalities on one column: an IN list.
-                    let mut col: Option<Col> = None;
-                    let mut lits = Vec::new();
-                    for d in disjuncts(e) {
-                        let ast::Expr::BinaryOp {
-                            left,
-                            op: B::Eq,
-                            right,
-                        } = d
-                        else {
-                            return Err(unsupported("the OR (equalities on one column only)", e));
-                        };
-                        let c = self.column(left)?;
-                        if col.as_ref().is_some_and(|k| *k != c) {
-                            return Err(unsupported("the OR over several columns", e));
-                        }
-                        col = Some(c);
-                        lits.push(literal(right)?);
-                    }
-                    let c = col.ok_or_else(|| unsupported("the OR", e))?;
-                    self.add_pred(c, e, |p| set(&mut p.one_of, lits))
+            ast::Expr::BinaryOp {
+                op: BinaryOperator::Or,
+                ..
+            } => self.or(e),
+            _ => match self.leaf(e)? {
+                Leaf::Equal(a, b) => {
+                    self.equal.push((a, b, e.to_string()));
+                    Ok(())
                 }
+                Leaf::Pred(c, f) => self.add_pred(c, e, f),
+            },
+        }
+    }
+
+    /// An OR: of equalities on one column, an IN list (on any table); else a condition
+    /// over the columns of one dimension ([`Cond`]), evaluated on its rows.
+    fn or(&mut self, e: &ast::Expr) -> Result<()> {
+        let mut col: Option<Col> = None;
+        let mut lits = Vec::new();
+        for d in disjuncts(e) {
+            let ast::Expr::BinaryOp {
+                left,
+                op: BinaryOperator::Eq,
+                right,
+            } = d
+            else {
+                col = None;
+                break;
+            };
+            let Ok(l) = literal(right) else {
+                col = None;
+                break;
+            };
+            let Ok(c) = self.column(left) else {
+                col = None;
+                break;
+            };
+            if col.as_ref().is_some_and(|k| *k != c) {
+                col = None;
+                break;
+            }
+            col = Some(c);
+            lits.push(l);
+        }
+        if let Some(c) = col {
+            return self.add_pred(c, e, |p| set(&mut p.one_of, lits));
+        }
+        let mut tables = Vec::new();
+        let cond = self.cond(e, &mut tables)?;
+        match tables.as_slice() {
+            [t] => {
+                self.conds.push((
+                    t.clone(),
+                    cond,
+                    unsupported("the OR over several columns of the fact table", e).to_string(),
+                ));
+                Ok(())
+            }
+            _ => Err(unsupported("the OR over several tables", e)),
+        }
+    }
+
+    /// `e` (inside an OR) as a condition; the tables of its columns are added to `tables`.
+    fn cond(&self, e: &ast::Expr, tables: &mut Vec<String>) -> Result<Cond> {
+        let parts = |list: Vec<&ast::Expr>, tables: &mut Vec<String>| {
+            list.into_iter()
+                .map(|x| self.cond(x, tables))
+                .collect::<Result<Vec<_>>>()
+        };
+        match e {
+            ast::Expr::Nested(inner) => self.cond(inner, tables),
+            ast::Expr::BinaryOp {
+                op: BinaryOperator::Or,
+                ..
+            } => Ok(Cond::Any(parts(disjuncts(e), tables)?)),
+            ast::Expr::BinaryOp {
+                op: BinaryOperator::And,
+                ..
+            } => Ok(Cond::All(parts(conjuncts(e), tables)?)),
+            _ => match self.leaf(e)? {
+                Leaf::Equal(..) => Err(unsupported("the join equality inside an OR", e)),
+                Leaf::Pred(c, f) => {
+                    let mut p = Predicate::default();
+                    f(&mut p);
+                    if !tables.contains(&c.table) {
+                        tables.push(c.table.clone());
+                    }
+                    Ok(Cond::Where(BTreeMap::from([(c.column, p)])))
+                }
+            },
+        }
+    }
+
+    /// A comparison, BETWEEN or IN of one column with literals (a predicate), or an
+    /// equality of two tables' columns (a join).
+    fn leaf(&self, e: &ast::Expr) -> Result<Leaf> {
+        use BinaryOperator as B;
+        match e {
+            ast::Expr::Nested(inner) => self.leaf(inner),
+            ast::Expr::BinaryOp { left, op, right } => match op {
                 B::Eq | B::NotEq | B::Lt | B::LtEq | B::Gt | B::GtEq => {
                     let l_col = self.column(left);
                     let r_col = self.column(right);
@@ -330,8 +416,7 @@ impl<'a> Translator<'a> {
                         if *op != B::Eq || a.table == b.table {
                             return Err(unsupported("the comparison of two columns", e));
                         }
-                        self.equal.push((a.clone(), b.clone(), e.to_string()));
-                        return Ok(());
+                        return Ok(Leaf::Equal(a.clone(), b.clone()));
                     }
                     // column op literal, or literal op column (flipped); a side that is
                     // no literal must be a column, and its error (an unknown column) is the
@@ -356,14 +441,17 @@ impl<'a> Translator<'a> {
                             return Err(e);
                         }
                     };
-                    self.add_pred(c, e, |p| match op {
-                        B::Eq => set(&mut p.eq, lit),
-                        B::NotEq => set(&mut p.ne, lit),
-                        B::Lt => set(&mut p.lt, lit),
-                        B::LtEq => set(&mut p.le, lit),
-                        B::Gt => set(&mut p.gt, lit),
-                        _ => set(&mut p.ge, lit),
-                    })
+                    Ok(Leaf::Pred(
+                        c,
+                        Box::new(move |p: &mut Predicate| match op {
+                            B::Eq => set(&mut p.eq, lit),
+                            B::NotEq => set(&mut p.ne, lit),
+                            B::Lt => set(&mut p.lt, lit),
+                            B::LtEq => set(&mut p.le, lit),
+                            B::Gt => set(&mut p.gt, lit),
+                            _ => set(&mut p.ge, lit),
+                        }),
+                    ))
                 }
                 _ => Err(unsupported("the operator", e)),
             },
@@ -375,11 +463,17 @@ impl<'a> Translator<'a> {
             } => {
                 let c = self.column(expr)?;
                 let (lo, hi) = (literal(low)?, literal(high)?);
-                if *negated {
-                    self.add_pred(c, e, |p| set(&mut p.not_between, (lo, hi)))
-                } else {
-                    self.add_pred(c, e, |p| set(&mut p.between, (lo, hi)))
-                }
+                let negated = *negated;
+                Ok(Leaf::Pred(
+                    c,
+                    Box::new(move |p: &mut Predicate| {
+                        if negated {
+                            set(&mut p.not_between, (lo, hi))
+                        } else {
+                            set(&mut p.between, (lo, hi))
+                        }
+                    }),
+                ))
             }
             ast::Expr::In {
                 expr,
@@ -396,11 +490,17 @@ impl<'a> Translator<'a> {
                     )));
                 }
                 let lits = list.iter().map(literal).collect::<Result<Vec<_>>>()?;
-                if *negated {
-                    self.add_pred(c, e, |p| set(&mut p.not_in, lits))
-                } else {
-                    self.add_pred(c, e, |p| set(&mut p.one_of, lits))
-                }
+                let negated = *negated;
+                Ok(Leaf::Pred(
+                    c,
+                    Box::new(move |p: &mut Predicate| {
+                        if negated {
+                            set(&mut p.not_in, lits)
+                        } else {
+                            set(&mut p.one_of, lits)
+                        }
+                    }),
+                ))
             }
             _ => Err(unsupported("the condition", e)),
         }
@@ -463,6 +563,7 @@ impl<'a> Translator<'a> {
                 dim: dk.table.clone(),
                 on: (fk.column.clone(), dk.column.clone()),
                 filters: BTreeMap::new(),
+                conditions: Vec::new(),
                 carry: Vec::new(),
                 index: Default::default(),
             });
@@ -472,6 +573,12 @@ impl<'a> Translator<'a> {
                 return Err(Error::Query(format!(
                     "SQL: table {t} is not joined to the fact table {fact}"
                 )));
+            }
+        }
+        for (t, cond, refusal) in std::mem::take(&mut self.conds) {
+            match joins.iter_mut().find(|j| j.dim == t) {
+                Some(j) => j.conditions.push(cond),
+                None => return Err(Error::Query(refusal)),
             }
         }
         let mut filters = BTreeMap::new();
@@ -579,7 +686,7 @@ impl<'a> Translator<'a> {
             if let ast::Expr::Function(_) = e {
                 let name = alias.unwrap_or_else(|| e.to_string());
                 let a = self.aggregate(e, name.clone())?;
-                self.agg_texts.push((e.to_string(), name.clone()));
+                self.items.push(None);
                 out.aggregates.push(a);
                 out.select.push(name);
                 continue;
@@ -588,47 +695,75 @@ impl<'a> Translator<'a> {
             if alias.as_ref().is_some_and(|a| *a != c.column) {
                 return Err(unsupported("an alias on a group-by column", item));
             }
-            if c.table == out.fact {
-                out.carry.push(c.column.clone());
-            } else if let Some(j) = out.joins.iter_mut().find(|j| j.dim == c.table) {
-                j.carry.push(c.column.clone());
-            }
-            out.select.push(c.column);
+            carry(out, &c);
+            out.select.push(c.column.clone());
+            self.items.push(Some(c));
         }
         Ok(())
     }
 
-    /// GROUP BY must name exactly the selected columns.
-    fn group_by(&self, g: &GroupByExpr, out: &Query) -> Result<()> {
+    /// GROUP BY: columns (or select-list positions of columns), in any order; every
+    /// selected column among them, and those not selected grouped by as well (carried,
+    /// left out of the answer).
+    fn group_by(&self, g: &GroupByExpr, out: &mut Query) -> Result<()> {
         let GroupByExpr::Expressions(list, mods) = g else {
             return Err(unsupported("GROUP BY ALL", g));
         };
         if !mods.is_empty() {
             return Err(unsupported("the GROUP BY modifier", g));
         }
-        let mut want: Vec<String> = out.carry.clone();
-        for j in &out.joins {
-            want.extend(j.carry.iter().cloned());
-        }
-        let mut got = Vec::new();
+        let mut got: Vec<Col> = Vec::new();
         for e in list {
-            got.push(self.column(e)?.column);
+            let c = match e {
+                ast::Expr::Value(v) if matches!(v.value, Value::Number(..)) => {
+                    let Value::Number(n, _) = &v.value else {
+                        unreachable!()
+                    };
+                    n.parse::<usize>()
+                        .ok()
+                        .and_then(|p| p.checked_sub(1))
+                        .and_then(|p| self.items.get(p))
+                        .and_then(Clone::clone)
+                        .ok_or_else(|| {
+                            unsupported(
+                                "the GROUP BY position (not a selected column's position)",
+                                e,
+                            )
+                        })?
+                }
+                _ => self.column(e)?,
+            };
+            if !got.contains(&c) {
+                got.push(c);
+            }
         }
-        want.sort();
-        got.sort();
-        if want != got {
+        if let Some(c) = self.items.iter().flatten().find(|c| !got.contains(c)) {
             return Err(Error::Query(format!(
-                "SQL: GROUP BY {} must name exactly the selected columns ({})",
-                got.join(", "),
-                want.join(", ")
+                "SQL: the selected column `{}` is not in GROUP BY ({}); aggregate it or group by it",
+                c.column,
+                if got.is_empty() {
+                    "there is none".to_string()
+                } else {
+                    got.iter()
+                        .map(|c| c.column.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
             )));
+        }
+        for c in got {
+            if !self.items.contains(&Some(c.clone())) {
+                carry(out, &c);
+            }
         }
         Ok(())
     }
 
-    /// The select-list name an ORDER BY expression means: an alias, a selected column, a
-    /// selected aggregate written again, or a position (`ORDER BY 2`, from 1).
-    fn select_name(&self, e: &ast::Expr, out: &Query) -> Result<String> {
+    /// The name of the answer column an ORDER BY expression means: an alias, a selected
+    /// column, a position (`ORDER BY 2`, from 1), a group-by column not selected, or an
+    /// aggregate — one selected (the same function of the same argument, however
+    /// written) or one computed only to order by.
+    fn order_key(&self, e: &ast::Expr, out: &mut Query) -> Result<String> {
         if let ast::Expr::Identifier(i) = e {
             if out.select.contains(&i.value) {
                 return Ok(i.value.clone());
@@ -646,28 +781,54 @@ impl<'a> Translator<'a> {
                     });
             }
         }
-        let text = e.to_string();
-        if let Some((_, name)) = self
-            .agg_texts
-            .iter()
-            .find(|(t, _)| t.eq_ignore_ascii_case(&text))
-        {
-            return Ok(name.clone());
-        }
-        if out.select.contains(&text) {
-            return Ok(text);
-        }
-        if matches!(e, ast::Expr::Function(_)) {
-            return Err(unsupported(
-                "the ORDER BY aggregate (not in the select list)",
-                e,
-            ));
+        if let ast::Expr::Function(_) = e {
+            let a = self.aggregate(e, e.to_string())?;
+            if let Some(have) = out
+                .aggregates
+                .iter()
+                .find(|h| h.func == a.func && h.arg == a.arg)
+            {
+                return Ok(have.name.clone());
+            }
+            // Not selected: computed under a name no other answer column has.
+            let mut name = a.name.clone();
+            while out.select.contains(&name)
+                || out.aggregates.iter().any(|h| h.name == name)
+                || out.carry.contains(&name)
+                || out.joins.iter().any(|j| j.carry.contains(&name))
+            {
+                name.push('\'');
+            }
+            out.aggregates.push(Aggregate {
+                name: name.clone(),
+                ..a
+            });
+            return Ok(name);
         }
         let c = self.column(e)?;
-        if out.select.contains(&c.column) {
+        let carried = if c.table == out.fact {
+            out.carry.contains(&c.column)
+        } else {
+            out.joins
+                .iter()
+                .any(|j| j.dim == c.table && j.carry.contains(&c.column))
+        };
+        if carried {
             return Ok(c.column);
         }
-        Err(unsupported("the ORDER BY key (not in the select list)", e))
+        Err(unsupported(
+            "the ORDER BY column (neither selected nor grouped by)",
+            e,
+        ))
+    }
+}
+
+/// Groups `out` by column `c` (of the fact table or a joined dimension).
+fn carry(out: &mut Query, c: &Col) {
+    if c.table == out.fact {
+        out.carry.push(c.column.clone());
+    } else if let Some(j) = out.joins.iter_mut().find(|j| j.dim == c.table) {
+        j.carry.push(c.column.clone());
     }
 }
 

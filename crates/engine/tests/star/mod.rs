@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use pmolap_engine::query::{
-    AggFn, Aggregate, Expr, IndexChoice, Join, Literal, Op, OrderKey, Predicate,
+    AggFn, Aggregate, Cond, Expr, IndexChoice, Join, Literal, Op, OrderKey, Predicate,
 };
 use pmolap_engine::{OutValue, Query};
 use pmolap_store::rowref::row_refs;
@@ -306,10 +306,21 @@ pub fn random_query(rng: &mut Rng, db: &BTreeMap<String, Data>, i: usize, classi
             }
         }
         select.extend(carry.iter().cloned());
+        // An OR across the dimension's columns (a, a dimension of two attributes), now
+        // and then.
+        let mut conditions = Vec::new();
+        if !classic && dim == "a" && rng.below(3) == 0 {
+            let one = |rng: &mut Rng, col: &str| {
+                Cond::Where([(col.to_string(), random_pred(rng, db[dim].col(col)))].into())
+            };
+            let alt = Cond::All(vec![one(rng, "a_grp"), one(rng, "a_name")]);
+            conditions.push(Cond::Any(vec![one(rng, "a_name"), one(rng, "a_grp"), alt]));
+        }
         joins.push(Join {
             dim: dim.into(),
             on: (fk.into(), key.into()),
             filters: jf,
+            conditions,
             carry,
             index: [
                 IndexChoice::Auto,
@@ -351,14 +362,37 @@ pub fn random_query(rng: &mut Rng, db: &BTreeMap<String, Data>, i: usize, classi
             })
             .collect()
     };
+    let mut aggregates = aggregates;
     select.extend(aggregates.iter().map(|a| a.name.clone()));
-    let order_by = select
+    let mut order_by: Vec<OrderKey> = select
         .iter()
         .map(|s| OrderKey {
             name: s.clone(),
             desc: rng.below(2) == 0,
         })
         .collect();
+    // Not classic: now and then a group-by column or an aggregate only ordered by (first),
+    // not selected.
+    if !classic && rng.below(3) == 0 && select.len() > 1 {
+        let name = select[0].clone();
+        if !aggregates.iter().any(|a| a.name == name) {
+            select.remove(0);
+        }
+    }
+    if !classic && rng.below(3) == 0 {
+        aggregates.push(Aggregate {
+            name: "hidden".into(),
+            func: [AggFn::Max, AggFn::Sum, AggFn::Count][rng.below(3) as usize],
+            arg: Some(Expr::Col("f_y".into())),
+        });
+        order_by.insert(
+            0,
+            OrderKey {
+                name: "hidden".into(),
+                desc: rng.below(2) == 0,
+            },
+        );
+    }
     Query {
         id: format!("r{i}"),
         fact: "fact".into(),
