@@ -104,7 +104,8 @@ pub fn preflight(opts: &TpchOptions) -> Result<Vec<tiers::DeviceInfo>> {
         reachable(t, user.as_ref())?;
     }
     reachable(&opts.work_dir, user.as_ref())?;
-    let work_need = (opts.sf * tiers::WORK_BYTES_PER_SF) as u64 + tiers::FIXED_BYTES;
+    let work_need =
+        (opts.sf * tiers::WORK_BYTES_PER_SF) as u64 + tiers::FIXED_BYTES + tiers::WAL_BYTES;
     tiers::check(&opts.work_dir, work_need).map_err(|e| match e {
         Error::Tier { path, why } => Error::Tier {
             path,
@@ -173,7 +174,8 @@ pub fn run(opts: &TpchOptions, on_event: &dyn Fn(Event<'_>)) -> Result<TpchRepor
         },
     )?;
     let config = cluster.config("postgres");
-    let result = cancel_on_interrupt(config, || run_in(opts, &mut cluster, devices, on_event));
+    let result = cancel_on_interrupt(config, || run_in(opts, &mut cluster, devices, on_event))
+        .map_err(|e| with_server_reason(e, &cluster));
     let destroyed = cluster.destroy();
     let (tier_runs, answers, load, partial) = result?;
     destroyed?;
@@ -204,6 +206,21 @@ pub fn run(opts: &TpchOptions, on_event: &dyn Fn(Event<'_>)) -> Result<TpchRepor
         answers,
         seconds_total: t_start.elapsed().as_secs_f64(),
     })
+}
+
+/// A broken connection's error with the server log's reason appended (the log goes
+/// with the cluster's directory, so this is the user's only view of it).
+fn with_server_reason(e: Error, c: &Cluster) -> Error {
+    match e {
+        Error::Pg { context, detail } => match c.failure_reason(2) {
+            Some(why) => Error::Pg {
+                context,
+                detail: format!("{detail}; server log: {why}"),
+            },
+            None => Error::Pg { context, detail },
+        },
+        e => e,
+    }
 }
 
 type Outcome = (Vec<TierRun>, Vec<Answer>, LoadSummary, bool);

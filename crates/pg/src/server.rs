@@ -416,6 +416,14 @@ rm -rf -- "$@"; sleep 3; rm -rf -- "$@""#;
         self.work.join("server.log")
     }
 
+    /// What the server's log says about why a connection broke: its last lines that
+    /// report a crash, a PANIC/FATAL, a full disk or exhausted memory (at most `n`, joined
+    /// by ` | `), or `None` when the log names no such cause.
+    pub fn failure_reason(&self, n: usize) -> Option<String> {
+        let log = std::fs::read_to_string(self.log_path()).ok()?;
+        Some(failure_lines(&log, n)).filter(|s| !s.is_empty())
+    }
+
     /// Starts the server and waits (up to 60 s) until it accepts connections.
     pub fn start(&mut self) -> Result<()> {
         if self.server.is_some() {
@@ -586,6 +594,25 @@ impl Drop for Cluster {
     }
 }
 
+/// The last `n` lines of a server log that name why a backend or the server failed.
+fn failure_lines(log: &str, n: usize) -> String {
+    const SIGNS: [&str; 7] = [
+        "PANIC:",
+        "FATAL:",
+        "terminated by signal",
+        "was terminated",
+        "No space left",
+        "out of memory",
+        "could not resize shared memory",
+    ];
+    let lines: Vec<&str> = log
+        .lines()
+        .filter(|l| SIGNS.iter().any(|s| l.contains(s)))
+        .map(str::trim)
+        .collect();
+    lines[lines.len().saturating_sub(n)..].join(" | ")
+}
+
 fn last_lines(s: &str, n: usize) -> String {
     let lines: Vec<&str> = s.lines().filter(|l| !l.trim().is_empty()).collect();
     lines[lines.len().saturating_sub(n)..].join(" | ")
@@ -594,6 +621,22 @@ fn last_lines(s: &str, n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_crash_in_the_server_log_is_named() {
+        let log = "LOG:  database system is ready to accept connections\n\
+            LOG:  checkpoint starting: time\n\
+            LOG:  server process (PID 42) was terminated by signal 9: Killed\n\
+            DETAIL:  Failed process was running: COPY partsupp FROM STDIN\n\
+            LOG:  terminating any other active server processes\n";
+        assert_eq!(
+            failure_lines(log, 2),
+            "LOG:  server process (PID 42) was terminated by signal 9: Killed"
+        );
+        assert_eq!(failure_lines("LOG:  checkpoint complete\n", 2), "");
+        let full = "ERROR:  could not extend file \"base/1/2\": No space left on device\n";
+        assert!(failure_lines(full, 2).contains("No space left"));
+    }
 
     #[test]
     fn stale_run_directories_of_dead_processes_are_removed_live_ones_kept() {

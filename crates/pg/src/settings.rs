@@ -57,8 +57,10 @@ pub fn pgtune(m: MachineFacts) -> Vec<(String, String)> {
         ("default_statistics_target", "500".into()),
         ("random_page_cost", "1.1".into()),
         ("effective_io_concurrency", "200".into()),
-        ("min_wal_size", "4GB".into()),
-        ("max_wal_size", "16GB".into()),
+        // PGTune's 4GB/16GB would let the load's WAL fill the run directory's disk
+        // (a 21 GB disk ran out at SF 5); bounded, and counted by the size check.
+        ("min_wal_size", mb(crate::tiers::MAX_WAL_BYTES / 2)),
+        ("max_wal_size", mb(crate::tiers::MAX_WAL_BYTES)),
         ("max_worker_processes", cpus.to_string()),
         (
             "max_parallel_workers_per_gather",

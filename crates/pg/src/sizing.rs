@@ -7,7 +7,7 @@ use std::os::unix::fs::MetadataExt as _;
 use std::path::PathBuf;
 
 use crate::error::{Error, Result};
-use crate::tiers::{FIXED_BYTES, TIER_BYTES_PER_SF, WORK_BYTES_PER_SF};
+use crate::tiers::{FIXED_BYTES, TIER_BYTES_PER_SF, WAL_BYTES, WORK_BYTES_PER_SF};
 use crate::TpchOptions;
 
 /// Memory kept free beside the tmpfs data and the shared buffers: the generator, the
@@ -88,12 +88,14 @@ pub fn check_fits(sf: f64, spaces: &[Space]) -> Result<()> {
 /// The spaces a run of `opts` writes to on this machine: one per filesystem of the tiers
 /// and the run directory (paths that do not exist are left to the tier checks), and RAM.
 pub fn spaces(opts: &TpchOptions) -> Result<Vec<Space>> {
-    let mut uses: Vec<(PathBuf, f64)> = opts
+    // (path, bytes per SF, fixed bytes besides the cluster's): the run directory also
+    // holds the data directory's WAL.
+    let mut uses: Vec<(PathBuf, f64, u64)> = opts
         .tiers
         .iter()
-        .map(|t| (t.clone(), TIER_BYTES_PER_SF))
+        .map(|t| (t.clone(), TIER_BYTES_PER_SF, 0))
         .collect();
-    uses.push((opts.work_dir.clone(), WORK_BYTES_PER_SF));
+    uses.push((opts.work_dir.clone(), WORK_BYTES_PER_SF, WAL_BYTES));
     // Group by filesystem (st_dev).
     let mut fs: Vec<(u64, Space)> = Vec::new();
     let mut ram = Space {
@@ -102,20 +104,20 @@ pub fn spaces(opts: &TpchOptions) -> Result<Vec<Space>> {
         per_sf: 0.0,
         fixed: shared_buffers_bytes() + RAM_HEADROOM_BYTES,
     };
-    for (path, per_sf) in &uses {
+    for (path, per_sf, extra) in &uses {
         let Ok(meta) = std::fs::metadata(path) else {
             continue;
         };
         let info = crate::tiers::describe(path);
         if info.fs_type == "tmpfs" {
             ram.per_sf += per_sf;
-            ram.fixed += FIXED_BYTES;
+            ram.fixed += FIXED_BYTES + extra;
         }
         match fs.iter_mut().find(|(dev, _)| *dev == meta.dev()) {
             Some((_, s)) => {
                 s.name = format!("{} + {}", s.name, path.display());
                 s.per_sf += per_sf;
-                s.fixed += FIXED_BYTES;
+                s.fixed += FIXED_BYTES + extra;
             }
             None => fs.push((
                 meta.dev(),
@@ -123,7 +125,7 @@ pub fn spaces(opts: &TpchOptions) -> Result<Vec<Space>> {
                     name: format!("{} ({})", path.display(), info.fs_type),
                     free: pmolap_tier::region::fs_free_bytes(path)?,
                     per_sf: *per_sf,
-                    fixed: FIXED_BYTES,
+                    fixed: FIXED_BYTES + extra,
                 },
             )),
         }

@@ -15,6 +15,12 @@ pub const TIER_BYTES_PER_SF: f64 = 2.6e9;
 pub const WORK_BYTES_PER_SF: f64 = 1.2e9;
 /// Fixed bytes per cluster (catalog, WAL segments).
 pub const FIXED_BYTES: u64 = 600 << 20;
+/// The server's `max_wal_size`: WAL between checkpoints in the data directory, inside
+/// the run directory.
+pub const MAX_WAL_BYTES: u64 = 2 << 30;
+/// What the run directory holds for WAL: `max_wal_size` is a soft limit that a load
+/// overshoots until the checkpoint it triggers ends, so half as much again.
+pub const WAL_BYTES: u64 = MAX_WAL_BYTES + MAX_WAL_BYTES / 2;
 
 /// The device metadata and cold method a `pg-tpch` document records.
 pub use pmolap_results::pg::{ColdMethod, DeviceInfo};
