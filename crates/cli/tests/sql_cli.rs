@@ -1,7 +1,8 @@
 //! `pmolap sql` as a query tool: answers as an aligned table with column names, CSV
 //! (RFC 4180) or JSON; SQL from an argument, `-f FILE` or stdin; one run and a quiet
-//! stderr by default, timings with `--reps`; lazy verification (a damaged structure of a
-//! column a query does not read does not fail it, one it reads fails with one line).
+//! stderr by default, timings with `--reps`; lazy open and verification (a missing or
+//! damaged structure of a column a query does not read does not fail it, one it reads
+//! fails with one line).
 
 mod common;
 
@@ -169,6 +170,54 @@ fn one_run_by_default_timings_with_reps() {
     );
     // --print (older scripts) is accepted and changes nothing.
     assert_eq!(ok(sql(&db).args([q, "--print"])), once);
+}
+
+/// The file of `kind` (`dictionary`, `data_vector`) of `table.column`, from `store info`.
+fn structure_file(db: &Path, table: &str, column: &str, kind: &str) -> PathBuf {
+    let info = ok(pmolap()
+        .args(["store", "info", "--json"])
+        .arg(db.join(table)));
+    let info: serde_json::Value = serde_json::from_str(&info).unwrap();
+    let col = info["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == column)
+        .unwrap();
+    let file = col["structures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["kind"] == kind)
+        .unwrap()["file"]
+        .as_str()
+        .unwrap();
+    PathBuf::from(file)
+}
+
+/// Lazy open: a query opens the structures of the columns it reads only, so a missing
+/// file or a damaged header of a column it does not read does not fail it (it failed
+/// the open of the whole database before); a query reading such a column fails with
+/// one line naming the file.
+#[test]
+fn a_missing_or_broken_file_fails_only_the_queries_that_read_it() {
+    let (_d, db) = database();
+    let tax = structure_file(&db, "lineorder", "lo_tax", "data_vector");
+    let mode = structure_file(&db, "lineorder", "lo_shipmode", "dictionary");
+    std::fs::remove_file(&tax).unwrap();
+    let mut b = std::fs::read(&mode).unwrap();
+    b[20] ^= 0x01; // a header field: the header checksum no longer matches
+    std::fs::write(&mode, b).unwrap();
+    let good = "select sum(lo_revenue) as r from lineorder where lo_quantity < 10";
+    assert!(quietly(sql(&db).arg(good)).contains("(1 row)"));
+    for (q, file, problem) in [
+        ("select sum(lo_tax) from lineorder", &tax, "missing"),
+        (BY_MODE, &mode, "header checksum mismatch"),
+    ] {
+        let e = one_line_error(&sql(&db).arg(q).output().unwrap());
+        let name = file.file_name().unwrap().to_str().unwrap();
+        assert!(e.contains(name) && e.contains(problem), "{q}: {e}");
+    }
 }
 
 /// Lazy verification: a damaged data vector of a column the query does not read does

@@ -26,8 +26,10 @@ use crate::plan::{plan, Test};
 use crate::query::{IndexChoice, Query};
 use crate::sql::Script;
 
-/// How a database is opened: `warm` verifies every checksum and prefaults every page; a
-/// cold open does neither, so a query faults its data in from the device.
+/// How a database is opened for a benchmark: every structure on its tier before the
+/// open returns; `warm` verifies every checksum (on each column's first use, the
+/// warm-up) and prefaults every page; a cold open does neither, so a query faults its
+/// data in from the device.
 pub fn open_options(warm: bool) -> OpenOptions {
     OpenOptions {
         verify_checksums: warm,
@@ -35,6 +37,18 @@ pub fn open_options(warm: bool) -> OpenOptions {
             prefault: warm,
             ..RegionOptions::default()
         },
+        lazy: false,
+    }
+}
+
+/// How a database is opened to answer queries (`pmolap sql`): the open reads the
+/// manifests alone; each column's structures are opened onto their tier, prefaulted
+/// and verified on the column's first use, so a query pays for the columns it reads
+/// and a column it does not read costs nothing (nor fails it when damaged).
+pub fn query_open_options() -> OpenOptions {
+    OpenOptions {
+        lazy: true,
+        ..open_options(true)
     }
 }
 

@@ -42,6 +42,64 @@ impl Bitmap {
     }
 }
 
+/// The checksum of the packed words of 64-id groups `groups` of a data vector of `rows`
+/// ids of `width` bits (through the words' end when `last`) and, when `dict_len` is
+/// given, the first row of them whose id is not below it.
+fn check_groups(
+    words: &[u64],
+    width: u32,
+    rows: usize,
+    groups: std::ops::Range<usize>,
+    last: bool,
+    dict_len: Option<usize>,
+) -> (crc32fast::Hasher, Option<usize>) {
+    /// Groups per step: 64 Ki ids, their words (at most 256 KiB) still in cache for the
+    /// id test after the checksum read them.
+    const STEP: usize = 1024;
+    let w = width as usize;
+    let mut h = crc32fast::Hasher::new();
+    let mut bad = None;
+    let mut masks = vec![0u64; STEP];
+    let mut g = groups.start;
+    while g < groups.end {
+        let ge = (g + STEP).min(groups.end);
+        // A last, partial group packs only its ids' bits.
+        h.update(bytemuck::cast_slice(
+            &words[g * w..(ge * w).min(words.len())],
+        ));
+        if let (Some(n), None) = (dict_len, bad) {
+            let r0 = g * 64;
+            let n_rows = (ge * 64).min(rows) - r0;
+            bad = match n {
+                0 => Some(r0),
+                n => {
+                    bits::range_mask(words, width, r0, n_rows, 0, (n - 1) as u32, &mut masks);
+                    first_clear(&masks[..n_rows.div_ceil(64)], n_rows).map(|i| r0 + i)
+                }
+            };
+        }
+        g = ge;
+    }
+    if last {
+        h.update(bytemuck::cast_slice(
+            &words[(groups.end * w).min(words.len())..],
+        ));
+    }
+    (h, bad)
+}
+
+/// The first of the `n` bits of `masks` that is clear.
+fn first_clear(masks: &[u64], n: usize) -> Option<usize> {
+    masks.iter().enumerate().find_map(|(i, &m)| {
+        let valid = match n - i * 64 {
+            k if k >= 64 => u64::MAX,
+            k => (1u64 << k) - 1,
+        };
+        let missing = !m & valid;
+        (missing != 0).then(|| i * 64 + missing.trailing_zeros() as usize)
+    })
+}
+
 /// A column's data vector on its tier.
 #[derive(Debug)]
 pub struct DataVector {
@@ -189,52 +247,55 @@ impl DataVector {
         }
     }
 
-    /// The payload checksum, and that every value id is below `dict_len` (a scan of the
-    /// ids, in parallel parts for big vectors, skipped when the bit width holds no id
-    /// past it): the checks that read every payload byte.
+    /// The payload checksum, and that every value id is below `dict_len` (skipped when
+    /// the bit width holds no id past it): the checks that read every payload byte, in
+    /// one pass — each step checksums a run of packed words and tests their ids with the
+    /// range kernel while they are in cache — in parallel parts for big vectors.
     pub(crate) fn check_deep(&self, dict_len: usize) -> Result<()> {
-        self.s.check_payload()?;
-        if self.rows == 0 || (dict_len as u64) >= 1u64 << self.width {
-            return Ok(());
-        }
         let words = self.words();
-        let max_in = |lo: usize, hi: usize| {
-            let mut buf = [0u32; BLOCK];
-            let mut max = 0u32;
-            let mut start = lo;
-            while start < hi {
-                let n = BLOCK.min(hi - start);
-                bits::unpack(words, self.width, start, &mut buf[..n]);
-                max = buf[..n].iter().fold(max, |m, &x| m.max(x));
-                start += n;
-            }
-            max
+        let groups = self.rows.div_ceil(64);
+        let ids = (dict_len as u64) < 1u64 << self.width;
+        // Parts of whole groups, of at least PART bytes, one per CPU at most.
+        const PART: usize = 16 << 20;
+        let threads = crate::structure::cpus().min(words.len() * 8 / PART).max(1);
+        let per = groups.div_ceil(threads).max(1);
+        let part = |g0: usize, g1: usize| -> (crc32fast::Hasher, Option<usize>) {
+            let last = g1 == groups;
+            check_groups(
+                words,
+                self.width,
+                self.rows,
+                g0..g1,
+                last,
+                ids.then_some(dict_len),
+            )
         };
-        const PART_ROWS: usize = 1 << 22;
-        let threads = crate::structure::cpus().min(self.rows / PART_ROWS);
-        let max = if threads <= 1 {
-            max_in(0, self.rows)
+        let parts: Vec<(crc32fast::Hasher, Option<usize>)> = if threads == 1 {
+            vec![part(0, groups)]
         } else {
-            // Parts on BLOCK boundaries (a multiple of 64 rows: whole packing groups).
-            let part = self.rows.div_ceil(threads).div_ceil(BLOCK) * BLOCK;
             std::thread::scope(|sc| {
-                let handles: Vec<_> = (0..self.rows)
-                    .step_by(part)
-                    .map(|lo| {
-                        let hi = (lo + part).min(self.rows);
-                        sc.spawn(move || max_in(lo, hi))
+                let handles: Vec<_> = (0..groups)
+                    .step_by(per)
+                    .map(|g0| {
+                        let g1 = (g0 + per).min(groups);
+                        sc.spawn(move || part(g0, g1))
                     })
                     .collect();
                 handles
                     .into_iter()
                     .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                    .max()
-                    .unwrap_or(0)
+                    .collect()
             })
         };
-        if max as usize >= dict_len {
+        let mut all = crc32fast::Hasher::new();
+        for (h, _) in &parts {
+            all.combine(h);
+        }
+        self.s.check_crc(all.finalize())?;
+        if let Some(row) = parts.iter().find_map(|(_, bad)| *bad) {
+            let id = bitpack::get(words, self.width, row);
             return Err(self.s.corrupt(format!(
-                "value id {max} past the dictionary's {dict_len} values"
+                "value id {id} (row {row}) past the dictionary's {dict_len} values"
             )));
         }
         Ok(())
@@ -297,6 +358,66 @@ impl DataVector {
         Bitmap {
             words,
             len: self.rows,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `ids` packed at `width`, with the padding word of the layout.
+    fn packed(ids: &[u32], width: u32) -> Vec<u64> {
+        let mut words = vec![0u64; bitpack::words_for(ids.len(), width)];
+        bitpack::pack(ids, width, &mut words);
+        words
+    }
+
+    /// The one pass finds the first id past the dictionary in any step and part, and its
+    /// checksum (parts combined) is the plain CRC of every word, padding included.
+    #[test]
+    fn the_one_pass_checks_sums_and_ids() {
+        for rows in [0usize, 1, 63, 64, 65, 70_000, 200_003] {
+            let width = 13;
+            let ids: Vec<u32> = (0..rows as u32).map(|i| i % 5000).collect();
+            let words = packed(&ids, width);
+            let bytes: &[u8] = bytemuck::cast_slice(&words);
+            let groups = rows.div_ceil(64);
+            for parts in [1usize, 2, 3] {
+                let per = groups.div_ceil(parts).max(1);
+                let mut all = crc32fast::Hasher::new();
+                let mut bad = None;
+                let mut g0 = 0;
+                loop {
+                    let g1 = (g0 + per).min(groups);
+                    let (h, b) =
+                        check_groups(&words, width, rows, g0..g1, g1 == groups, Some(5000));
+                    all.combine(&h);
+                    bad = bad.or(b);
+                    if g1 == groups {
+                        break;
+                    }
+                    g0 = g1;
+                }
+                assert_eq!(
+                    all.finalize(),
+                    crc32fast::hash(bytes),
+                    "{rows} rows, {parts} parts"
+                );
+                assert_eq!(bad, None);
+            }
+            if rows == 0 {
+                continue;
+            }
+            for at in [0, rows / 2, rows - 1] {
+                let mut bad_ids = ids.clone();
+                bad_ids[at] = 5000 + (at as u32 % 7);
+                let words = packed(&bad_ids, width);
+                let (_, b) = check_groups(&words, width, rows, 0..groups, true, Some(5000));
+                assert_eq!(b, Some(at), "{rows} rows, bad id at {at}");
+                let (_, b) = check_groups(&words, width, rows, 0..groups, true, Some(0));
+                assert_eq!(b, Some(0));
+            }
         }
     }
 }

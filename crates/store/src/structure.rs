@@ -167,7 +167,11 @@ impl Structure {
     /// checked against the manifest's). Reads every payload byte: run once, on the first
     /// use of the structure's column (crc32fast over parts in parallel for big payloads).
     pub(crate) fn check_payload(&self) -> Result<()> {
-        let computed = parallel_crc(self.payload());
+        self.check_crc(parallel_crc(self.payload()))
+    }
+
+    /// Fails unless `computed`, the checksum of the payload, is the header's.
+    pub(crate) fn check_crc(&self, computed: u32) -> Result<()> {
         if computed != self.header.payload_crc {
             return Err(self.corrupt(format!(
                 "payload checksum mismatch (stored {:08x}, computed {computed:08x}): data damaged",

@@ -31,6 +31,14 @@ pub struct OpenOptions {
     pub verify_checksums: bool,
     /// Options for regions made on other tiers (prefault, huge pages).
     pub region: RegionOptions,
+    /// Open each column's structures — the file opened, its header checked against the
+    /// manifest, mapped in place or copied onto its tier, prefaulted when `region` says
+    /// so — on the first use of the column ([`Table::column`], [`Table::dictionary`],
+    /// [`Table::columns`], [`Table::verify`], ...), not every structure at open: opening
+    /// then reads the manifest alone, a column no query uses costs nothing, and a missing
+    /// or damaged file of it fails only a use of it. Off by default: every structure is
+    /// on its tier when the open returns (what a timed benchmark wants).
+    pub lazy: bool,
 }
 
 impl Default for OpenOptions {
@@ -38,6 +46,7 @@ impl Default for OpenOptions {
         OpenOptions {
             verify_checksums: true,
             region: RegionOptions::default(),
+            lazy: false,
         }
     }
 }
@@ -55,31 +64,36 @@ pub struct Column {
     checks: Option<Checks>,
 }
 
-/// The outcome of a deferred check: the file and the problem of a failure (an error
-/// is reported again, the same, on every later use).
-type Outcome = std::result::Result<(), (PathBuf, String)>;
-
-/// The deferred checks of one column's structures, each run at most once.
+/// The deferred checks of one column's structures, each run at most once (a failure is
+/// reported again, the same, on every later use).
 #[derive(Debug, Default)]
 struct Checks {
-    dict: OnceLock<Outcome>,
-    dv: OnceLock<Outcome>,
-    index: OnceLock<Outcome>,
+    dict: OnceLock<Result<()>>,
+    dv: OnceLock<Result<()>>,
+    index: OnceLock<Result<()>>,
 }
 
 /// Runs `check` once per `cell`, keeping its outcome.
-fn once(cell: &OnceLock<Outcome>, check: impl FnOnce() -> Result<()>) -> Result<()> {
-    cell.get_or_init(|| {
-        check().map_err(|e| match e {
-            Error::Corrupt { path, problem } => (path, problem),
-            other => (PathBuf::new(), other.to_string()),
-        })
-    })
-    .clone()
-    .map_err(|(path, problem)| match path.as_os_str().is_empty() {
-        true => Error::Internal(problem),
-        false => Error::Corrupt { path, problem },
-    })
+fn once(cell: &OnceLock<Result<()>>, check: impl FnOnce() -> Result<()>) -> Result<()> {
+    match cell.get_or_init(check) {
+        Ok(()) => Ok(()),
+        Err(e) => Err(replay(e)),
+    }
+}
+
+/// A kept error, again: the same message (the variant kept where a caller may match
+/// on it).
+fn replay(e: &Error) -> Error {
+    match e {
+        Error::Corrupt { path, problem } => Error::corrupt(path.clone(), problem.clone()),
+        Error::Io { path, source } => Error::io(
+            path.clone(),
+            std::io::Error::new(source.kind(), source.to_string()),
+        ),
+        Error::Placement(p) => Error::Placement(p.clone()),
+        Error::NoTable(p) => Error::NoTable(p.clone()),
+        other => Error::Database(other.to_string()),
+    }
 }
 
 impl Column {
@@ -103,6 +117,15 @@ impl Column {
             once(&c.index, || ix.check_deep(self.dv.len()))?;
         }
         Ok(())
+    }
+
+    /// Zeroes the counters of every structure of the column.
+    fn reset_counts(&self) {
+        self.dict.reset_counts();
+        self.dv.reset_counts();
+        if let Some(i) = &self.index {
+            i.reset_counts();
+        }
     }
 
     pub fn name(&self) -> &str {
@@ -235,11 +258,23 @@ pub struct Table {
     dir: PathBuf,
     manifest: Manifest,
     schema: Schema,
-    columns: Vec<Column>,
+    /// Each column of the manifest, opened at open or (lazy) on its first use; an open
+    /// that failed fails every use of the column, the same.
+    columns: Vec<OnceLock<Result<Column>>>,
+    /// Where each column's structures go, by [`KINDS`] (None: mapped in place).
+    targets: Vec<[Option<TierSpec>; 3]>,
+    opts: OpenOptions,
     counting: Arc<AtomicBool>,
     /// The database's shared lock, when the table was named as `<db>/<table>`.
     _db: Option<crate::database::TableRef>,
 }
+
+/// The structure kinds of a column, in the order of [`Table`]'s targets.
+const KINDS: [StructureKind; 3] = [
+    StructureKind::Dictionary,
+    StructureKind::DataVector,
+    StructureKind::InvertedIndex,
+];
 
 /// Reads and checks `dir/MANIFEST`.
 pub fn read_manifest(dir: &Path) -> Result<Manifest> {
@@ -258,6 +293,60 @@ fn same_dir(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// Where `placement` puts each structure the manifest lists (None: mapped in place from
+/// the table directory `dir`); fails on a placement that cannot be carried out (a
+/// `file:` directory that does not exist, a devdax device named twice). Each `file:`
+/// directory is looked at once.
+fn resolve_targets(
+    dir: &Path,
+    manifest: &Manifest,
+    placement: &Placement,
+) -> Result<Vec<[Option<TierSpec>; 3]>> {
+    let mut dirs: Vec<(PathBuf, bool)> = Vec::new();
+    let mut devdax_used: Vec<PathBuf> = Vec::new();
+    let mut out = Vec::with_capacity(manifest.columns.len());
+    for c in &manifest.columns {
+        let mut t: [Option<TierSpec>; 3] = Default::default();
+        for (slot, kind) in t.iter_mut().zip(KINDS) {
+            if c.file(kind).is_none() {
+                continue;
+            }
+            *slot = match placement.location(&c.name, kind) {
+                Location::Home => None,
+                Location::Tier(spec @ TierSpec::File { path }) => {
+                    let same = match dirs.iter().find(|(p, _)| p == path) {
+                        Some(&(_, same)) => same,
+                        None => {
+                            if !path.is_dir() {
+                                return Err(Error::Placement(format!(
+                                    "{spec} (for {} of `{}`) must name an existing directory: each structure gets its own file there",
+                                    kind, c.name
+                                )));
+                            }
+                            let same = same_dir(path, dir);
+                            dirs.push((path.clone(), same));
+                            same
+                        }
+                    };
+                    (!same).then(|| spec.clone())
+                }
+                Location::Tier(spec @ TierSpec::DevDax { path }) => {
+                    if devdax_used.contains(path) {
+                        return Err(Error::Placement(format!(
+                            "{spec} holds another structure already; a devdax device holds one structure"
+                        )));
+                    }
+                    devdax_used.push(path.clone());
+                    Some(spec.clone())
+                }
+                Location::Tier(spec) => Some(spec.clone()),
+            };
+        }
+        out.push(t);
+    }
+    Ok(out)
+}
+
 impl Table {
     /// Opens the table in `dir` with checksums verified.
     pub fn open(dir: &Path, placement: &Placement) -> Result<Table> {
@@ -265,134 +354,141 @@ impl Table {
     }
 
     /// Opens the table in `dir`: every structure listed in the manifest (and only
-    /// those) is mapped in place or copied onto the tier `placement` names for it.
-    /// `dir` may also name a table of a database as `<db>/<table>`: it is found through
-    /// the database file, and the database's shared lock is held while the table lives.
+    /// those) is mapped in place or copied onto the tier `placement` names for it — now,
+    /// or on the first use of its column when `opts.lazy`. `dir` may also name a table
+    /// of a database as `<db>/<table>`: it is found through the database file, and the
+    /// database's shared lock is held while the table lives.
     pub fn open_with(dir: &Path, placement: &Placement, opts: &OpenOptions) -> Result<Table> {
         let tref = crate::database::resolve_table(dir)?;
         let dir = tref.path.clone();
-        let dir = dir.as_path();
-        let manifest = read_manifest(dir)?;
-        let mpath = dir.join(MANIFEST);
-        let counting = Arc::new(AtomicBool::new(false));
-        let ctx = OpenCtx {
-            region: &opts.region,
-            counting: counting.clone(),
+        let manifest = read_manifest(&dir)?;
+        let targets = resolve_targets(&dir, &manifest, placement)?;
+        let table = Table {
+            schema: manifest.schema(),
+            columns: manifest.columns.iter().map(|_| OnceLock::new()).collect(),
+            manifest,
+            dir,
+            targets,
+            opts: opts.clone(),
+            counting: Arc::new(AtomicBool::new(false)),
+            _db: Some(tref),
         };
-        let mut devdax_used: Vec<PathBuf> = Vec::new();
-        let mut columns = Vec::with_capacity(manifest.columns.len());
-        for (ci, c) in manifest.columns.iter().enumerate() {
-            let mut open_kind = |kind: StructureKind| -> Result<Option<Structure>> {
-                let Some(entry) = c.file(kind) else {
-                    return Ok(None);
-                };
-                if entry.file.contains('/') || entry.file.starts_with('.') {
-                    return Err(Error::corrupt(
-                        &mpath,
-                        format!("file name `{}` is not a plain name", entry.file),
-                    ));
-                }
-                let target = match placement.location(&c.name, kind) {
-                    Location::Home => None,
-                    Location::Tier(TierSpec::File { path }) if same_dir(path, dir) => None,
-                    Location::Tier(spec @ TierSpec::File { path }) => {
-                        if !path.is_dir() {
-                            return Err(Error::Placement(format!(
-                                "{spec} (for {} of `{}`) must name an existing directory: each structure gets its own file there",
-                                kind, c.name
-                            )));
-                        }
-                        Some(spec)
-                    }
-                    Location::Tier(spec @ TierSpec::DevDax { path }) => {
-                        if devdax_used.contains(path) {
-                            return Err(Error::Placement(format!(
-                                "{spec} holds another structure already; a devdax device holds one structure"
-                            )));
-                        }
-                        devdax_used.push(path.clone());
-                        Some(spec)
-                    }
-                    Location::Tier(spec) => Some(spec),
-                };
-                Structure::open(
-                    &dir.join(&entry.file),
-                    entry,
-                    kind.code(c.ty, c.encoding),
-                    ci as u32,
-                    manifest.generation,
-                    target,
-                    &ctx,
-                )
-                .map(Some)
+        if !opts.lazy {
+            for ci in 0..table.columns.len() {
+                table.opened(ci)?;
+            }
+        }
+        Ok(table)
+    }
+
+    /// Column `ci`, its structures opened now if they are not yet (not verified).
+    fn opened(&self, ci: usize) -> Result<&Column> {
+        match self.columns[ci].get_or_init(|| self.open_column(ci)) {
+            Ok(c) => Ok(c),
+            Err(e) => Err(replay(e)),
+        }
+    }
+
+    /// Opens the structures of column `ci` onto their tiers, checking everything the
+    /// headers and the manifest say of them (the checks that read every payload byte
+    /// wait for [`Column::verify`]).
+    fn open_column(&self, ci: usize) -> Result<Column> {
+        let dir = self.dir.as_path();
+        let mpath = dir.join(MANIFEST);
+        let c = &self.manifest.columns[ci];
+        let ctx = OpenCtx {
+            region: &self.opts.region,
+            counting: self.counting.clone(),
+        };
+        let open_kind = |k: usize| -> Result<Option<Structure>> {
+            let kind = KINDS[k];
+            let Some(entry) = c.file(kind) else {
+                return Ok(None);
             };
-            let missing = |k: StructureKind| {
-                Error::corrupt(&mpath, format!("column `{}` lists no {k} file", c.name))
-            };
-            let dict = open_kind(StructureKind::Dictionary)?
-                .ok_or_else(|| missing(StructureKind::Dictionary))?;
-            let dv = open_kind(StructureKind::DataVector)?
-                .ok_or_else(|| missing(StructureKind::DataVector))?;
-            let inv = open_kind(StructureKind::InvertedIndex)?;
-            if inv.is_some() != c.has_index {
+            if entry.file.contains('/') || entry.file.starts_with('.') {
                 return Err(Error::corrupt(
                     &mpath,
-                    format!("column `{}`: has_index disagrees with its files", c.name),
+                    format!("file name `{}` is not a plain name", entry.file),
                 ));
             }
-            let dict = Dictionary::new(dict, c.ty)?;
-            let dv = DataVector::new(dv)?;
-            if dict.len() as u64 != c.dict_len
-                || dv.len() as u64 != manifest.rows
-                || dv.width() != c.bit_width
-            {
+            Structure::open(
+                &dir.join(&entry.file),
+                entry,
+                kind.code(c.ty, c.encoding),
+                ci as u32,
+                self.manifest.generation,
+                self.targets[ci][k].as_ref(),
+                &ctx,
+            )
+            .map(Some)
+        };
+        let missing = |k: StructureKind| {
+            Error::corrupt(&mpath, format!("column `{}` lists no {k} file", c.name))
+        };
+        let dict = open_kind(0)?.ok_or_else(|| missing(StructureKind::Dictionary))?;
+        let dv = open_kind(1)?.ok_or_else(|| missing(StructureKind::DataVector))?;
+        let inv = open_kind(2)?;
+        if inv.is_some() != c.has_index {
+            return Err(Error::corrupt(
+                &mpath,
+                format!("column `{}`: has_index disagrees with its files", c.name),
+            ));
+        }
+        let dict = Dictionary::new(dict, c.ty)?;
+        let dv = DataVector::new(dv)?;
+        if dict.len() as u64 != c.dict_len
+            || dv.len() as u64 != self.manifest.rows
+            || dv.width() != c.bit_width
+        {
+            return Err(Error::corrupt(
+                &dv.info().file,
+                format!(
+                    "column `{}` disagrees with the manifest (dictionary {} vs {}, rows {} vs {}, width {} vs {})",
+                    c.name,
+                    dict.len(),
+                    c.dict_len,
+                    dv.len(),
+                    self.manifest.rows,
+                    dv.width(),
+                    c.bit_width
+                ),
+            ));
+        }
+        let index = inv.map(|s| InvertedIndex::new(s, dv.len())).transpose()?;
+        if let Some(ix) = &index {
+            if ix.len() != dict.len() {
                 return Err(Error::corrupt(
-                    &dv.info().file,
+                    &ix.info().file,
                     format!(
-                        "column `{}` disagrees with the manifest (dictionary {} vs {}, rows {} vs {}, width {} vs {})",
-                        c.name,
-                        dict.len(),
-                        c.dict_len,
-                        dv.len(),
-                        manifest.rows,
-                        dv.width(),
-                        c.bit_width
+                        "inverted index has {} values, the dictionary {}",
+                        ix.len(),
+                        dict.len()
                     ),
                 ));
             }
-            let index = inv.map(|s| InvertedIndex::new(s, dv.len())).transpose()?;
-            if let Some(ix) = &index {
-                if ix.len() != dict.len() {
-                    return Err(Error::corrupt(
-                        &ix.info().file,
-                        format!(
-                            "inverted index has {} values, the dictionary {}",
-                            ix.len(),
-                            dict.len()
-                        ),
-                    ));
-                }
-            }
-            columns.push(Column {
-                name: c.name.clone(),
-                ty: c.ty,
-                dict,
-                dv,
-                index,
-                checks: opts.verify_checksums.then(Checks::default),
-            });
         }
-        let table = Table {
-            dir: dir.to_path_buf(),
-            schema: manifest.schema(),
-            manifest,
-            columns,
-            counting,
-            _db: Some(tref),
+        let column = Column {
+            name: c.name.clone(),
+            ty: c.ty,
+            dict,
+            dv,
+            index,
+            checks: self.opts.verify_checksums.then(Checks::default),
         };
         // Open-time validation scans must not show up in the counters.
-        table.reset_counters();
-        Ok(table)
+        column.reset_counts();
+        Ok(column)
+    }
+
+    /// The columns opened so far, with their positions.
+    fn opened_so_far(&self) -> impl Iterator<Item = (usize, &Column)> {
+        self.columns
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| match c.get() {
+                Some(Ok(c)) => Some((i, c)),
+                _ => None,
+            })
     }
 
     pub fn dir(&self) -> &Path {
@@ -415,22 +511,28 @@ impl Table {
         &self.manifest
     }
 
-    /// Every column, each verified first (see [`OpenOptions::verify_checksums`]); the
-    /// first damaged one fails.
-    pub fn columns(&self) -> Result<&[Column]> {
-        self.verify()?;
-        Ok(&self.columns)
+    /// Every column, each opened and verified first (see [`OpenOptions`]); the first
+    /// damaged one fails.
+    pub fn columns(&self) -> Result<Vec<&Column>> {
+        (0..self.columns.len())
+            .map(|ci| {
+                let c = self.opened(ci)?;
+                c.verify()?;
+                Ok(c)
+            })
+            .collect()
     }
 
-    /// The names of the columns, in order (nothing verified: no value is read).
+    /// The names of the columns, in order (from the manifest: nothing opened).
     pub fn column_names(&self) -> impl Iterator<Item = &str> {
-        self.columns.iter().map(|c| c.name.as_str())
+        self.manifest.columns.iter().map(|c| c.name.as_str())
     }
 
-    /// The column called `name`, its structures verified on this first use (see
-    /// [`OpenOptions::verify_checksums`]): a damaged one fails here, naming its file.
+    /// The column called `name`, its structures opened (when lazy) and verified on this
+    /// first use (see [`OpenOptions`]): a missing or damaged one fails here, naming its
+    /// file.
     pub fn column(&self, name: &str) -> Result<&Column> {
-        let c = self.find(name)?;
+        let c = self.opened(self.find(name)?)?;
         c.verify()?;
         Ok(c)
     }
@@ -438,27 +540,28 @@ impl Table {
     /// The dictionary of column `name`, it alone verified (its data vector and index
     /// are verified on the column's first use).
     pub fn dictionary(&self, name: &str) -> Result<&Dictionary> {
-        let c = self.find(name)?;
+        let c = self.opened(self.find(name)?)?;
         c.verify_dict()?;
         Ok(&c.dict)
     }
 
-    /// The type of column `name` (from the manifest: nothing verified).
+    /// The type of column `name` (from the manifest: nothing opened or verified).
     pub fn column_type(&self, name: &str) -> Result<ColumnType> {
-        self.find(name).map(|c| c.ty)
+        self.find(name).map(|ci| self.manifest.columns[ci].ty)
     }
 
-    fn find(&self, name: &str) -> Result<&Column> {
-        self.columns
+    fn find(&self, name: &str) -> Result<usize> {
+        self.manifest
+            .columns
             .iter()
-            .find(|c| c.name == name)
+            .position(|c| c.name == name)
             .ok_or_else(|| Error::Schema(format!("no column `{name}` in {}", self.dir.display())))
     }
 
-    /// Verifies every structure of every column now (those not verified yet), the first
-    /// damaged one failing; a no-op for a table opened without verification.
+    /// Opens and verifies every structure of every column now (those not yet), the
+    /// first missing or damaged one failing; without verification it opens them only.
     pub fn verify(&self) -> Result<()> {
-        self.columns.iter().try_for_each(Column::verify)
+        self.columns().map(|_| ())
     }
 
     /// The whole row `row`, decoded (every column verified first).
@@ -480,29 +583,54 @@ impl Table {
         &self.counting
     }
 
-    /// Zeroes every counter.
+    /// Zeroes every counter (a column not opened yet has counted nothing).
     pub fn reset_counters(&self) {
-        for c in &self.columns {
-            c.dict.reset_counts();
-            c.dv.reset_counts();
-            if let Some(i) = &c.index {
-                i.reset_counts();
-            }
+        for (_, c) in self.opened_so_far() {
+            c.reset_counts();
         }
     }
 
-    /// The counters of every structure of every column.
+    /// The counters of every structure of every column (zero for a column not opened
+    /// yet).
     pub fn access_counts(&self) -> Vec<ColumnCounts> {
-        self.columns.iter().map(Column::counts).collect()
+        self.manifest
+            .columns
+            .iter()
+            .zip(&self.columns)
+            .map(|(m, c)| match c.get() {
+                Some(Ok(c)) => c.counts(),
+                _ => ColumnCounts {
+                    column: m.name.clone(),
+                    dictionary: AccessCounts::default(),
+                    data_vector: AccessCounts::default(),
+                    inverted_index: m.has_index.then(AccessCounts::default),
+                },
+            })
+            .collect()
     }
 
     /// The pages counted runs touched in every structure of every column (recorded with
-    /// the counters; reset with them).
+    /// the counters; reset with them; none for a column not opened yet).
     pub fn page_traces(&self) -> Vec<ColumnPages> {
-        self.columns.iter().map(Column::pages).collect()
+        self.manifest
+            .columns
+            .iter()
+            .zip(&self.columns)
+            .map(|(m, c)| match c.get() {
+                Some(Ok(c)) => c.pages(),
+                _ => ColumnPages {
+                    column: m.name.clone(),
+                    dictionary: Vec::new(),
+                    data_vector: Vec::new(),
+                    inverted_index: Vec::new(),
+                },
+            })
+            .collect()
     }
 
-    /// Schema, sizes and where each structure lives.
+    /// Schema, sizes and where each structure lives. Describing where a structure lives
+    /// opens it (when lazy and not opened yet); a column whose structures fail to open is
+    /// described from the manifest, its tier saying why.
     pub fn info(&self) -> TableInfo {
         TableInfo {
             dir: self.dir.clone(),
@@ -510,24 +638,51 @@ impl Table {
             generation: self.manifest.generation,
             rows: self.manifest.rows,
             columns: self
+                .manifest
                 .columns
                 .iter()
-                .zip(&self.manifest.columns)
-                .map(|(c, m)| {
+                .enumerate()
+                .map(|(ci, m)| {
                     let d = |kind, info: &StructureInfo| StructureDesc {
                         kind,
                         info: info.clone(),
                     };
-                    let mut structures = vec![
-                        d(StructureKind::Dictionary, c.dict.info()),
-                        d(StructureKind::DataVector, c.dv.info()),
-                    ];
-                    if let Some(i) = &c.index {
-                        structures.push(d(StructureKind::InvertedIndex, i.info()));
-                    }
+                    let structures = match self.opened(ci) {
+                        Ok(c) => {
+                            let mut s = vec![
+                                d(StructureKind::Dictionary, c.dict.info()),
+                                d(StructureKind::DataVector, c.dv.info()),
+                            ];
+                            if let Some(i) = &c.index {
+                                s.push(d(StructureKind::InvertedIndex, i.info()));
+                            }
+                            s
+                        }
+                        Err(e) => KINDS
+                            .iter()
+                            .filter_map(|&kind| {
+                                let f = m.file(kind)?;
+                                Some(StructureDesc {
+                                    kind,
+                                    info: StructureInfo {
+                                        file: self.dir.join(&f.file),
+                                        file_bytes: f.size,
+                                        payload_bytes: f
+                                            .size
+                                            .saturating_sub(crate::format::PAYLOAD_OFFSET as u64),
+                                        tier: format!("not opened: {e}"),
+                                        zero_copy: false,
+                                        region_path: None,
+                                        durability: "none".into(),
+                                        map_sync: false,
+                                    },
+                                })
+                            })
+                            .collect(),
+                    };
                     ColumnInfo {
-                        name: c.name.clone(),
-                        ty: c.ty,
+                        name: m.name.clone(),
+                        ty: m.ty,
                         dict_len: m.dict_len,
                         encoding: m.encoding,
                         bit_width: m.bit_width,

@@ -228,6 +228,52 @@ fn payload_damage_fails_the_first_use_of_its_column_only() {
     assert!(t.column("id").is_err());
 }
 
+/// Opened lazily, a table reads its manifest alone: a missing file or a damaged header
+/// of a column fails the first use of that column (one line naming the file, the same
+/// on every later use) and never a use of another; opened eagerly (the default), the
+/// open itself fails.
+#[test]
+fn a_lazy_open_fails_only_the_columns_whose_files_are_bad() {
+    let good = tempfile::tempdir().unwrap();
+    common::build(good.path(), 500, 3);
+    let lazy = OpenOptions {
+        lazy: true,
+        ..OpenOptions::default()
+    };
+    let missing = |d: &Path| std::fs::remove_file(d.join("c0000.dv.g1")).unwrap();
+    let header = |d: &Path| patch(&d.join("c0003.dict.g1"), 33, |b| *b ^= 1);
+    let cases: [(&str, &str, &str, &dyn Fn(&Path)); 2] = [
+        ("id", "c0000.dv.g1", "missing", &missing),
+        ("name", "c0003.dict.g1", "header checksum mismatch", &header),
+    ];
+    for (col, file, problem, damage) in cases {
+        let (d, _) = fresh(good.path());
+        damage(d.path());
+        let e = open_err(d.path());
+        assert!(e.contains(file) && e.contains(problem), "{e}");
+        let t = Table::open_with(d.path(), &Placement::home(), &lazy).expect("lazy open");
+        assert_eq!(
+            t.column("dense").expect("an untouched column reads").rows(),
+            500
+        );
+        // The schema comes from the manifest: no file is read for it.
+        assert!(t.column_type(col).is_ok() && t.column_names().any(|c| c == col));
+        for _ in 0..2 {
+            let e = t.column(col).unwrap_err().to_string();
+            assert!(
+                e.contains(file) && e.contains(problem) && !e.contains('\n'),
+                "{col}: {e}"
+            );
+        }
+        assert!(t.dictionary(col).is_err() && t.verify().is_err() && t.row(0).is_err());
+        // Counters and info describe every column, opened or not.
+        assert_eq!(t.access_counts().len(), t.manifest().columns.len());
+        let info = t.info();
+        let bad = info.columns.iter().find(|c| c.name == col).unwrap();
+        assert!(bad.structures.iter().all(|s| s.info.tier.contains(problem)));
+    }
+}
+
 #[test]
 fn manifest_damage_is_named() {
     let good = tempfile::tempdir().unwrap();

@@ -55,6 +55,10 @@ impl CpuFeatures {
     fn detect_raw() -> Self {
         #[cfg(target_arch = "x86_64")]
         {
+            // One read of the flags line for the three features CPUID detection in std
+            // does not cover.
+            let flags = cpuinfo_flags();
+            let cpuinfo_has = |flag: &str| has_flag(&flags, flag);
             CpuFeatures {
                 avx512f: std::arch::is_x86_feature_detected!("avx512f")
                     && std::arch::is_x86_feature_detected!("popcnt"),
@@ -106,15 +110,17 @@ impl CpuFeatures {
 
 /// Whether `/proc/cpuinfo` lists `flag` (used for flags `is_x86_feature_detected!` lacks).
 #[cfg(target_arch = "x86_64")]
-fn cpuinfo_has(flag: &str) -> bool {
+/// The `flags` line of `/proc/cpuinfo` (empty when it cannot be read).
+#[cfg(target_arch = "x86_64")]
+fn cpuinfo_flags() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|s| {
             s.lines()
                 .find(|l| l.starts_with("flags"))
-                .map(|l| has_flag(l, flag))
+                .map(str::to_string)
         })
-        .unwrap_or(false)
+        .unwrap_or_default()
 }
 
 #[cfg(target_arch = "x86_64")]

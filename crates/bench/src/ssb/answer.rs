@@ -1,15 +1,14 @@
 //! Answers of star-join SQL as a query tool gives them (`pmolap sql`): each statement's
 //! column names and rows, run once on the database as it is — its structures where its
-//! files are unless a tier is asked for, nothing prefaulted, each column's checksums
+//! files are unless a tier is asked for, each column's structures opened, prefaulted and
 //! verified on its first use — or, for timing, warmed up once and run `reps` times.
 
 use indicatif::ProgressBar;
 
-use pmolap_engine::session::open_options;
+use pmolap_engine::session::query_open_options;
 use pmolap_engine::{OutValue, Script, Session};
 use pmolap_results::stats::Spread;
-use pmolap_store::table::OpenOptions;
-use pmolap_tier::{RegionOptions, Topology};
+use pmolap_tier::Topology;
 
 use super::data::{database_dir_noting, load_placement, DataOptions, Where};
 use super::run::{run_queries, Source};
@@ -48,8 +47,9 @@ pub struct Answers {
 
 /// Runs every statement of `script` on the database of `data` with every structure on
 /// `tier` (`home`: mapped from its files, no copy) or where `data.placement` puts it.
-/// The database is opened without prefaulting and with each column verified on its
-/// first use, so a one-off statement pays for the columns it reads only. `reps == 1`:
+/// The database is opened lazily ([`query_open_options`]): each column's structures are
+/// opened, prefaulted and verified on its first use, so a one-off statement pays for
+/// the columns it reads only. `reps == 1`:
 /// each statement runs once (no warm-up); more: each is warmed up once, then timed
 /// `reps` times (the answer of the last run). After an interrupt it stops before the
 /// next run and returns the statements that ran.
@@ -69,14 +69,7 @@ pub fn answer(
         Some(pf) => Where::Placement(pf),
         None => Where::Tier(tier),
     };
-    let opts = OpenOptions {
-        region: RegionOptions {
-            prefault: false,
-            ..open_options(true).region
-        },
-        ..open_options(true)
-    };
-    let db = at.open_with(&dir, &opts)?;
+    let db = at.open_with(&dir, &query_open_options())?;
     let topo = Topology::cached()?;
     let session = Session::new(db, topo, data.exec.clone())?;
     let queries = session.queries(script)?;

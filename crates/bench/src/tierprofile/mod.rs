@@ -173,6 +173,7 @@ impl Copies {
                     prefault: !self.paged,
                     ..RegionOptions::default()
                 },
+                lazy: false,
             };
             if self.paged {
                 drop_pages(&self.dir)?;

@@ -41,6 +41,7 @@ pub(crate) fn figures(doc: &Results) -> Vec<Figure> {
     // chart → series label → threads → bandwidths
     type Acc = BTreeMap<ChartKey, BTreeMap<String, BTreeMap<usize, Vec<f64>>>>;
     let mut acc: Acc = BTreeMap::new();
+    let mut ran: BTreeMap<ChartKey, Ran> = BTreeMap::new();
     for r in &doc.runs {
         let p = &r.params;
         let dirs: Vec<String> = p.paths.iter().map(|d| d.display().to_string()).collect();
@@ -51,6 +52,13 @@ pub(crate) fn figures(doc: &Results) -> Vec<Figure> {
             write_pct: (p.write_ratio * 100.0).round() as i64,
             dirs: dirs.join(" + "),
         };
+        let facts = ran.entry(key.clone()).or_default();
+        facts.threads.insert(p.threads);
+        facts.reps.insert(r.reps.len());
+        facts.sizes.insert(match p.workload {
+            Workload::Logging => p.log_size,
+            _ => p.file_size,
+        });
         acc.entry(key)
             .or_default()
             .entry(series_label(r))
@@ -62,6 +70,7 @@ pub(crate) fn figures(doc: &Results) -> Vec<Figure> {
     let cpu = crate::markup::clip(doc.header.machine.cpu_model.trim());
     let mut out = Vec::new();
     for (k, lines) in acc {
+        let facts = ran.remove(&k).unwrap_or_default();
         let threads: BTreeSet<usize> = lines.values().flat_map(|m| m.keys().copied()).collect();
         if threads.len() < 2 {
             continue;
@@ -118,6 +127,7 @@ pub(crate) fn figures(doc: &Results) -> Vec<Figure> {
                 out.push(Figure::Lines(LineFigure {
                     caption: caption(
                         &k,
+                        &facts,
                         "Bandwidth of each I/O path relative to pread at the same thread count",
                         &cpu,
                         "Fig. 4 (relative bandwidth to Linux I/O)",
@@ -142,6 +152,7 @@ pub(crate) fn figures(doc: &Results) -> Vec<Figure> {
         out.push(Figure::Lines(LineFigure {
             caption: caption(
                 &k,
+                &facts,
                 "Bandwidth by thread count, one line per I/O path",
                 &cpu,
                 paper,
@@ -160,8 +171,18 @@ pub(crate) fn figures(doc: &Results) -> Vec<Figure> {
     out
 }
 
-/// The report's caption of a chart: what, where, which paper figure.
-fn caption(k: &ChartKey, what: &str, cpu: &str, paper: &str) -> String {
+/// What the runs of one chart were: thread counts, repetitions, bytes of file (or log)
+/// per thread.
+#[derive(Debug, Default)]
+struct Ran {
+    threads: BTreeSet<usize>,
+    reps: BTreeSet<usize>,
+    sizes: BTreeSet<u64>,
+}
+
+/// The report's caption of a chart: what, where, which paper figure; the thread counts,
+/// the file size per thread and the repetitions as run.
+fn caption(k: &ChartKey, ran: &Ran, what: &str, cpu: &str, paper: &str) -> String {
     let mut unit = format!(
         "{} {}",
         format_size(k.unit),
@@ -174,6 +195,17 @@ fn caption(k: &ChartKey, what: &str, cpu: &str, paper: &str) -> String {
     if k.workload == "buffer-manager" {
         unit.push_str(&format!(", {}% writes", k.write_pct));
     }
+    unit.push_str(&format!(
+        "; threads {}; {} {} per thread; {} per point",
+        super::listed(&ran.threads, |t| t.to_string()),
+        if k.workload == "logging" {
+            "log"
+        } else {
+            "file"
+        },
+        super::listed(&ran.sizes, format_size),
+        super::reps_of(&ran.reps),
+    ));
     format!(
         "{what}: {} workload of benchmark `{}` ({unit}) on {}{}. Corresponds to DaMoN'21 {paper}.",
         k.workload,

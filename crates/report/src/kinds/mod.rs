@@ -11,6 +11,8 @@ mod place;
 mod placefiles;
 mod ssb;
 
+use std::collections::BTreeSet;
+
 use crate::doc::Document;
 use crate::draw::{unique_stems, Figure};
 use crate::markup::Table;
@@ -167,4 +169,27 @@ pub(crate) fn tables(d: &Document) -> Vec<Table> {
 /// sentence), for the findings.
 pub(crate) fn place_headline(r: &pmolap_results::place::ValidateReport) -> String {
     place::headline_text(r)
+}
+
+/// Values as a caption lists them: `1`, `1 and 2`, `1, 2 and 4`; more than six as the
+/// first and last with the count (`1–64 (7 values)`).
+pub(crate) fn listed<T: Ord + Copy>(set: &BTreeSet<T>, show: impl Fn(T) -> String) -> String {
+    let v: Vec<String> = set.iter().map(|&x| show(x)).collect();
+    match v.len() {
+        0 => "none".into(),
+        1 => v[0].clone(),
+        n if n > 6 => format!("{}–{} ({n} values)", v[0], v[n - 1]),
+        n => format!("{} and {}", v[..n - 1].join(", "), v[n - 1]),
+    }
+}
+
+/// The repetitions of runs with `reps` each: `1 rep (noise unknown)`, `median of 5
+/// reps`, `median of 1–3 reps`.
+pub(crate) fn reps_of(reps: &BTreeSet<usize>) -> String {
+    match (reps.first(), reps.last()) {
+        (Some(1), Some(1)) => "1 rep (noise unknown)".into(),
+        (Some(a), Some(b)) if a == b => format!("median of {a} reps"),
+        (Some(a), Some(b)) => format!("median of {a}–{b} reps"),
+        _ => "no reps".into(),
+    }
 }

@@ -361,12 +361,37 @@ pub(super) fn latency_chart(name: &str, runs: &[&Facts], cpu: Option<&str>) -> O
         series,
         caption: format!(
             "Load latency CDF of dependent loads (pointer chase), benchmark `{name}` on {}{}, \
-             one line per run; idle (0 load threads) and loaded latency. No figure of SIGMOD'21 \
-             shows latency CDFs (its §2 quotes idle latencies); loaded latency follows PerMA-Bench.",
+             one line per run ({} load threads, {}, the repetition with the median p50 of {}); \
+             idle (0 load threads) and loaded latency. No figure of SIGMOD'21 shows latency \
+             CDFs (its §2 quotes idle latencies); loaded latency follows PerMA-Bench.",
             tiers.join(", "),
-            cpu.map_or(String::new(), |c| format!(" ({c})"))
+            cpu.map_or(String::new(), |c| format!(" ({c})")),
+            super::super::listed(&runs.iter().map(|f| f.run.params.threads).collect(), |t| t
+                .to_string()),
+            ranges_per_tier(runs),
+            super::super::reps_of(&runs.iter().map(|f| f.run.reps.len()).collect()),
         ),
     })
+}
+
+/// The memory range the runs chased through: one for all, or each tier's when they
+/// differ (a disk tier is often run on a smaller one).
+fn ranges_per_tier(runs: &[&Facts]) -> String {
+    let all: BTreeSet<u64> = runs.iter().map(|f| f.run.params.memory_range).collect();
+    if all.len() == 1 {
+        return format!("range {}", super::super::listed(&all, format_size));
+    }
+    let mut per: BTreeMap<String, BTreeSet<u64>> = BTreeMap::new();
+    for f in runs {
+        per.entry(crate::draw::palette::short_tier(&f.tier))
+            .or_default()
+            .insert(f.run.params.memory_range);
+    }
+    let parts: Vec<String> = per
+        .iter()
+        .map(|(t, r)| format!("{t} {}", super::super::listed(r, format_size)))
+        .collect();
+    format!("range per tier: {}", parts.join("; "))
 }
 
 fn fmt_ns(ns: f64) -> String {

@@ -215,21 +215,30 @@ impl Group<'_> {
         fig
     }
 
-    /// The report's caption of a chart: what was measured, where, which paper figure.
+    /// The report's caption of a chart: what was measured, where, which paper figure —
+    /// the thread counts, the memory range and the repetitions as run.
     fn caption(&self, what: &str, chart: Chart) -> String {
-        let reps = self
+        let threads: BTreeSet<usize> = self.runs.iter().map(|f| f.run.params.threads).collect();
+        let ranges: BTreeSet<u64> = self
             .runs
             .iter()
-            .map(|f| f.run.reps.len())
-            .max()
-            .unwrap_or(0);
+            .map(|f| f.run.params.memory_range)
+            .collect();
+        let reps: BTreeSet<usize> = self.runs.iter().map(|f| f.run.reps.len()).collect();
         let what = capitalized(what);
         format!(
-            "{what}: benchmark `{}`, {} runs (median of {reps} rep{}) on tier {}{}. \
+            "{what}: benchmark `{}`, {} runs ({} {}, range {}, {} each) on tier {}{}. \
              Corresponds to SIGMOD'21 {}.",
             self.name,
             self.runs.len(),
-            plural(reps),
+            if self.op == "mixed" {
+                "read threads"
+            } else {
+                "threads"
+            },
+            super::listed(&threads, |t| t.to_string()),
+            super::listed(&ranges, format_size),
+            super::reps_of(&reps),
             self.tier,
             self.cpu
                 .as_deref()
