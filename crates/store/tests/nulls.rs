@@ -161,3 +161,80 @@ fn a_manifest_disagreeing_about_nulls_is_refused() {
     let e = Table::open(dir.path(), &Placement::default()).unwrap_err();
     assert!(e.to_string().contains("columns with NULLs"), "{e}");
 }
+
+const ENV_DIR: &str = "PMOLAP_STORE_NULLS_CRASH_DIR";
+const ENV_STEP: &str = "PMOLAP_STORE_NULLS_CRASH_STEP";
+
+/// The crash child: rebuilds the table in `ENV_DIR` with NULLs, aborting at step
+/// `ENV_STEP` (nothing unless the parent set both).
+#[test]
+fn nulls_crash_child() {
+    let (Ok(dir), Some(step)) = (
+        std::env::var(ENV_DIR),
+        pmolap_os::durable::crash::child_step(ENV_STEP),
+    ) else {
+        return;
+    };
+    let opts = WriteOptions {
+        threads: 1,
+        crash_after_step: Some(step),
+        ..WriteOptions::default()
+    }
+    .with_index(&["s"]);
+    build(300)
+        .finish(std::path::Path::new(&dir), &opts)
+        .unwrap();
+}
+
+/// A table without NULLs (version 2) replaced by one with NULLs (version 3), the build
+/// stopped after every step: the directory opens as exactly the old table or exactly the
+/// new one, NULLs and all.
+#[test]
+fn a_crash_replacing_a_table_by_one_with_nulls_leaves_old_or_new() {
+    let mut saw_new = false;
+    let steps = pmolap_os::durable::crash::every_step(
+        "nulls_crash_child",
+        ENV_STEP,
+        200,
+        |_| {
+            let dir = tempfile::tempdir().unwrap();
+            let mut b = TableBuilder::new(schema());
+            for i in 0..10 {
+                let s = format!("{i}");
+                let row = [0, 1, 2, 4].map(Value::Int);
+                b.push_row(&[
+                    row[0],
+                    row[1],
+                    row[2],
+                    Value::Str(&s),
+                    row[3],
+                    Value::Str(&s),
+                ])
+                .unwrap();
+            }
+            b.finish(dir.path(), &WriteOptions::default()).unwrap();
+            let vars = vec![(ENV_DIR.to_string(), dir.path().display().to_string())];
+            (dir, vars)
+        },
+        |step, crashed, dir| {
+            let t = Table::open(dir.path(), &Placement::default())
+                .unwrap_or_else(|e| panic!("step {step}: {e}"));
+            match t.rows() {
+                10 => {
+                    assert_eq!(t.manifest().format_version, 2, "step {step}");
+                    assert!(crashed, "step {step}: a finished build left the old table");
+                }
+                300 => {
+                    saw_new = true;
+                    assert_eq!(t.manifest().format_version, 3, "step {step}");
+                    for i in 0..300 {
+                        assert_eq!(t.row_or_nulls(i).unwrap(), want(i).to_vec(), "step {step}");
+                    }
+                }
+                n => panic!("step {step}: {n} rows"),
+            }
+        },
+    );
+    assert!(steps > 10, "{steps} crash points");
+    assert!(saw_new);
+}
