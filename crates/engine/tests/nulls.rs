@@ -369,7 +369,8 @@ fn naive(db: &BTreeMap<String, Data>, q: &Query) -> Vec<Vec<OutValue>> {
     let fact = &db["fact"];
     let n = q.aggregates.len();
     // Per group: rows, and per aggregate the rows taken and the state.
-    let mut groups: BTreeMap<Vec<OutValue>, (i64, Vec<(i64, i64)>)> = BTreeMap::new();
+    type Totals = (i64, Vec<(i64, i64)>);
+    let mut groups: BTreeMap<Vec<OutValue>, Totals> = BTreeMap::new();
     'rows: for r in 0..fact.rows() {
         for (c, p) in &q.filters {
             if !holds(p, &fact.col(c)[r]) {

@@ -25,9 +25,9 @@ fn want(i: usize) -> [Option<Value<'static>>; 6] {
     const S: [&str; 3] = ["a", "b", "zz"];
     [
         Some(Value::Int(i as i64)),
-        (i % 3 != 0).then_some(Value::Int((i as i64 % 11) * 1_000_000_007)),
-        (i % 5 != 0).then_some(Value::Int(i as i64 % 8192 - 100)),
-        (i % 4 != 0).then_some(Value::Str(S[i % 3])),
+        (!i.is_multiple_of(3)).then_some(Value::Int((i as i64 % 11) * 1_000_000_007)),
+        (!i.is_multiple_of(5)).then_some(Value::Int(i as i64 % 8192 - 100)),
+        (!i.is_multiple_of(4)).then_some(Value::Str(S[i % 3])),
         None,
         None,
     ]
