@@ -11,39 +11,20 @@ mod star;
 
 use std::collections::BTreeMap;
 
-use pmolap_engine::query::{
-    AggFn, Aggregate, Expr, IndexChoice, Join, Literal, Op, OrderKey, Predicate,
-};
-use pmolap_engine::{
-    run_query, Database, Double, ExecOptions, Layout, OutValue, Query, StripedFact,
-};
-use pmolap_store::rowref::row_refs;
+use pmolap_engine::query::{AggFn, Aggregate, Expr, IndexChoice, Join, Op, OrderKey, Predicate};
+use pmolap_engine::{run_query, Database, ExecOptions, Layout, OutValue, Query, StripedFact};
 use pmolap_store::table::OpenOptions;
-use pmolap_store::{
-    ColumnType, DatabaseWriter, DbWriteOptions, Placement, RowRef, Schema, TableBuilder, Value,
-    WriteOptions,
-};
+use pmolap_store::{ColumnType, Placement, Schema, TableBuilder, Value, WriteOptions};
 use pmolap_tier::{Pinning, RegionOptions, Topology};
 
-use star::Rng;
+use star::{agg_fold, agg_init, group_row, holds as holds_value, lit, write_star, Rng, V};
 
 /// A value; None is NULL.
 type Cell = Option<V>;
 
-#[derive(Clone, Debug, PartialEq)]
-enum V {
-    I(i64),
-    S(String),
-}
-
-impl V {
-    fn out(c: &Cell) -> OutValue {
-        match c {
-            None => OutValue::Null,
-            Some(V::I(i)) => OutValue::Int(*i),
-            Some(V::S(s)) => OutValue::Str(s.clone()),
-        }
-    }
+/// The output value of a cell.
+fn out(c: &Cell) -> OutValue {
+    c.as_ref().map_or(OutValue::Null, V::out)
 }
 
 struct Data {
@@ -172,57 +153,24 @@ fn star(rng: &mut Rng, dir: &std::path::Path, rows: usize) -> BTreeMap<String, D
         ],
     };
     db.insert("fact".to_string(), fact);
-    let mut w = DatabaseWriter::begin(dir, &DbWriteOptions::default()).unwrap();
-    let refs = [
+    // A NULL key's placeholder (0) is no key: its reference is the row count.
+    let dims = [
         ("f_d", "d", "d_key", ["d_cat", "d_key"].as_slice()),
         ("f_e", "e", "e_key", ["e_city", "e_key"].as_slice()),
-    ];
-    let mut fact = db["fact"].builder();
-    for (fk, dim, key, order) in refs {
-        let mut b = db[dim].builder();
-        b.sort_rows_by(order).unwrap();
-        let keys = b.int_column(key).unwrap().to_vec();
-        w.add_table(dim, b, &WriteOptions::default()).unwrap();
-        // A NULL key's placeholder (0) is no key: its reference is the row count.
-        let r = row_refs(fact.int_column(fk).unwrap(), &keys).unwrap();
-        fact.add_int_column(&RowRef::column_name(fk, dim), r)
-            .unwrap();
-    }
-    w.add_table("fact", fact, &WriteOptions::default()).unwrap();
-    for (fk, dim, key, order) in refs {
-        w.add_row_ref(RowRef {
-            table: "fact".into(),
-            key: fk.into(),
-            column: RowRef::column_name(fk, dim),
-            dim: dim.into(),
-            dim_key: key.into(),
-            order: order.iter().map(|c| c.to_string()).collect(),
-        })
-        .unwrap();
-    }
-    w.commit().unwrap();
+    ]
+    .map(|(fk, dim, key, order)| (fk, dim, key, order, db[dim].builder()));
+    write_star(
+        dir,
+        dims.into(),
+        db["fact"].builder(),
+        &WriteOptions::default(),
+    );
     db
-}
-
-fn lit(v: &V) -> Literal {
-    match v {
-        V::I(i) => Literal::Int(*i),
-        V::S(s) => Literal::Str(s.clone()),
-    }
-}
-
-fn cmp(v: &V, l: &Literal) -> std::cmp::Ordering {
-    match (v, l) {
-        (V::I(x), Literal::Int(y)) => x.cmp(y),
-        (V::S(x), Literal::Str(y)) => x.as_str().cmp(y.as_str()),
-        _ => panic!("type mismatch in test"),
-    }
 }
 
 /// Whether `c` satisfies `p`: a NULL satisfies `IS NULL` alone (every comparison with
 /// NULL is not true).
 fn holds(p: &Predicate, c: &Cell) -> bool {
-    use std::cmp::Ordering::*;
     let Some(v) = c else {
         let others = Predicate {
             is_null: None,
@@ -230,20 +178,7 @@ fn holds(p: &Predicate, c: &Cell) -> bool {
         };
         return p.is_null == Some(true) && others == Predicate::default();
     };
-    p.is_null != Some(true)
-        && p.eq.as_ref().is_none_or(|x| cmp(v, x) == Equal)
-        && p.one_of
-            .as_ref()
-            .is_none_or(|l| l.iter().any(|x| cmp(v, x) == Equal))
-        && p.between
-            .as_ref()
-            .is_none_or(|(a, b)| cmp(v, a) != Less && cmp(v, b) != Greater)
-        && p.lt.as_ref().is_none_or(|x| cmp(v, x) == Less)
-        && p.gt.as_ref().is_none_or(|x| cmp(v, x) == Greater)
-        && p.ne.as_ref().is_none_or(|x| cmp(v, x) != Equal)
-        && p.not_in
-            .as_ref()
-            .is_none_or(|l| l.iter().all(|x| cmp(v, x) != Equal))
+    holds_value(p, v)
 }
 
 /// A random predicate on a column of `values`.
@@ -379,7 +314,7 @@ fn naive(db: &BTreeMap<String, Data>, q: &Query) -> Vec<Vec<OutValue>> {
         }
         let mut key: BTreeMap<String, OutValue> = BTreeMap::new();
         for c in &q.carry {
-            key.insert(c.clone(), V::out(&fact.col(c)[r]));
+            key.insert(c.clone(), out(&fact.col(c)[r]));
         }
         for j in &q.joins {
             let d = &db[&j.dim];
@@ -396,7 +331,7 @@ fn naive(db: &BTreeMap<String, Data>, q: &Query) -> Vec<Vec<OutValue>> {
                 }
             }
             for c in &j.carry {
-                key.insert(c.clone(), V::out(&d.col(c)[dr]));
+                key.insert(c.clone(), out(&d.col(c)[dr]));
             }
         }
         let get = |c: &str| match &fact.col(c)[r] {
@@ -423,11 +358,7 @@ fn naive(db: &BTreeMap<String, Data>, q: &Query) -> Vec<Vec<OutValue>> {
             .filter_map(|s| key.get(s).cloned())
             .collect();
         let g = groups.entry(k).or_insert_with(|| {
-            let init = |a: &Aggregate| match a.func {
-                AggFn::Min => (0, i64::MAX),
-                AggFn::Max => (0, i64::MIN),
-                _ => (0, 0),
-            };
+            let init = |a: &Aggregate| (0, agg_init(a.func));
             (0, q.aggregates.iter().map(init).collect())
         });
         g.0 += 1;
@@ -440,36 +371,16 @@ fn naive(db: &BTreeMap<String, Data>, q: &Query) -> Vec<Vec<OutValue>> {
                 },
             };
             *took += 1;
-            match a.func {
-                AggFn::Sum | AggFn::Avg => *st += v,
-                AggFn::Min => *st = (*st).min(v),
-                AggFn::Max => *st = (*st).max(v),
-                AggFn::Count => {}
-            }
+            agg_fold(a.func, st, v);
         }
     }
     let grouped = !q.carry.is_empty() || q.joins.iter().any(|j| !j.carry.is_empty());
     if !grouped && groups.is_empty() {
         groups.insert(Vec::new(), (0, vec![(0, 0); n]));
     }
-    let out = |a: &Aggregate, took: i64, st: i64| match a.func {
-        AggFn::Count => OutValue::Int(took),
-        _ if took == 0 => OutValue::Null,
-        AggFn::Avg => OutValue::Float(Double(st as f64 / took as f64)),
-        _ => OutValue::Int(st),
-    };
     let mut rows: Vec<Vec<OutValue>> = groups
         .into_iter()
-        .map(|(k, (_, st))| {
-            let mut ki = k.into_iter();
-            q.select
-                .iter()
-                .map(|s| match q.aggregates.iter().position(|a| &a.name == s) {
-                    Some(ai) => out(&q.aggregates[ai], st[ai].0, st[ai].1),
-                    None => ki.next().unwrap(),
-                })
-                .collect()
-        })
+        .map(|(k, (_, st))| group_row(q, k, |ai| st[ai]))
         .collect();
     // ORDER BY the first item, NULLs last either way; then whole rows.
     let desc = q.order_by.first().is_some_and(|k| k.desc);
