@@ -19,7 +19,7 @@ src = open(os.path.join(root, 'crates/cli/tests/load_cli.rs')).read()
 text = src.split('const QUERIES: &str = "')[1].split('";')[0]
 got = {}
 for i, stmt in enumerate([s for s in text.split(';') if s.strip()], 1):
-    got[f'q{i}'] = [[v if isinstance(v, (int, float)) else str(v) for v in r]
+    got[f'q{i}'] = [[v if v is None or isinstance(v, (int, float)) else str(v) for v in r]
                     for r in con.execute(stmt).fetchall()]
 print(json.dumps(got))
 want = json.loads(subprocess.check_output([sys.executable, os.path.join(here, 'expected.py')]))

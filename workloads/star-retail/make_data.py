@@ -21,6 +21,8 @@ for i in range(1, 13):
     b = list(brands)[(i * 7) % 5]
     prods.append((i * 10, '%s %s %d' % (b, brands[b].lower(), i), random.choice(colors), b, brands[b],
                   '%d.%02d' % (random.randint(3, 120), random.choice([0, 49, 95, 99]))))
+# NULLs (issue 35): product 10 has no colour (an empty field).
+prods = [p[:2] + ('',) + p[3:] if p[0] == 10 else p for p in prods]
 random.shuffle(prods)
 with open('product.tsv', 'w') as f:
     for p in prods:
@@ -40,3 +42,12 @@ with open('sales.csv', 'w') as f:
         price = p[5] if random.random() < 0.7 else '%d.%02d' % (random.randint(1, 130), random.randint(0, 99))
         disc = random.choice(['0', '0.05', '0.10', '0.25'])
         f.write('%d,%s,%d,%d,%s,%s,%s\n' % (1000 + i * 3, d.isoformat(), s, p[0], q, price, disc))
+    # NULLs (issue 35): ten more rows; an empty field is NULL. A NULL store key joins no
+    # store; NULL quantities and discounts are skipped by the aggregates.
+    for i in range(151, 161):
+        d = random.choice(days)
+        s = '' if i % 2 else str(random.choice(stores)[0])
+        p = random.choice(prods)
+        q = '' if i % 3 == 0 else '%d.0' % random.randint(1, 12)
+        disc = random.choice(['0', '0.05']) if i % 4 == 1 else ''
+        f.write('%d,%s,%s,%d,%s,%s,%s\n' % (1000 + i * 3, d.isoformat(), s, p[0], q, p[5], disc))

@@ -2,6 +2,8 @@
 -- quantities, prices and discounts and a date key, and three dimensions. Loaded by
 --   pmolap load --schema workloads/star-retail/schema.sql --from workloads/star-retail --out DB
 -- (crates/cli/tests/load_cli.rs; expected answers: expected.py; the data: make_data.py).
+-- Nullable: a sale's store (a NULL key joins no store), quantity and discount, and a
+-- product's colour; the data has NULLs in each (empty fields).
 CREATE TABLE store (
     st_id     INTEGER PRIMARY KEY,
     st_name   VARCHAR(20) NOT NULL,
@@ -12,7 +14,7 @@ CREATE TABLE store (
 CREATE TABLE product (
     p_id         INTEGER NOT NULL,
     p_name       VARCHAR(30) NOT NULL,
-    p_color      VARCHAR(10) NOT NULL,
+    p_color      VARCHAR(10),
     p_brand      VARCHAR(20) NOT NULL,
     p_category   VARCHAR(20) NOT NULL,
     p_list_price DECIMAL(8,2) NOT NULL,
@@ -29,10 +31,10 @@ CREATE TABLE day (
 CREATE TABLE sales (
     sa_id       BIGINT PRIMARY KEY,
     sa_date     DATE NOT NULL REFERENCES day (d_date),
-    sa_store    INTEGER NOT NULL REFERENCES store (st_id),
+    sa_store    INTEGER REFERENCES store (st_id),
     sa_product  INTEGER NOT NULL,
-    sa_quantity DECIMAL(6,1) NOT NULL,
+    sa_quantity DECIMAL(6,1),
     sa_price    DECIMAL(8,2) NOT NULL,
-    sa_discount DECIMAL(3,2) NOT NULL,
+    sa_discount DECIMAL(3,2),
     FOREIGN KEY (sa_product) REFERENCES product (p_id)
 );

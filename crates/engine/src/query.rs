@@ -74,7 +74,8 @@ impl fmt::Display for Literal {
 }
 
 /// A predicate on one column; every bound given must hold (a conjunction), so
-/// `{ge: 1992, le: 1997}` is a range and `{in: [a, b]}` a set.
+/// `{ge: 1992, le: 1997}` is a range, `{in: [a, b]}` a set and `{is_null: true}` the
+/// NULLs.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Predicate {
@@ -101,6 +102,10 @@ pub struct Predicate {
     /// Outside this closed range (SQL `NOT BETWEEN`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub not_between: Option<(Literal, Literal)>,
+    /// `true`: the value is NULL (SQL `IS NULL`); `false`: it is not (`IS NOT NULL`).
+    /// Every other bound holds for no NULL (a comparison with NULL is not true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_null: Option<bool>,
 }
 
 impl Predicate {
@@ -157,7 +162,10 @@ impl Predicate {
     }
 
     fn is_empty(&self) -> bool {
-        self.literals().is_empty() && self.one_of.is_none() && self.not_in.is_none()
+        self.literals().is_empty()
+            && self.one_of.is_none()
+            && self.not_in.is_none()
+            && self.is_null.is_none()
     }
 }
 
@@ -377,7 +385,7 @@ impl<'de> Deserialize<'de> for Expr {
 pub enum AggFn {
     /// Sum of integers, exact: a sum beyond the 64-bit range is an error.
     Sum,
-    /// Rows (`COUNT(*)`; `COUNT(col)` is the same: columns hold no NULLs).
+    /// Rows (`COUNT(*)`), or rows whose argument is not NULL (`COUNT(col)`).
     Count,
     Min,
     Max,
@@ -640,7 +648,7 @@ impl Query {
         for (col, p) in self.all_predicates() {
             if p.is_empty() {
                 return Err(q(format!(
-                    "the predicate on `{col}` is empty (use eq, ne, in, not_in, between, not_between, lt, le, gt or ge)"
+                    "the predicate on `{col}` is empty (use eq, ne, in, not_in, between, not_between, lt, le, gt, ge or is_null)"
                 )));
             }
         }

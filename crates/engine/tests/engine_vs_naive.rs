@@ -9,45 +9,13 @@ mod star;
 
 use std::collections::BTreeMap;
 
-use pmolap_engine::query::{AggFn, Aggregate, Cond, Expr, Literal, Op, Predicate};
-use pmolap_engine::{
-    run_query, Database, Double, ExecOptions, Layout, OutValue, Query, StripedFact,
-};
+use pmolap_engine::query::{Cond, Expr, Literal, Op, Predicate};
+use pmolap_engine::{run_query, Database, ExecOptions, Layout, OutValue, Query, StripedFact};
 use pmolap_store::table::OpenOptions;
 use pmolap_store::Placement;
 use pmolap_tier::{Pinning, RegionOptions, Topology};
 
 use star::*;
-
-fn cmp_v(a: &V, b: &Literal) -> std::cmp::Ordering {
-    match (a, b) {
-        (V::I(x), Literal::Int(y)) => x.cmp(y),
-        (V::S(x), Literal::Str(y)) => x.as_str().cmp(y.as_str()),
-        _ => panic!("type mismatch in test"),
-    }
-}
-
-fn holds(p: &Predicate, v: &V) -> bool {
-    use std::cmp::Ordering::*;
-    p.eq.as_ref().is_none_or(|x| cmp_v(v, x) == Equal)
-        && p.one_of
-            .as_ref()
-            .is_none_or(|l| l.iter().any(|x| cmp_v(v, x) == Equal))
-        && p.between
-            .as_ref()
-            .is_none_or(|(a, b)| cmp_v(v, a) != Less && cmp_v(v, b) != Greater)
-        && p.lt.as_ref().is_none_or(|x| cmp_v(v, x) == Less)
-        && p.le.as_ref().is_none_or(|x| cmp_v(v, x) != Greater)
-        && p.gt.as_ref().is_none_or(|x| cmp_v(v, x) == Greater)
-        && p.ge.as_ref().is_none_or(|x| cmp_v(v, x) != Less)
-        && p.ne.as_ref().is_none_or(|x| cmp_v(v, x) != Equal)
-        && p.not_in
-            .as_ref()
-            .is_none_or(|l| l.iter().all(|x| cmp_v(v, x) != Equal))
-        && p.not_between
-            .as_ref()
-            .is_none_or(|(a, b)| cmp_v(v, a) == Less || cmp_v(v, b) == Greater)
-}
 
 /// Row-at-a-time evaluation of `q` over the raw data.
 fn naive(db: &BTreeMap<String, Data>, q: &Query) -> Vec<Vec<OutValue>> {
@@ -108,28 +76,13 @@ fn naive(db: &BTreeMap<String, Data>, q: &Query) -> Vec<Vec<OutValue>> {
         };
         // Grouped by every carried column, selected or not.
         let k: Vec<OutValue> = carried.iter().map(|s| key[*s].clone()).collect();
-        let e = groups.entry(k).or_insert_with(|| {
-            (
-                0,
-                q.aggregates
-                    .iter()
-                    .map(|a| match a.func {
-                        AggFn::Min => i64::MAX,
-                        AggFn::Max => i64::MIN,
-                        _ => 0,
-                    })
-                    .collect(),
-            )
-        });
+        let e = groups
+            .entry(k)
+            .or_insert_with(|| (0, q.aggregates.iter().map(|a| agg_init(a.func)).collect()));
         e.0 += 1;
         for (st, a) in e.1.iter_mut().zip(&q.aggregates) {
-            let Some(arg) = &a.arg else { continue };
-            let v = val(arg);
-            match a.func {
-                AggFn::Sum | AggFn::Avg => *st += v,
-                AggFn::Min => *st = (*st).min(v),
-                AggFn::Max => *st = (*st).max(v),
-                AggFn::Count => {}
+            if let Some(arg) = &a.arg {
+                agg_fold(a.func, st, val(arg));
             }
         }
         any = true;
@@ -138,12 +91,6 @@ fn naive(db: &BTreeMap<String, Data>, q: &Query) -> Vec<Vec<OutValue>> {
     if !carried_any && !any {
         groups.insert(Vec::new(), (0, vec![0; q.aggregates.len()]));
     }
-    let agg_out = |a: &Aggregate, count: i64, st: i64| match a.func {
-        AggFn::Count => OutValue::Int(count),
-        _ if count == 0 => OutValue::Null,
-        AggFn::Avg => OutValue::Float(Double(st as f64 / count as f64)),
-        _ => OutValue::Int(st),
-    };
     // The select list, then the ORDER BY keys not selected (cut off after sorting).
     let mut cols: Vec<&String> = q.select.iter().collect();
     for k in &q.order_by {
@@ -154,12 +101,8 @@ fn naive(db: &BTreeMap<String, Data>, q: &Query) -> Vec<Vec<OutValue>> {
     let mut rows: Vec<Vec<OutValue>> = groups
         .into_iter()
         .map(|(k, (count, st))| {
-            cols.iter()
-                .map(|&s| match q.aggregates.iter().position(|a| &a.name == s) {
-                    Some(ai) => agg_out(&q.aggregates[ai], count, st[ai]),
-                    None => k[carried.iter().position(|c| *c == s).unwrap()].clone(),
-                })
-                .collect()
+            let key = |s: &str| k[carried.iter().position(|c| *c == s).unwrap()].clone();
+            group_cols_row(q, &cols, key, |ai| (count, st[ai]))
         })
         .collect();
     let idx: Vec<(usize, bool)> = q

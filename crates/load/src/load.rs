@@ -217,9 +217,18 @@ fn add_row_refs(
         let values = b.int_column(&fk.column).ok_or_else(|| {
             Error::Schema(format!("{}.{} is no int column", fact.name, fk.column))
         })?;
-        let refs = row_refs(values, dim_keys)?;
+        let mut refs = row_refs(values, dim_keys)?;
         let missing = dim_keys.len() as i64;
-        if let Some(r) = refs.iter().position(|&x| x == missing) {
+        // A NULL key joins no row: its reference is the dimension's row count, as a
+        // dangling key's would be (the engine's join misses it).
+        let nulls = b.nulls(&fk.column);
+        if let Some(n) = nulls {
+            for (x, _) in refs.iter_mut().zip(n).filter(|(_, &n)| n) {
+                *x = missing;
+            }
+        }
+        let is_null = |r: usize| nulls.is_some_and(|n| n[r]);
+        if let Some(r) = (0..refs.len()).find(|&r| refs[r] == missing && !is_null(r)) {
             let (pos, ty) = fact
                 .columns
                 .iter()

@@ -2,7 +2,8 @@
 //! delimiter (`|`, tab or `,`) and whether it has a header from its first line, and
 //! reading every record into a [`TableBuilder`] with each value checked against its
 //! declared type (`value`), one line naming file, line and column for the first that
-//! does not fit.
+//! does not fit. An empty field is NULL (refused in a NOT NULL column and in a primary
+//! key).
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -168,14 +169,21 @@ pub fn read_table(path: &Path, t: &TableSpec, schema: &Schema) -> Result<(TableB
             let f = rec.get(i).unwrap_or_default();
             let at = || format!("{shown}:{line}: column {} `{}`", i + 1, c.name);
             if f.is_empty() {
-                return Err(Error::Data(if c.not_null {
-                    format!("{}: NULL (an empty field) in a NOT NULL column", at())
-                } else {
-                    format!(
-                        "{}: NULL (an empty field): the store holds no NULLs yet (docs/load.md)",
+                // An empty field is NULL (as DuckDB's `read_csv`).
+                if t.primary_key.contains(&c.name) {
+                    return Err(Error::Data(format!(
+                        "{}: NULL (an empty field) in the primary key",
                         at()
-                    )
-                }));
+                    )));
+                }
+                if c.not_null {
+                    return Err(Error::Data(format!(
+                        "{}: NULL (an empty field) in a NOT NULL column",
+                        at()
+                    )));
+                }
+                b.push_null(i)?;
+                continue;
             }
             let v = if c.ty.is_int() {
                 Value::Int(parse_int(f, c.ty).map_err(|m| Error::Data(format!("{}: {m}", at())))?)

@@ -275,16 +275,70 @@ fn a_duplicate_primary_key_is_refused() {
 }
 
 #[test]
-fn nulls_are_refused_until_the_store_holds_them() {
-    // An empty field in a NOT NULL column, and in a nullable one.
+fn nulls_in_not_null_columns_and_primary_keys_are_refused() {
     fails(
         &case(edit("sale.tsv", "\t1.5\t", "\t\t")),
         &["sale.tsv:1:", "column 5 `qty`", "NOT NULL"],
     );
     fails(
-        &case(edit("sale.tsv", "\tfirst", "\t")),
-        &["sale.tsv:1:", "column 6 `memo`", "NULL"],
+        &case(edit("region_dim.csv", "7,Lyon", ",Lyon")),
+        &[
+            "region_dim.csv:2:",
+            "column 1 `shop_id`",
+            "NULL",
+            "primary key",
+        ],
     );
+    fails(
+        &case(edit("sale.tsv", "101\t3", "\t3")),
+        &["sale.tsv:2:", "column 1 `id`", "primary key"],
+    );
+}
+
+#[test]
+fn nulls_load_where_the_schema_allows_them() {
+    // A nullable foreign key and a nullable attribute, each NULL once (an empty field);
+    // the literal NULL is a string like any other.
+    let c = case(|name, text| match name {
+        "schema.sql" => text.replace("shop   INTEGER NOT NULL", "shop   INTEGER"),
+        "sale.tsv" => text
+            .replace("102\t9\t", "102\t\t")
+            .replace("\tfirst", "\t")
+            .replace("\tx\n", "\tNULL\n"),
+        "region_dim.csv" => text.replace("Lyon,FR,2020", "Lyon,,2020"),
+        _ => text.to_string(),
+    });
+    // A NOT NULL dimension attribute: refused first.
+    fails(&c, &["region_dim.csv:5:", "`country`", "NOT NULL"]);
+    let schema = std::fs::read_to_string(&c.schema).unwrap();
+    std::fs::write(
+        &c.schema,
+        schema.replace("country CHAR(2) NOT NULL", "country CHAR(2)"),
+    )
+    .unwrap();
+    let loaded = load(&c).unwrap();
+    assert_eq!(loaded[2].rows, 4);
+    let sale = open(&c.out, "sale");
+    let id = ints(&sale, "id");
+    let row = |k: i64| id.iter().position(|&x| x == k).unwrap();
+    let shop = sale.column("shop").unwrap();
+    assert!(shop.is_null(row(102)));
+    assert_eq!(shop.nulls(), 1);
+    let memo = sale.column("memo").unwrap();
+    assert!(memo.is_null(row(100)) && !memo.is_null(row(101)));
+    assert_eq!(memo.value_or_null(row(102)), Some(Value::Str("NULL")));
+    // The NULL key's row reference is the dimension's row count: it joins no row.
+    let refs = sale
+        .column(&RowRef::column_name("shop", "region_dim"))
+        .unwrap();
+    assert_eq!(refs.value(row(102)), Value::Int(5));
+    assert_eq!(refs.null_id(), None);
+    let dim = open(&c.out, "region_dim");
+    let country = dim.column("country").unwrap();
+    assert_eq!(country.nulls(), 1);
+    let key = ints(&dim, "shop_id");
+    let one = key.iter().position(|&k| k == 1).unwrap();
+    assert!(country.is_null(one));
 }
 
 #[test]

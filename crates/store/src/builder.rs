@@ -15,7 +15,7 @@ use crate::encode::{encode, Encoded};
 use crate::error::{Error, Result};
 use crate::format::{
     file_name, parse_file_name, ColumnEntry, FileEntry, Header, Manifest, StructureKind,
-    FORMAT_VERSION, HEADER_USED, MANIFEST, MANIFEST_TMP, PAYLOAD_OFFSET,
+    FORMAT_VERSION, HEADER_USED, MANIFEST, MANIFEST_NULLS_VERSION, MANIFEST_TMP, PAYLOAD_OFFSET,
 };
 use crate::schema::{ColumnType, Schema, Value};
 use crate::table::read_manifest;
@@ -92,7 +92,9 @@ impl StrColumn {
             Some(&id) => id,
             None => {
                 let id = u32::try_from(self.values.len())
-                    .map_err(|_| Error::Schema("more than 2^32 distinct strings".into()))?;
+                    .ok()
+                    .filter(|&id| id != NULL_STR_ID)
+                    .ok_or_else(|| Error::Schema("more than 2^32 distinct strings".into()))?;
                 self.values.push(s.into());
                 self.map.insert(s.into(), id);
                 id
@@ -102,6 +104,10 @@ impl StrColumn {
         Ok(())
     }
 }
+
+/// The interning id a NULL row of a string column holds while rows are pushed (no
+/// string has it).
+pub(crate) const NULL_STR_ID: u32 = u32::MAX;
 
 #[derive(Debug)]
 pub(crate) enum ColumnData {
@@ -119,10 +125,16 @@ impl ColumnData {
 }
 
 /// Collects a table's rows in memory, then writes it.
+///
+/// A value may be NULL ([`TableBuilder::push_null`]): the row holds a placeholder (0 in
+/// an int column) and is marked; the written column stores NULL as the value id one past
+/// its dictionary (docs/formats.md, "NULLs").
 #[derive(Debug)]
 pub struct TableBuilder {
     schema: Schema,
     columns: Vec<ColumnData>,
+    /// Per column, whether each row pushed so far is NULL (None: no NULL yet).
+    nulls: Vec<Option<Vec<bool>>>,
 }
 
 impl TableBuilder {
@@ -135,7 +147,12 @@ impl TableBuilder {
                 ColumnType::Str => ColumnData::Str(StrColumn::default()),
             })
             .collect();
-        TableBuilder { schema, columns }
+        let nulls = vec![None; schema.len()];
+        TableBuilder {
+            schema,
+            columns,
+            nulls,
+        }
     }
 
     pub fn schema(&self) -> &Schema {
@@ -173,6 +190,9 @@ impl TableBuilder {
                 _ => unreachable!("types checked above"),
             }
         }
+        for n in self.nulls.iter_mut().flatten() {
+            n.push(false);
+        }
         Ok(())
     }
 
@@ -196,7 +216,40 @@ impl TableBuilder {
                 )))
             }
         }
+        if let Some(n) = &mut self.nulls[col] {
+            n.push(false);
+        }
         Ok(())
+    }
+
+    /// Appends a NULL to column `col` (column-wise building, as
+    /// [`TableBuilder::push_value`]). The row holds a placeholder — 0 in an int column,
+    /// which [`TableBuilder::int_column`] shows — and [`TableBuilder::nulls`] marks it.
+    pub fn push_null(&mut self, col: usize) -> Result<()> {
+        let len = match self.columns.get_mut(col) {
+            Some(ColumnData::Int(c)) => {
+                c.push(0);
+                c.len()
+            }
+            Some(ColumnData::Str(c)) => {
+                c.ids.push(NULL_STR_ID);
+                c.ids.len()
+            }
+            None => return Err(Error::Schema(format!("no column {col}"))),
+        };
+        self.nulls[col]
+            .get_or_insert_with(|| vec![false; len - 1])
+            .push(true);
+        Ok(())
+    }
+
+    /// Per row pushed so far, whether column `name`'s value is NULL; None when the column
+    /// holds no NULL (or there is no such column).
+    pub fn nulls(&self, name: &str) -> Option<&[bool]> {
+        self.nulls
+            .get(self.schema.index_of(name)?)?
+            .as_deref()
+            .filter(|n| n.contains(&true))
     }
 
     /// Appends integers to int column `col`.
@@ -204,6 +257,9 @@ impl TableBuilder {
         match self.columns.get_mut(col) {
             Some(ColumnData::Int(c)) => {
                 c.extend_from_slice(values);
+                if let Some(n) = &mut self.nulls[col] {
+                    n.resize(c.len(), false);
+                }
                 Ok(())
             }
             _ => Err(Error::Schema(format!("column {col} is not an int column"))),
@@ -217,7 +273,13 @@ impl TableBuilder {
         values: impl IntoIterator<Item = &'s str>,
     ) -> Result<()> {
         match self.columns.get_mut(col) {
-            Some(ColumnData::Str(c)) => values.into_iter().try_for_each(|s| c.push(s)),
+            Some(ColumnData::Str(c)) => {
+                let r = values.into_iter().try_for_each(|s| c.push(s));
+                if let Some(n) = &mut self.nulls[col] {
+                    n.resize(c.ids.len(), false);
+                }
+                r
+            }
             _ => Err(Error::Schema(format!(
                 "column {col} is not a string column"
             ))),
@@ -233,12 +295,16 @@ impl TableBuilder {
     }
 
     /// Per row pushed so far, a code of column `name`'s value: equal codes for equal
-    /// values (an int's bits, a string's interning id), in no particular order; None if
-    /// there is no such column. For finding dependencies between columns.
+    /// values (an int's bits, a string's interning id; NULL is a code of its own), in no
+    /// particular order; None if there is no such column. For finding dependencies
+    /// between columns.
     pub fn row_codes(&self, name: &str) -> Option<Vec<u64>> {
-        Some(match self.columns.get(self.schema.index_of(name)?)? {
-            ColumnData::Int(v) => v.iter().map(|&x| x as u64).collect(),
-            ColumnData::Str(s) => s.ids.iter().map(|&id| id as u64).collect(),
+        let i = self.schema.index_of(name)?;
+        Some(match (self.columns.get(i)?, &self.nulls[i]) {
+            (ColumnData::Int(v), Some(n)) => int_ranks(v, n),
+            (ColumnData::Int(v), None) => v.iter().map(|&x| x as u64).collect(),
+            // A NULL row's placeholder id is no string's.
+            (ColumnData::Str(s), _) => s.ids.iter().map(|&id| id as u64).collect(),
         })
     }
 
@@ -261,6 +327,7 @@ impl TableBuilder {
             ty: ColumnType::Int,
         });
         self.columns.push(ColumnData::Int(values));
+        self.nulls.push(None);
         Ok(())
     }
 
@@ -277,9 +344,13 @@ impl TableBuilder {
                     .schema
                     .index_of(name)
                     .ok_or_else(|| Error::Schema(format!("sort by unknown column `{name}`")))?;
-                Ok(match &self.columns[i] {
-                    ColumnData::Int(v) => v.iter().map(|&x| (x as u64) ^ (1 << 63)).collect(),
-                    ColumnData::Str(s) => {
+                // NULLs sort last (as SQL's default ascending order in DuckDB).
+                Ok(match (&self.columns[i], &self.nulls[i]) {
+                    (ColumnData::Int(v), Some(n)) => int_ranks(v, n),
+                    (ColumnData::Int(v), None) => {
+                        v.iter().map(|&x| (x as u64) ^ (1 << 63)).collect()
+                    }
+                    (ColumnData::Str(s), _) => {
                         let mut order: Vec<u32> = (0..s.values.len() as u32).collect();
                         order.sort_unstable_by(|&a, &b| {
                             s.values[a as usize].cmp(&s.values[b as usize])
@@ -288,7 +359,11 @@ impl TableBuilder {
                         for (r, &id) in order.iter().enumerate() {
                             rank[id as usize] = r as u64;
                         }
-                        s.ids.iter().map(|&id| rank[id as usize]).collect()
+                        let null = rank.len() as u64;
+                        s.ids
+                            .iter()
+                            .map(|&id| rank.get(id as usize).copied().unwrap_or(null))
+                            .collect()
                     }
                 })
             })
@@ -305,6 +380,9 @@ impl TableBuilder {
                 ColumnData::Int(v) => *v = perm.iter().map(|&r| v[r as usize]).collect(),
                 ColumnData::Str(s) => s.ids = perm.iter().map(|&r| s.ids[r as usize]).collect(),
             }
+        }
+        for n in self.nulls.iter_mut().flatten() {
+            *n = perm.iter().map(|&r| n[r as usize]).collect();
         }
         Ok(())
     }
@@ -331,12 +409,16 @@ impl TableBuilder {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
         };
-        let TableBuilder { schema, columns } = self;
+        let TableBuilder {
+            schema,
+            columns,
+            nulls,
+        } = self;
 
         // 1. Encode (dictionary + value ids) every column.
-        let jobs: Vec<_> = columns.into_iter().enumerate().collect();
+        let jobs: Vec<_> = columns.into_iter().zip(nulls).collect();
         let frames = !opts.dictionary_only;
-        let encoded = par_map(jobs, threads, |(_, data)| encode(data, frames));
+        let encoded = par_map(jobs, threads, |(data, nulls)| encode(data, nulls, frames));
 
         // 2. Sizes, space check, generation.
         let previous = read_manifest(dir);
@@ -405,6 +487,27 @@ impl TableBuilder {
         }
         Ok(with_index)
     }
+}
+
+/// Per row, the rank of its value among the column's distinct values, `u64::MAX` for a
+/// NULL row (whose placeholder is no value): equal codes for equal values, in value
+/// order, NULL last.
+fn int_ranks(v: &[i64], nulls: &[bool]) -> Vec<u64> {
+    let mut distinct: Vec<i64> = v
+        .iter()
+        .zip(nulls)
+        .filter(|(_, &n)| !n)
+        .map(|(&x, _)| x)
+        .collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    v.iter()
+        .zip(nulls)
+        .map(|(x, &n)| match n {
+            true => u64::MAX,
+            false => distinct.partition_point(|d| d < x) as u64,
+        })
+        .collect()
 }
 
 /// The structure files of a new generation, (column, kind, file length) each, and their
@@ -502,7 +605,8 @@ impl Generation<'_> {
                     },
                     entries: match kind {
                         StructureKind::DataVector => rows as u64,
-                        _ => encoded[ci].distinct() as u64,
+                        StructureKind::InvertedIndex => encoded[ci].ids() as u64,
+                        StructureKind::Dictionary => encoded[ci].distinct() as u64,
                     },
                     payload_len: (len - PAYLOAD_OFFSET) as u64,
                     payload_crc: crc,
@@ -532,8 +636,16 @@ impl Generation<'_> {
 
     /// The manifest of this generation with `files` per column.
     fn manifest(&self, files: Vec<Vec<FileEntry>>, with_index: &[bool]) -> Manifest {
+        let nulls = self.encoded.iter().any(|e| e.nulls > 0);
         Manifest {
-            format_version: FORMAT_VERSION,
+            // A table with NULLs is version 3: a build that does not know NULL ids refuses
+            // it instead of reading one as a value; any other stays version 2, byte for
+            // byte as before.
+            format_version: if nulls {
+                MANIFEST_NULLS_VERSION
+            } else {
+                FORMAT_VERSION
+            },
             generation: self.generation,
             rows: self.rows as u64,
             columns: self
@@ -549,6 +661,7 @@ impl Generation<'_> {
                         name: c.name.clone(),
                         ty: c.ty,
                         dict_len: e.distinct() as u64,
+                        nulls: e.nulls as u64,
                         encoding: e.encoding(),
                         bit_width: e.width,
                         has_index: with_index[ci],

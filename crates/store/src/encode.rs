@@ -1,8 +1,8 @@
 //! Encoding a column: its value ids and the dictionary (sorted values, or a frame of
-//! reference for int columns, see [`frame_pays`]), and the payload bytes of each of its
-//! structures.
+//! reference for int columns, see [`frame_pays`]), NULL rows as the id one past the
+//! dictionary, and the payload bytes of each of its structures.
 
-use crate::builder::{ColumnData, StrColumn};
+use crate::builder::{ColumnData, StrColumn, NULL_STR_ID};
 use crate::error::{Error, Result};
 use crate::format::{ColumnEncoding, StructureKind};
 use pmolap_kernels::bitpack;
@@ -28,9 +28,17 @@ pub(crate) struct Encoded {
     pub(crate) dict: DictData,
     pub(crate) codes: Vec<u32>,
     pub(crate) width: u32,
+    /// NULL rows: their id is [`Encoded::distinct`], one past the dictionary.
+    pub(crate) nulls: usize,
 }
 
 impl Encoded {
+    /// Value ids the data vector holds: the dictionary's, and the NULL id when a row is
+    /// NULL.
+    pub(crate) fn ids(&self) -> usize {
+        self.distinct() + usize::from(self.nulls > 0)
+    }
+
     /// Value ids: distinct values, or the frame's range.
     pub(crate) fn distinct(&self) -> usize {
         match &self.dict {
@@ -55,7 +63,7 @@ impl Encoded {
                 DictData::Str { offsets, bytes } => offsets.len() * 8 + bytes.len(),
             },
             StructureKind::DataVector => bitpack::words_for(rows, self.width) * 8,
-            StructureKind::InvertedIndex => (self.distinct() + 1) * 8 + rows * 4,
+            StructureKind::InvertedIndex => (self.ids() + 1) * 8 + rows * 4,
         }
     }
 
@@ -79,7 +87,8 @@ impl Encoded {
                 bitpack::pack(&self.codes, self.width, cast_mut::<u64>(out)?);
             }
             StructureKind::InvertedIndex => {
-                let d = self.distinct();
+                // NULL rows are listed under the NULL id, the last.
+                let d = self.ids();
                 let (o, r) = out.split_at_mut((d + 1) * 8);
                 let offs = cast_mut::<u64>(o)?;
                 let ids = cast_mut::<u32>(r)?;
@@ -112,17 +121,64 @@ fn cast_mut<T: bytemuck::Pod>(b: &mut [u8]) -> Result<&mut [T]> {
         .map_err(|e| Error::Internal(format!("payload cast of {len} bytes: {e:?}")))
 }
 
-pub(crate) fn encode(data: ColumnData, frames: bool) -> Encoded {
-    let (dict, codes) = match data {
-        ColumnData::Int(v) => encode_ints(v, frames),
-        ColumnData::Str(s) => encode_strs(s),
+/// Encodes a column; `nulls` marks its NULL rows (None: none), whose placeholders are
+/// left out of the dictionary and whose id is one past it.
+pub(crate) fn encode(data: ColumnData, nulls: Option<Vec<bool>>, frames: bool) -> Encoded {
+    let nulls = nulls.filter(|n| n.contains(&true));
+    let (dict, mut codes) = match (data, &nulls) {
+        (ColumnData::Int(v), None) => encode_ints(v, frames),
+        (ColumnData::Int(mut v), Some(n)) => {
+            // Placeholders take a value the column has (none: an empty dictionary).
+            match v.iter().zip(n).find(|(_, &n)| !n).map(|(&x, _)| x) {
+                Some(fill) => {
+                    for (x, _) in v.iter_mut().zip(n).filter(|(_, &n)| n) {
+                        *x = fill;
+                    }
+                    match encode_ints(v.clone(), frames) {
+                        // The NULL id (the frame's length) must fit 32 bits.
+                        (DictData::Frame { len, .. }, _) if len > u32::MAX as usize => {
+                            encode_ints(v, false)
+                        }
+                        e => e,
+                    }
+                }
+                None => (DictData::Int(Vec::new()), vec![0; v.len()]),
+            }
+        }
+        (ColumnData::Str(mut s), _) => {
+            // Placeholders take the first string (none: every row is NULL).
+            for id in s.ids.iter_mut().filter(|id| **id == NULL_STR_ID) {
+                *id = 0;
+            }
+            if s.values.is_empty() {
+                let rows = s.ids.len();
+                (
+                    DictData::Str {
+                        offsets: vec![0],
+                        bytes: Vec::new(),
+                    },
+                    vec![0; rows],
+                )
+            } else {
+                encode_strs(s)
+            }
+        }
     };
     let mut e = Encoded {
         dict,
-        codes,
+        codes: Vec::new(),
         width: 1,
+        nulls: 0,
     };
-    e.width = bitpack::width_for(e.distinct());
+    if let Some(n) = &nulls {
+        let null = e.distinct() as u32;
+        for (c, _) in codes.iter_mut().zip(n).filter(|(_, &n)| n) {
+            *c = null;
+        }
+        e.nulls = n.iter().filter(|&&n| n).count();
+    }
+    e.codes = codes;
+    e.width = bitpack::width_for(e.ids());
     e
 }
 

@@ -53,8 +53,12 @@ use crate::schema::{ColumnType, Schema};
 pub const MAGIC: [u8; 8] = *b"PMOLAPCS";
 /// Magic of a manifest.
 pub const MANIFEST_MAGIC: [u8; 8] = *b"PMOLAPMF";
-/// The one format version this build writes and reads (2: adds the int frame, kind 5).
+/// The format version of structure files, and of the manifest of a table without NULLs
+/// (2: adds the int frame, kind 5).
 pub const FORMAT_VERSION: u32 = 2;
+/// The manifest version of a table with a column holding NULLs (a column's `nulls` > 0:
+/// value id `dict_len` is NULL); its structure files stay [`FORMAT_VERSION`].
+pub const MANIFEST_NULLS_VERSION: u32 = 3;
 
 pub const OFF_MAGIC: usize = 0;
 pub const OFF_VERSION: usize = 8;
@@ -317,11 +321,26 @@ pub struct ColumnEntry {
     pub bit_width: u32,
     pub has_index: bool,
     pub files: Vec<FileEntry>,
+    /// Rows holding NULL (absent: none). When there are any, value id `dict_len` — one
+    /// past the dictionary — is NULL, so the data vector holds `dict_len + 1` ids (and an
+    /// inverted index lists the NULL rows under that id, last).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub nulls: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl ColumnEntry {
     pub fn file(&self, kind: StructureKind) -> Option<&FileEntry> {
         self.files.iter().find(|f| f.kind == kind)
+    }
+
+    /// Value ids the data vector may hold: the dictionary's, and the NULL id when the
+    /// column has NULLs.
+    pub fn ids(&self) -> u64 {
+        self.dict_len + u64::from(self.nulls > 0)
     }
 }
 
@@ -360,7 +379,7 @@ impl Manifest {
             .map_err(|e| Error::Schema(format!("manifest does not serialise: {e}")))?;
         let mut b = Vec::with_capacity(MF_BODY + body.len());
         b.extend_from_slice(&MANIFEST_MAGIC);
-        b.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        b.extend_from_slice(&self.format_version.to_le_bytes());
         b.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
         b.extend_from_slice(&(body.len() as u64).to_le_bytes());
         debug_assert_eq!(b.len(), MF_BODY);
@@ -382,9 +401,9 @@ impl Manifest {
             ));
         }
         let version = u32_at(b, MF_OFF_VERSION);
-        if version != FORMAT_VERSION {
+        if version != FORMAT_VERSION && version != MANIFEST_NULLS_VERSION {
             return Err(bad(format!(
-                "manifest format version {version}, this build reads version {FORMAT_VERSION}"
+                "manifest format version {version}, this build reads versions {FORMAT_VERSION} and {MANIFEST_NULLS_VERSION}"
             )));
         }
         let len = u64_at(b, MF_OFF_LEN);
@@ -404,10 +423,19 @@ impl Manifest {
         }
         let m: Manifest = serde_json::from_slice(body)
             .map_err(|e| bad(format!("manifest body is not valid: {e}")))?;
-        if m.format_version != FORMAT_VERSION {
+        if m.format_version != version {
             return Err(bad(format!(
-                "manifest format version {}, this build reads version {FORMAT_VERSION}",
+                "manifest body says format version {}, its header {version}",
                 m.format_version
+            )));
+        }
+        // NULLs exactly in version 3: an older build refuses the table rather than read
+        // a NULL id as a value.
+        let nulls = m.columns.iter().any(|c| c.nulls > 0);
+        if nulls != (version == MANIFEST_NULLS_VERSION) {
+            return Err(bad(format!(
+                "manifest version {version} {} columns with NULLs",
+                if nulls { "lists" } else { "but no" }
             )));
         }
         Ok(m)

@@ -60,6 +60,8 @@ pub struct Column {
     pub dict: Dictionary,
     pub dv: DataVector,
     pub index: Option<InvertedIndex>,
+    /// Rows holding NULL: value id `dict.len()` (one past the dictionary) when any.
+    nulls: u64,
     /// The deferred checks of each structure (None: not verified, as asked).
     checks: Option<Checks>,
 }
@@ -112,7 +114,7 @@ impl Column {
             return Ok(());
         };
         self.verify_dict()?;
-        once(&c.dv, || self.dv.check_deep(self.dict.len()))?;
+        once(&c.dv, || self.dv.check_deep(self.ids()))?;
         if let Some(ix) = &self.index {
             once(&c.index, || ix.check_deep(self.dv.len()))?;
         }
@@ -140,12 +142,39 @@ impl Column {
         self.dv.len()
     }
 
+    /// Rows holding NULL (as the manifest says).
+    pub fn nulls(&self) -> u64 {
+        self.nulls
+    }
+
+    /// The value id of NULL — one past the dictionary — when the column holds NULLs.
+    pub fn null_id(&self) -> Option<u32> {
+        (self.nulls > 0).then_some(self.dict.len() as u32)
+    }
+
+    /// Value ids the data vector may hold: the dictionary's and, with NULLs, the NULL id.
+    pub fn ids(&self) -> usize {
+        self.dict.len() + usize::from(self.nulls > 0)
+    }
+
+    /// Whether `row` is NULL.
+    pub fn is_null(&self, row: usize) -> bool {
+        self.null_id() == Some(self.dv.get(row))
+    }
+
+    /// The value of `row`, None for NULL.
+    pub fn value_or_null(&self, row: usize) -> Option<Value<'_>> {
+        let id = self.dv.get(row);
+        (self.null_id() != Some(id)).then(|| self.dict.get(id))
+    }
+
     /// The value id of `row`.
     pub fn value_id(&self, row: usize) -> u32 {
         self.dv.get(row)
     }
 
-    /// The value of `row` (a data-vector lookup and a dictionary lookup).
+    /// The value of `row` (a data-vector lookup and a dictionary lookup). Panics on a
+    /// NULL row ([`Column::value_or_null`] reads those).
     pub fn value(&self, row: usize) -> Value<'_> {
         self.dict.get(self.dv.get(row))
     }
@@ -241,7 +270,14 @@ pub struct ColumnInfo {
     pub encoding: ColumnEncoding,
     pub bit_width: u32,
     pub has_index: bool,
+    /// Rows holding NULL (absent: none).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub nulls: u64,
     pub structures: Vec<StructureDesc>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// One structure of [`ColumnInfo`]: which one, and where it lives.
@@ -436,6 +472,15 @@ impl Table {
         }
         let dict = Dictionary::new(dict, c.ty)?;
         let dv = DataVector::new(dv)?;
+        if c.nulls > self.manifest.rows {
+            return Err(Error::corrupt(
+                &mpath,
+                format!(
+                    "column `{}` has {} NULLs in {} rows",
+                    c.name, c.nulls, self.manifest.rows
+                ),
+            ));
+        }
         if dict.len() as u64 != c.dict_len
             || dv.len() as u64 != self.manifest.rows
             || dv.width() != c.bit_width
@@ -456,13 +501,13 @@ impl Table {
         }
         let index = inv.map(|s| InvertedIndex::new(s, dv.len())).transpose()?;
         if let Some(ix) = &index {
-            if ix.len() != dict.len() {
+            if ix.len() as u64 != c.ids() {
                 return Err(Error::corrupt(
                     &ix.info().file,
                     format!(
-                        "inverted index has {} values, the dictionary {}",
+                        "inverted index has {} values, the column {} value ids",
                         ix.len(),
-                        dict.len()
+                        c.ids()
                     ),
                 ));
             }
@@ -473,6 +518,7 @@ impl Table {
             dict,
             dv,
             index,
+            nulls: c.nulls,
             checks: self.opts.verify_checksums.then(Checks::default),
         };
         // Open-time validation scans must not show up in the counters.
@@ -564,9 +610,19 @@ impl Table {
         self.columns().map(|_| ())
     }
 
-    /// The whole row `row`, decoded (every column verified first).
+    /// The whole row `row`, decoded (every column verified first). Panics on a NULL
+    /// ([`Table::row_or_nulls`] reads those).
     pub fn row(&self, row: usize) -> Result<Vec<Value<'_>>> {
         Ok(self.columns()?.iter().map(|c| c.value(row)).collect())
+    }
+
+    /// The whole row `row`, decoded, None for a NULL (every column verified first).
+    pub fn row_or_nulls(&self, row: usize) -> Result<Vec<Option<Value<'_>>>> {
+        Ok(self
+            .columns()?
+            .iter()
+            .map(|c| c.value_or_null(row))
+            .collect())
     }
 
     /// Turns access counting on or off (off by default).
@@ -687,6 +743,7 @@ impl Table {
                         encoding: m.encoding,
                         bit_width: m.bit_width,
                         has_index: m.has_index,
+                        nulls: m.nulls,
                         structures,
                     }
                 })

@@ -6,6 +6,12 @@
 //! a minimum or a maximum (`COUNT` leaves its slot unused and reads the row count).
 //! Sums and the `a op b` values are checked: the first aggregate to leave the 64-bit
 //! range is remembered by the thread and the query fails naming it.
+//!
+//! An aggregate over a column holding NULLs (`AggPlan::nullable`) takes only the rows
+//! whose argument is not NULL (the value id one past the dictionary), through
+//! [`fold_nullable`], and counts them per group: its `COUNT(col)`, the divisor of its
+//! `AVG`, and a group it took no row of is NULL. Aggregates over columns without NULLs
+//! run as before.
 
 use std::collections::HashMap;
 
@@ -46,6 +52,23 @@ pub(super) struct Acc {
     lane_rows: Vec<u32>,
     /// The first aggregate whose value left the 64-bit range.
     overflow: Option<usize>,
+    /// Per slot and aggregate (as `states`), the rows a nullable aggregate took (its
+    /// argument not NULL); empty when no aggregate is nullable.
+    took: Vec<u64>,
+    /// Some aggregate is nullable (`took` grows with `states`).
+    nullable: bool,
+    /// Scratch of [`fold_nullable`].
+    nulls: NullScratch,
+}
+
+/// Buffers of [`fold_nullable`]: the rows' ids of the argument's columns and their slots,
+/// compacted to the rows without NULL, and their values.
+#[derive(Default)]
+struct NullScratch {
+    a: Vec<u32>,
+    b: Vec<u32>,
+    slots: Vec<u32>,
+    vals: Vec<i64>,
 }
 
 /// Copies of each group of a small dense domain.
@@ -70,6 +93,7 @@ impl Acc {
         } else {
             1
         };
+        let nullable = aggs.iter().any(|a| a.nullable);
         let (states, counts, hash) = if domain <= dense_max {
             let slots = domain as usize * lanes as usize;
             let states = if init.iter().all(|&v| v == 0) {
@@ -90,6 +114,11 @@ impl Acc {
             };
             (Vec::new(), Vec::new(), Some(h))
         };
+        let took = if nullable {
+            vec![0; states.len()]
+        } else {
+            Vec::new()
+        };
         Acc {
             states,
             counts,
@@ -99,6 +128,9 @@ impl Acc {
             domain: u32::try_from(domain).unwrap_or(u32::MAX),
             lane_rows: Vec::new(),
             overflow: None,
+            took,
+            nullable,
+            nulls: NullScratch::default(),
         }
     }
 
@@ -292,6 +324,81 @@ fn arg_values(
     combine(op, vals, bi, ib, can_overflow(op, ia, ib))
 }
 
+/// Folds nullable aggregate `ai` of `naggs` (`a`) over the selected rows of `rows`
+/// whose argument columns are not NULL: counts them in `took` by slot (`slots`, one per
+/// selected row; None: every row in slot 0), then, unless it is a count, decodes their
+/// values and folds them into `states`. True when a value left the 64-bit range.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn fold_nullable(
+    plan: &Plan<'_>,
+    rows: Rows<'_, '_>,
+    a: &AggPlan,
+    (ai, naggs): (usize, usize),
+    slots: Option<&[u32]>,
+    ids: &mut ColumnIds,
+    tally: &mut Option<Tally>,
+    states: &mut [i64],
+    took: &mut [u64],
+    nb: &mut NullScratch,
+) -> bool {
+    let Some((ca, op)) = a.arg else {
+        return false;
+    };
+    let k = rows.k;
+    nb.a.clear();
+    nb.a.extend_from_slice(ids.get(rows, ca, tally));
+    nb.b.clear();
+    if let Some((_, cb)) = op {
+        nb.b.extend_from_slice(ids.get(rows, cb, tally));
+    }
+    nb.slots.clear();
+    match slots {
+        Some(s) => nb.slots.extend_from_slice(&s[..k]),
+        None => nb.slots.resize(k, 0),
+    }
+    // Compact to the rows whose ids are no NULL id (branch-free: write, then advance
+    // when kept).
+    let null_a = plan.cols[ca].null_id.unwrap_or(u32::MAX);
+    let null_b = op.and_then(|(_, cb)| plan.cols[cb].null_id);
+    let mut kept = 0;
+    for j in 0..k {
+        let (ia, g) = (nb.a[j], nb.slots[j]);
+        nb.a[kept] = ia;
+        nb.slots[kept] = g;
+        let mut keep = ia != null_a;
+        if op.is_some() {
+            let ib = nb.b[j];
+            nb.b[kept] = ib;
+            keep &= Some(ib) != null_b;
+        }
+        kept += usize::from(keep);
+    }
+    nb.a.truncate(kept);
+    nb.b.truncate(kept.min(nb.b.len()));
+    nb.slots.truncate(kept);
+    for &g in &nb.slots {
+        took[g as usize * naggs + ai] += 1;
+    }
+    if a.func == AggFn::Count {
+        return false;
+    }
+    if let Some(t) = tally.as_mut() {
+        t.decoded(ca, &nb.a);
+    }
+    nb.vals.resize(kept, 0);
+    decode(&mut nb.vals, &nb.a, plan.cols[ca].ints);
+    let mut over = false;
+    if let Some((op, cb)) = op {
+        if let Some(t) = tally.as_mut() {
+            t.decoded(cb, &nb.b);
+        }
+        let (ia, ib) = (plan.cols[ca].ints, plan.cols[cb].ints);
+        over |= combine(op, &mut nb.vals, &nb.b, ib, can_overflow(op, ia, ib));
+    }
+    over | fold(a.func, states, &nb.slots, &nb.vals, ai, naggs)
+}
+
 /// Adds the `k` selected rows of morsel `[start, start+n)` (selection and group ids in
 /// `s`) to `acc`: every aggregate's values decoded through the column dictionaries (a
 /// value shared with the aggregate before is not decoded again).
@@ -334,12 +441,15 @@ pub(super) fn accumulate(
         domain,
         lane_rows,
         overflow,
+        took,
+        nullable,
+        nulls,
     } = acc;
     // One group (no GROUP BY): every aggregate folds into registers, not through memory.
     if single_group(hash, counts) {
         counts[0] += k as u64;
         vals.resize(k, 0);
-        let over = accumulate_one(plan, rows, ids, vals, tally, states);
+        let over = accumulate_one(plan, rows, ids, vals, tally, states, (took, nulls));
         if let Some(ai) = over {
             if overflow.is_none_or(|o| o > ai) {
                 *overflow = Some(ai);
@@ -370,6 +480,9 @@ pub(super) fn accumulate(
                     h.keys.push(g);
                     counts.push(0);
                     states.extend_from_slice(init);
+                    if *nullable {
+                        took.resize(states.len(), 0);
+                    }
                     (h.keys.len() - 1) as u32
                 });
                 counts[i as usize] += 1;
@@ -381,6 +494,24 @@ pub(super) fn accumulate(
     vals.resize(k, 0);
     let mut have: Option<(usize, Option<(Op, usize)>)> = None;
     for (ai, a) in plan.aggs.iter().enumerate() {
+        if a.nullable {
+            let over = fold_nullable(
+                plan,
+                rows,
+                a,
+                (ai, naggs),
+                Some(slots),
+                ids,
+                tally,
+                states,
+                took,
+                nulls,
+            );
+            if over && overflow.is_none_or(|o| o > ai) {
+                *overflow = Some(ai);
+            }
+            continue;
+        }
         let Some(arg) = a.arg else { continue };
         let mut over = false;
         if have != Some(arg) {
@@ -406,11 +537,31 @@ fn accumulate_one(
     vals: &mut [i64],
     tally: &mut Option<Tally>,
     states: &mut [i64],
+    (took, nulls): (&mut [u64], &mut NullScratch),
 ) -> Option<usize> {
     let k = rows.k;
     let mut over = None;
     let mut have: Option<(usize, Option<(Op, usize)>)> = None;
+    let naggs = plan.aggs.len();
     for (ai, a) in plan.aggs.iter().enumerate() {
+        if a.nullable {
+            let o = fold_nullable(
+                plan,
+                rows,
+                a,
+                (ai, naggs),
+                None,
+                ids,
+                tally,
+                states,
+                took,
+                nulls,
+            );
+            if o {
+                over.get_or_insert(ai);
+            }
+            continue;
+        }
         let Some(arg) = a.arg else { continue };
         let st = &mut states[ai];
         if let ((ca, None), AggFn::Min | AggFn::Max) = (arg, a.func) {
@@ -569,8 +720,19 @@ fn id_sums(
     Some((sa, sb, dot))
 }
 
-/// Per group id: (rows, states by aggregate).
-pub(super) type Totals = HashMap<u32, (u64, Vec<i64>)>;
+/// One group's totals.
+#[derive(Debug, Clone)]
+pub(super) struct Group {
+    /// Rows of the group.
+    pub(super) rows: u64,
+    /// The states by aggregate.
+    pub(super) states: Vec<i64>,
+    /// By aggregate, the rows a nullable one took (empty when none is nullable).
+    pub(super) took: Vec<u64>,
+}
+
+/// Per group id, its totals.
+pub(super) type Totals = HashMap<u32, Group>;
 
 /// The totals of a query answered from the column dictionaries without a scan: when
 /// every fact row qualifies (no probe step: no predicate, no filtering join, no group-by)
@@ -578,7 +740,12 @@ pub(super) type Totals = HashMap<u32, (u64, Vec<i64>)>;
 /// holds exactly the distinct values the column has, sorted (the store builds it so), so
 /// its first and last entries are the column's minimum and maximum.
 pub(super) fn from_dictionaries(plan: &Plan<'_>) -> Option<Totals> {
-    if !plan.steps.is_empty() || plan.group_domain != 1 || plan.never || plan.fact_rows == 0 {
+    if !plan.steps.is_empty()
+        || plan.group_domain != 1
+        || plan.never
+        || plan.fact_rows == 0
+        || plan.aggs.iter().any(|a| a.nullable)
+    {
         return None;
     }
     let mut states = Vec::with_capacity(plan.aggs.len());
@@ -590,7 +757,12 @@ pub(super) fn from_dictionaries(plan: &Plan<'_>) -> Option<Totals> {
             _ => return None,
         });
     }
-    Some(HashMap::from([(0, (plan.fact_rows as u64, states))]))
+    let group = Group {
+        rows: plan.fact_rows as u64,
+        states,
+        took: Vec::new(),
+    };
+    Some(HashMap::from([(0, group)]))
 }
 
 /// The error of aggregate `ai` leaving the 64-bit range.
@@ -623,10 +795,18 @@ pub(super) fn merge(
         }
         qualifying += q;
         morsels += mo;
-        let mut add = |g: u32, c: u64, s: &[i64]| {
-            let e = total.entry(g).or_insert_with(|| (0, acc.init.clone()));
-            e.0 += c;
-            for (ai, (t, &v)) in e.1.iter_mut().zip(s).enumerate() {
+        let nullable = acc.nullable;
+        let mut add = |g: u32, c: u64, s: &[i64], took: &[u64]| {
+            let e = total.entry(g).or_insert_with(|| Group {
+                rows: 0,
+                states: acc.init.clone(),
+                took: if nullable { vec![0; naggs] } else { Vec::new() },
+            });
+            e.rows += c;
+            for (t, &n) in e.took.iter_mut().zip(took) {
+                *t += n;
+            }
+            for (ai, (t, &v)) in e.states.iter_mut().zip(s).enumerate() {
                 match funcs[ai] {
                     AggFn::Sum | AggFn::Avg => match t.checked_add(v) {
                         Some(x) => *t = x,
@@ -645,14 +825,17 @@ pub(super) fn merge(
                 let domain = acc.domain.max(1) as usize;
                 for (slot, &c) in acc.counts.iter().enumerate() {
                     if c > 0 {
-                        let st = &acc.states[slot * naggs..(slot + 1) * naggs];
-                        add((slot % domain) as u32, c, st);
+                        let at = slot * naggs..(slot + 1) * naggs;
+                        let took = acc.took.get(at.clone()).unwrap_or_default();
+                        add((slot % domain) as u32, c, &acc.states[at], took);
                     }
                 }
             }
             Some(h) => {
                 for (i, &g) in h.keys.iter().enumerate() {
-                    add(g, acc.counts[i], &acc.states[i * naggs..(i + 1) * naggs]);
+                    let at = i * naggs..(i + 1) * naggs;
+                    let took = acc.took.get(at.clone()).unwrap_or_default();
+                    add(g, acc.counts[i], &acc.states[at], took);
                 }
             }
         }
@@ -663,8 +846,9 @@ pub(super) fn merge(
     Ok((total, qualifying, morsels))
 }
 
-/// A result value of aggregate `f` over `count` rows with state `v`: SQL's NULL for a
-/// sum, minimum, maximum or mean of no rows, 0 for their count.
+/// A result value of aggregate `f` over `count` rows with state `v` (a nullable
+/// aggregate's count: the rows it took): SQL's NULL for a sum, minimum, maximum or mean
+/// of no rows, 0 for their count.
 fn agg_value(f: AggFn, count: u64, v: i64) -> OutValue {
     match f {
         AggFn::Count => OutValue::Int(count as i64),
@@ -683,7 +867,12 @@ pub(super) fn result_rows(plan: &Plan<'_>, mut total: Totals) -> Vec<Vec<OutValu
     // early may have bound no group source.)
     let grouped = !q.carry.is_empty() || q.joins.iter().any(|j| !j.carry.is_empty());
     if !grouped && total.is_empty() {
-        total.insert(0, (0, vec![0; naggs]));
+        let group = Group {
+            rows: 0,
+            states: vec![0; naggs],
+            took: Vec::new(),
+        };
+        total.insert(0, group);
     }
     // ORDER BY keys that are not selected (an aggregate or a group-by column left out of
     // the answer) are computed after the select list's columns and cut off once sorted.
@@ -695,11 +884,18 @@ pub(super) fn result_rows(plan: &Plan<'_>, mut total: Totals) -> Vec<Vec<OutValu
     }
     let mut rows: Vec<Vec<OutValue>> = total
         .into_iter()
-        .map(|(g, (count, sums))| {
+        .map(|(g, group)| {
             cols.iter()
                 .map(|&name| {
                     if let Some(ai) = q.aggregates.iter().position(|a| &a.name == name) {
-                        return agg_value(plan.aggs[ai].func, count, sums[ai]);
+                        let a = &plan.aggs[ai];
+                        // A nullable aggregate over the rows it took (none: NULL, or a
+                        // count of 0).
+                        let count = match a.nullable {
+                            true => group.took.get(ai).copied().unwrap_or(0),
+                            false => group.rows,
+                        };
+                        return agg_value(a.func, count, group.states[ai]);
                     }
                     for src in &plan.groups {
                         if let Some(ci) = src.columns.iter().position(|c| c == name) {
@@ -720,7 +916,13 @@ pub(super) fn result_rows(plan: &Plan<'_>, mut total: Totals) -> Vec<Vec<OutValu
         .collect();
     rows.sort_by(|a, b| {
         for &(i, desc) in &keys {
-            let o = a[i].cmp(&b[i]);
+            // NULLs last in either direction (DuckDB's default).
+            let o = match (&a[i], &b[i]) {
+                (OutValue::Null, OutValue::Null) => std::cmp::Ordering::Equal,
+                (OutValue::Null, _) => return std::cmp::Ordering::Greater,
+                (_, OutValue::Null) => return std::cmp::Ordering::Less,
+                (x, y) => x.cmp(y),
+            };
             if o != std::cmp::Ordering::Equal {
                 return if desc { o.reverse() } else { o };
             }

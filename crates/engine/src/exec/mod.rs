@@ -130,7 +130,7 @@ pub fn execute(
         from_dictionaries(plan)
     };
     if let Some(total) = early {
-        let rows_qualifying = total.values().map(|(c, _)| *c).sum();
+        let rows_qualifying = total.values().map(|g| g.rows).sum();
         let groups = total.len();
         return Ok((
             result_rows(plan, total),

@@ -74,7 +74,33 @@ pub(super) struct CodeSet {
 }
 
 impl CodeSet {
-    pub(super) fn of(dict: &Dictionary, p: &Predicate, what: &str) -> Result<CodeSet> {
+    /// The value ids of column `col` satisfying `p`. A NULL (the id one past the
+    /// dictionary) satisfies `IS NULL` alone: a comparison with NULL is not true.
+    pub(super) fn of_column(col: &Column, p: &Predicate, what: &str) -> Result<CodeSet> {
+        let set = CodeSet::of(&col.dict, p, what)?;
+        if p.is_null != Some(true) {
+            return Ok(set);
+        }
+        // `IS NULL` and any other bound: nothing (after the literals were checked).
+        let others = Predicate {
+            is_null: None,
+            ..p.clone()
+        };
+        Ok(match col.null_id() {
+            Some(null) if others == Predicate::default() => CodeSet {
+                lo: null,
+                hi: null + 1,
+                list: None,
+            },
+            _ => CodeSet {
+                lo: 0,
+                hi: 0,
+                list: None,
+            },
+        })
+    }
+
+    fn of(dict: &Dictionary, p: &Predicate, what: &str) -> Result<CodeSet> {
         let n = dict.len() as u32;
         let (mut lo, mut hi) = (0u32, n);
         let mut narrow = |a: u32, b: u32| {
@@ -167,12 +193,13 @@ impl CodeSet {
         self.lo >= self.hi || self.list.as_ref().is_some_and(Vec::is_empty)
     }
 
-    /// Whether every id of a dictionary of `dict_len` values is in the set.
-    pub(super) fn is_full(&self, dict_len: usize) -> bool {
+    /// Whether every id of a column of `ids` value ids (`Column::ids`: its dictionary's
+    /// and the NULL id, if it has NULLs) is in the set.
+    pub(super) fn is_full(&self, ids: usize) -> bool {
         match &self.list {
-            // Ids in a list are distinct and below the dictionary's length.
-            Some(l) => l.len() >= dict_len,
-            None => self.lo == 0 && self.hi as usize >= dict_len,
+            // Ids in a list are distinct and below the column's ids.
+            Some(l) => l.len() >= ids,
+            None => self.lo == 0 && self.hi as usize >= ids,
         }
     }
 
@@ -188,14 +215,15 @@ impl CodeSet {
         }
     }
 
-    pub(super) fn test(&self, dict_len: usize) -> Test {
+    /// The probe test of the set over a column of `ids` value ids.
+    pub(super) fn test(&self, ids: usize) -> Test {
         match &self.list {
             None => Test::Range {
                 lo: self.lo,
                 span: self.hi.wrapping_sub(self.lo).wrapping_sub(1),
             },
             Some(l) => {
-                let mut bits = vec![0u64; dict_len.div_ceil(64) + 1];
+                let mut bits = vec![0u64; ids.div_ceil(64) + 1];
                 for &c in l {
                     bits[c as usize >> 6] |= 1 << (c & 63);
                 }

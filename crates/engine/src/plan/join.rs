@@ -104,7 +104,17 @@ impl Planner<'_, '_> {
                 (self.col(&j.on.0)?, lut, index.info(), built)
             }
         };
-        let (filter_test, any_hit) = join_filter(&lut);
+        let (mut filter_test, any_hit) = join_filter(&lut);
+        if filter_test.is_none() && via_ref.is_none() && !lut.is_empty() {
+            // Every key passes, but a NULL key (the id past the lookup table) joins no
+            // row: the join still filters, on the keys that are not NULL.
+            if fk_col.null_id().is_some() {
+                filter_test = Some(Test::Range {
+                    lo: 0,
+                    span: lut.len() as u32 - 1,
+                });
+            }
+        }
         let filter = match (&filter_test, j.carry.is_empty()) {
             (None, true) => "eliminated",
             (None, false) => "lookup",
@@ -241,7 +251,7 @@ fn and_predicate(
     pass: Option<&mut [bool]>,
 ) -> Result<()> {
     let col = dim_column(query, j, dim, name)?;
-    let set = CodeSet::of(&col.dict, p, &format!("{}.{name}", j.dim))
+    let set = CodeSet::of_column(col, p, &format!("{}.{name}", j.dim))
         .map_err(|e| qerr(query, e.to_string()))?;
     let Some(pass) = pass else {
         return Ok(());
@@ -257,9 +267,7 @@ fn and_predicate(
         // A list: its verdict per value id once (instead of a binary search per row),
         // then one table lookup per row.
         None => {
-            let ok: Vec<bool> = (0..col.dict.len() as u32)
-                .map(|c| set.contains(c))
-                .collect();
+            let ok: Vec<bool> = (0..col.ids() as u32).map(|c| set.contains(c)).collect();
             for (p, &id) in pass.iter_mut().zip(&ids) {
                 *p &= ok.get(id as usize).copied().unwrap_or(false);
             }
@@ -310,10 +318,10 @@ fn condition(
     Ok(())
 }
 
-/// The mixed radix of the carried columns' value ids (their dictionary sizes): a tuple's
-/// key must fit a u64.
+/// The mixed radix of the carried columns' value ids (their dictionary sizes, and one
+/// more for the NULL id of a column with NULLs): a tuple's key must fit a u64.
 fn carried_radix(carried: &[&Column]) -> Vec<u64> {
-    carried.iter().map(|c| c.dict.len().max(1) as u64).collect()
+    carried.iter().map(|c| c.ids().max(1) as u64).collect()
 }
 
 /// Refuses carried columns whose value combinations do not fit a 64-bit key.
@@ -352,7 +360,11 @@ fn group_codes(carried: &[&Column], pass: &[bool]) -> GroupCodes {
             carried_ids
                 .iter()
                 .zip(carried)
-                .map(|(ids, c)| OutValue::from(c.dict.get(ids[r])))
+                .map(|(ids, c)| match c.null_id() == Some(ids[r]) {
+                    // GROUP BY a nullable attribute: NULL is a group.
+                    true => OutValue::Null,
+                    false => OutValue::from(c.dict.get(ids[r])),
+                })
                 .collect()
         })
         .collect();

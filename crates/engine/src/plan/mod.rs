@@ -11,7 +11,7 @@ pub(crate) mod order;
 
 use std::time::Instant;
 
-use pmolap_store::dictionary::{Dictionary, IntValues};
+use pmolap_store::dictionary::IntValues;
 use pmolap_store::{ColumnType, Table};
 
 use self::codes::{sample_selectivity, CodeSet};
@@ -94,6 +94,8 @@ pub struct FactCol<'db> {
     /// The store column `words` and `ints` are the raw payloads of: the probe adds its
     /// accesses to its counters when counting is on.
     pub store: &'db pmolap_store::table::Column,
+    /// The value id of NULL when the column holds NULLs (one past `ints`).
+    pub null_id: Option<u32>,
 }
 
 /// How a step tests a value id.
@@ -146,11 +148,15 @@ pub struct Hull {
 }
 
 /// An aggregate over fact columns ([`Plan::cols`] indexes): `func(a)` or `func(a op b)`;
-/// a count reads no column (`arg` None).
+/// a count reads no column (`arg` None) unless its argument may be NULL.
 #[derive(Debug, Clone, Copy)]
 pub struct AggPlan {
     pub func: AggFn,
     pub arg: Option<(usize, Option<(Op, usize)>)>,
+    /// A column of `arg` holds NULLs: the aggregate skips the rows where one is NULL and
+    /// keeps its own count of the rows it took (`COUNT(col)`, the divisor of `AVG`; a
+    /// group it took none of is NULL).
+    pub nullable: bool,
 }
 
 /// A source of group-by columns: a joined dimension's carried attributes or a carried
@@ -168,8 +174,9 @@ pub enum GroupValues<'db> {
     /// A dimension's carried tuples: `tuples[t]` for code `t`.
     Tuples(Vec<Vec<OutValue>>),
     /// A carried fact column: the code is its value id, decoded when a result row is made
-    /// (a column of millions of ids is not materialised per id).
-    Column(&'db Dictionary),
+    /// (a column of millions of ids is not materialised per id); its NULL id, if any, is
+    /// the NULL group.
+    Column(&'db pmolap_store::table::Column),
 }
 
 impl GroupValues<'_> {
@@ -177,7 +184,7 @@ impl GroupValues<'_> {
     pub fn len(&self) -> usize {
         match self {
             GroupValues::Tuples(t) => t.len(),
-            GroupValues::Column(d) => d.len(),
+            GroupValues::Column(c) => c.ids(),
         }
     }
 
@@ -189,7 +196,8 @@ impl GroupValues<'_> {
     pub fn value(&self, t: usize, ci: usize) -> OutValue {
         match self {
             GroupValues::Tuples(v) => v[t][ci].clone(),
-            GroupValues::Column(d) => OutValue::from(d.get(t as u32)),
+            GroupValues::Column(c) if c.null_id() == Some(t as u32) => OutValue::Null,
+            GroupValues::Column(c) => OutValue::from(c.dict.get(t as u32)),
         }
     }
 }
@@ -302,6 +310,7 @@ impl<'db> Planner<'_, 'db> {
             width: c.dv.width(),
             ints: c.dict.ints(),
             store: c,
+            null_id: c.null_id(),
         });
         Ok(self.cols.len() - 1)
     }
@@ -331,9 +340,9 @@ impl<'db> Planner<'_, 'db> {
         let query = self.query;
         for (name, p) in &query.filters {
             let col = self.fact_column(name)?;
-            let set = CodeSet::of(&col.dict, p, &format!("{}.{name}", query.fact))
+            let set = CodeSet::of_column(col, p, &format!("{}.{name}", query.fact))
                 .map_err(|e| qerr(query, e.to_string()))?;
-            if set.is_full(col.dict.len()) {
+            if set.is_full(col.ids()) {
                 continue;
             }
             let ci = self.col(name)?;
@@ -341,7 +350,7 @@ impl<'db> Planner<'_, 'db> {
             self.steps.push(Step {
                 what: name.clone(),
                 col: ci,
-                test: set.test(col.dict.len()),
+                test: set.test(col.ids()),
                 stride: 0,
                 selectivity: 0.0,
                 group_only: false,
@@ -357,7 +366,8 @@ impl<'db> Planner<'_, 'db> {
         for name in &query.carry {
             let ci = self.col(name)?;
             let col = fact.column(name)?;
-            let n = col.dict.len();
+            // The NULL id (one past the dictionary) is a group too.
+            let n = col.ids();
             self.steps.push(Step {
                 what: format!("group by {name}"),
                 col: ci,
@@ -370,7 +380,7 @@ impl<'db> Planner<'_, 'db> {
             self.sources.push((
                 GroupSource {
                     columns: vec![name.clone()],
-                    values: GroupValues::Column(&col.dict),
+                    values: GroupValues::Column(col),
                     stride: 0,
                 },
                 self.steps.len() as u64 - 1,
@@ -399,8 +409,9 @@ impl<'db> Planner<'_, 'db> {
         Ok(domain)
     }
 
-    /// The aggregates, over bound int fact columns. A count binds no column (its
-    /// argument's columns must exist: columns hold no NULLs, so it counts rows).
+    /// The aggregates, over bound int fact columns. A count binds no column unless a
+    /// column of its argument holds NULLs (its argument's columns must exist; without
+    /// NULLs it counts rows).
     fn aggregates(&mut self) -> Result<Vec<AggPlan>> {
         let (query, fact) = (self.query, self.fact);
         let mut aggs = Vec::new();
@@ -409,6 +420,7 @@ impl<'db> Planner<'_, 'db> {
                 aggs.push(AggPlan {
                     func: a.func,
                     arg: None,
+                    nullable: false,
                 });
                 continue;
             };
@@ -418,10 +430,18 @@ impl<'db> Planner<'_, 'db> {
                     self.col(c)?;
                 }
             }
+            let has_nulls = |c: &str| fact.column(c).is_ok_and(|col| col.null_id().is_some());
+            let nullable = arg.columns().into_iter().any(has_nulls);
             if a.func == AggFn::Count {
+                let arg = match (nullable, arg) {
+                    (false, _) => None,
+                    (true, Expr::Col(c)) => Some((self.col(c)?, None)),
+                    (true, Expr::Bin(x, op, y)) => Some((self.col(x)?, Some((*op, self.col(y)?)))),
+                };
                 aggs.push(AggPlan {
                     func: a.func,
-                    arg: None,
+                    arg,
+                    nullable,
                 });
                 continue;
             }
@@ -445,6 +465,7 @@ impl<'db> Planner<'_, 'db> {
             aggs.push(AggPlan {
                 func: a.func,
                 arg: Some(arg),
+                nullable,
             });
         }
         Ok(aggs)

@@ -147,6 +147,10 @@ fn literal(e: &ast::Expr) -> Result<Literal> {
                 )),
             },
             Value::SingleQuotedString(s) => Ok(Literal::Str(s.clone())),
+            Value::Null => Err(Error::Query(format!(
+                "SQL: a comparison with NULL{} is never true: write IS NULL or IS NOT NULL",
+                at(e)
+            ))),
             _ => Err(unsupported("the literal", e)),
         },
         ast::Expr::TypedString(ts) if matches!(ts.data_type, ast::DataType::Date) => {
@@ -502,6 +506,14 @@ impl<'a> Translator<'a> {
                     }),
                 ))
             }
+            ast::Expr::IsNull(inner) => {
+                let c = self.column(inner)?;
+                self.add_pred(c, e, |p| set(&mut p.is_null, true))
+            }
+            ast::Expr::IsNotNull(inner) => {
+                let c = self.column(inner)?;
+                self.add_pred(c, e, |p| set(&mut p.is_null, false))
+            }
             _ => Err(unsupported("the condition", e)),
         }
     }
@@ -603,7 +615,7 @@ impl<'a> Translator<'a> {
     }
 
     /// `SUM`, `MIN`, `MAX`, `AVG` of a fact column or of `a op b`; `COUNT(*)` or
-    /// `COUNT` of such an expression (the same: columns hold no NULLs).
+    /// `COUNT` of such an expression (the rows where it is not NULL).
     fn aggregate(&self, e: &ast::Expr, name: String) -> Result<Aggregate> {
         let ast::Expr::Function(f) = e else {
             return Err(unsupported("the select item", e));

@@ -29,7 +29,7 @@ impl Rng {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum V {
     I(i64),
     S(String),
@@ -197,35 +197,114 @@ pub fn star_sized(
         dictionary_only,
         ..WriteOptions::default()
     };
-    let mut w = DatabaseWriter::begin(dir, &DbWriteOptions::default()).unwrap();
-    let refs = [
+    let dims = [
         ("f_a", "a", "a_key", ["a_name", "a_grp", "a_key"].as_slice()),
         ("f_b", "b", "b_key", ["b_city", "b_key"].as_slice()),
     ];
-    let mut fact = db["fact"].builder();
-    for (fk, dim, key, order) in refs {
-        let mut b = db[dim].builder();
+    let dims = dims.map(|(fk, dim, key, order)| (fk, dim, key, order, db[dim].builder()));
+    write_star(dir, dims.into(), db["fact"].builder(), &opts);
+    db
+}
+
+/// Writes a star database in `dir`: each dimension `(fact key, name, key, order,
+/// rows)` stored sorted by `order`, and the fact `fact` (a table named `fact`) with a
+/// row-reference column per dimension (a key no dimension row has — a NULL's
+/// placeholder too — refers to the row count).
+pub fn write_star(
+    dir: &Path,
+    dims: Vec<(&str, &str, &str, &[&str], TableBuilder)>,
+    mut fact: TableBuilder,
+    opts: &WriteOptions,
+) {
+    let mut w = DatabaseWriter::begin(dir, &DbWriteOptions::default()).unwrap();
+    let mut refs = Vec::new();
+    for (fk, dim, key, order, mut b) in dims {
         b.sort_rows_by(order).unwrap();
         let keys = b.int_column(key).unwrap().to_vec();
-        w.add_table(dim, b, &opts).unwrap();
-        let column = RowRef::column_name(fk, dim);
+        w.add_table(dim, b, opts).unwrap();
         let r = row_refs(fact.int_column(fk).unwrap(), &keys).unwrap();
-        fact.add_int_column(&column, r).unwrap();
-    }
-    w.add_table("fact", fact, &opts).unwrap();
-    for (fk, dim, key, order) in refs {
-        w.add_row_ref(RowRef {
+        fact.add_int_column(&RowRef::column_name(fk, dim), r)
+            .unwrap();
+        refs.push(RowRef {
             table: "fact".into(),
-            key: fk.into(),
+            key: fk.to_string(),
             column: RowRef::column_name(fk, dim),
-            dim: dim.into(),
-            dim_key: key.into(),
+            dim: dim.to_string(),
+            dim_key: key.to_string(),
             order: order.iter().map(|c| c.to_string()).collect(),
-        })
-        .unwrap();
+        });
+    }
+    w.add_table("fact", fact, opts).unwrap();
+    for r in refs {
+        w.add_row_ref(r).unwrap();
     }
     w.commit().unwrap();
-    db
+}
+
+/// The state a group of aggregate `f` starts with.
+pub fn agg_init(f: AggFn) -> i64 {
+    match f {
+        AggFn::Min => i64::MAX,
+        AggFn::Max => i64::MIN,
+        _ => 0,
+    }
+}
+
+/// Folds `v` into state `st` of aggregate `f` (a count keeps no state).
+pub fn agg_fold(f: AggFn, st: &mut i64, v: i64) {
+    match f {
+        AggFn::Sum | AggFn::Avg => *st += v,
+        AggFn::Min => *st = (*st).min(v),
+        AggFn::Max => *st = (*st).max(v),
+        AggFn::Count => {}
+    }
+}
+
+/// A group's select-list row: its key values (the carried columns, in select order) and
+/// each aggregate from `agg(i)` = (rows it took, state) — see [`group_cols_row`].
+pub fn group_row(
+    q: &Query,
+    key: Vec<OutValue>,
+    agg: impl Fn(usize) -> (i64, i64),
+) -> Vec<OutValue> {
+    let keyed: Vec<&String> = q
+        .select
+        .iter()
+        .filter(|s| !q.aggregates.iter().any(|a| &a.name == *s))
+        .collect();
+    let cols: Vec<&String> = q.select.iter().collect();
+    group_cols_row(
+        q,
+        &cols,
+        |s| key[keyed.iter().position(|k| *k == s).unwrap()].clone(),
+        agg,
+    )
+}
+
+/// A group's row over `cols` (the select list, then ORDER BY keys not selected): a
+/// carried column's value from `key(name)`, each aggregate from `agg(i)` = (rows it
+/// took, state) — a count is its rows, an aggregate of no rows NULL, an average the
+/// state over the rows.
+pub fn group_cols_row(
+    q: &Query,
+    cols: &[&String],
+    key: impl Fn(&str) -> OutValue,
+    agg: impl Fn(usize) -> (i64, i64),
+) -> Vec<OutValue> {
+    cols.iter()
+        .map(|s| match q.aggregates.iter().position(|a| &a.name == *s) {
+            Some(ai) => {
+                let (n, st) = agg(ai);
+                match q.aggregates[ai].func {
+                    AggFn::Count => OutValue::Int(n),
+                    _ if n == 0 => OutValue::Null,
+                    AggFn::Avg => OutValue::Float(pmolap_engine::Double(st as f64 / n as f64)),
+                    _ => OutValue::Int(st),
+                }
+            }
+            None => key(s),
+        })
+        .collect()
 }
 
 pub fn lit(v: &V) -> Literal {
@@ -404,4 +483,36 @@ pub fn random_query(rng: &mut Rng, db: &BTreeMap<String, Data>, i: usize, classi
         order_by,
         limit: if rng.below(4) == 0 { Some(3) } else { None },
     }
+}
+
+pub fn cmp_v(a: &V, b: &Literal) -> std::cmp::Ordering {
+    match (a, b) {
+        (V::I(x), Literal::Int(y)) => x.cmp(y),
+        (V::S(x), Literal::Str(y)) => x.as_str().cmp(y.as_str()),
+        _ => panic!("type mismatch in test"),
+    }
+}
+
+/// Whether the (not NULL) value `v` satisfies `p` (`IS NULL` it does not).
+pub fn holds(p: &Predicate, v: &V) -> bool {
+    use std::cmp::Ordering::*;
+    p.is_null != Some(true)
+        && p.eq.as_ref().is_none_or(|x| cmp_v(v, x) == Equal)
+        && p.one_of
+            .as_ref()
+            .is_none_or(|l| l.iter().any(|x| cmp_v(v, x) == Equal))
+        && p.between
+            .as_ref()
+            .is_none_or(|(a, b)| cmp_v(v, a) != Less && cmp_v(v, b) != Greater)
+        && p.lt.as_ref().is_none_or(|x| cmp_v(v, x) == Less)
+        && p.le.as_ref().is_none_or(|x| cmp_v(v, x) != Greater)
+        && p.gt.as_ref().is_none_or(|x| cmp_v(v, x) == Greater)
+        && p.ge.as_ref().is_none_or(|x| cmp_v(v, x) != Less)
+        && p.ne.as_ref().is_none_or(|x| cmp_v(v, x) != Equal)
+        && p.not_in
+            .as_ref()
+            .is_none_or(|l| l.iter().all(|x| cmp_v(v, x) != Equal))
+        && p.not_between
+            .as_ref()
+            .is_none_or(|(a, b)| cmp_v(v, a) == Less || cmp_v(v, b) == Greater)
 }
