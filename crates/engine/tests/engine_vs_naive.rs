@@ -9,7 +9,7 @@ mod star;
 
 use std::collections::BTreeMap;
 
-use pmolap_engine::query::{Cond, Expr, Literal, Op, Predicate};
+use pmolap_engine::query::{Cond, Expr, Op};
 use pmolap_engine::{run_query, Database, ExecOptions, Layout, OutValue, Query, StripedFact};
 use pmolap_store::table::OpenOptions;
 use pmolap_store::Placement;

@@ -219,6 +219,7 @@ fn random_query(rng: &mut Rng, db: &BTreeMap<String, Data>, i: usize) -> Query {
             dim: "d".into(),
             on: ("f_d".into(), "d_key".into()),
             filters: BTreeMap::new(),
+            conditions: Vec::new(),
             carry: Vec::new(),
             index,
         };
@@ -238,6 +239,7 @@ fn random_query(rng: &mut Rng, db: &BTreeMap<String, Data>, i: usize) -> Query {
             dim: "e".into(),
             on: ("f_e".into(), "e_key".into()),
             filters: BTreeMap::new(),
+            conditions: Vec::new(),
             carry: Vec::new(),
             index,
         };

@@ -14,7 +14,7 @@
 //! Aggregates decode the surviving rows' ids through the column dictionaries.
 //!
 //! The modules import one way: `morsel` (the views, buffers and id reads a morsel's work
-//! shares) ← `groups`, `packed` ← `aggregate` ← `probe` ← this one; `layout` and `views`
+//! shares) ← `groups`, `packed` ← `aggregate` ← `probe`, `totals` ← this one; `layout` and `views`
 //! (threads, node-local copies) beside them.
 
 mod aggregate;
@@ -23,6 +23,7 @@ mod layout;
 mod morsel;
 mod packed;
 mod probe;
+mod totals;
 mod views;
 
 use std::ops::Range;
@@ -32,9 +33,10 @@ use std::time::Instant;
 use pmolap_tier::kernel::Isa;
 use pmolap_tier::{pin, Pinning, RegionOptions};
 
-use self::aggregate::{from_dictionaries, merge, result_rows, Acc, Totals};
+use self::aggregate::Acc;
 use self::morsel::{Scratch, Tally};
 use self::probe::run_morsel;
+use self::totals::{from_dictionaries, merge, result_rows, Totals};
 use self::views::{group_views, replicate_filters, GroupView};
 use crate::error::{Error, Result};
 use crate::plan::{OutValue, Plan, DENSE_GROUPS_MAX};

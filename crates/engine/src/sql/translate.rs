@@ -508,11 +508,17 @@ impl<'a> Translator<'a> {
             }
             ast::Expr::IsNull(inner) => {
                 let c = self.column(inner)?;
-                self.add_pred(c, e, |p| set(&mut p.is_null, true))
+                Ok(Leaf::Pred(
+                    c,
+                    Box::new(|p: &mut Predicate| set(&mut p.is_null, true)),
+                ))
             }
             ast::Expr::IsNotNull(inner) => {
                 let c = self.column(inner)?;
-                self.add_pred(c, e, |p| set(&mut p.is_null, false))
+                Ok(Leaf::Pred(
+                    c,
+                    Box::new(|p: &mut Predicate| set(&mut p.is_null, false)),
+                ))
             }
             _ => Err(unsupported("the condition", e)),
         }
