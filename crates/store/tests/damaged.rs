@@ -242,7 +242,8 @@ fn a_lazy_open_fails_only_the_columns_whose_files_are_bad() {
     };
     let missing = |d: &Path| std::fs::remove_file(d.join("c0000.dv.g1")).unwrap();
     let header = |d: &Path| patch(&d.join("c0003.dict.g1"), 33, |b| *b ^= 1);
-    let cases: [(&str, &str, &str, &dyn Fn(&Path)); 2] = [
+    type Damage<'a> = &'a dyn Fn(&Path);
+    let cases: [(&str, &str, &str, Damage); 2] = [
         ("id", "c0000.dv.g1", "missing", &missing),
         ("name", "c0003.dict.g1", "header checksum mismatch", &header),
     ];
