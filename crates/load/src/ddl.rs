@@ -177,7 +177,9 @@ pub fn parse_schema(text: &str, origin: &str) -> Result<StarSchema> {
         if star.tables.iter().any(|t| t.name == *other)
             || synonyms.iter().filter(|(o, _)| o == other).count() > 1
         {
-            return Err(bad(format!("`{other}` names a table or another view already")));
+            return Err(bad(format!(
+                "`{other}` names a table or another view already"
+            )));
         }
         if !star.tables.iter().any(|t| t.name == *table) {
             return Err(bad(format!(
@@ -556,12 +558,27 @@ mod tests {
         .unwrap();
         assert_eq!(s.synonyms, vec![("dday".to_string(), "day".to_string())]);
         for (view, want) in [
-            ("CREATE VIEW v AS SELECT d_date FROM day", "another name of a table"),
-            ("CREATE VIEW v AS SELECT * FROM day WHERE d_month = 'x'", "another name"),
+            (
+                "CREATE VIEW v AS SELECT d_date FROM day",
+                "another name of a table",
+            ),
+            (
+                "CREATE VIEW v AS SELECT * FROM day WHERE d_month = 'x'",
+                "another name",
+            ),
             ("CREATE VIEW v AS SELECT * FROM day, store", "another name"),
-            ("CREATE MATERIALIZED VIEW v AS SELECT * FROM day", "another name"),
-            ("CREATE VIEW v AS SELECT * FROM nope", "`nope` is not a table"),
-            ("CREATE VIEW store AS SELECT * FROM day", "names a table or another view"),
+            (
+                "CREATE MATERIALIZED VIEW v AS SELECT * FROM day",
+                "another name",
+            ),
+            (
+                "CREATE VIEW v AS SELECT * FROM nope",
+                "`nope` is not a table",
+            ),
+            (
+                "CREATE VIEW store AS SELECT * FROM day",
+                "names a table or another view",
+            ),
         ] {
             let e = parse_schema(&format!("{RETAIL}\n{view};"), "s.sql")
                 .unwrap_err()

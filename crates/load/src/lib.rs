@@ -15,8 +15,8 @@ pub mod value;
 
 pub use ddl::{parse_schema, ColType, ColumnSpec, ForeignKey, StarSchema, TableSpec};
 pub use load::{
-    load_files, load_star, load_tables, reopen_database, LoadOptions, LoadedTable, Origin,
-    RowRefs, TableRows,
+    load_files, load_star, load_tables, reopen_database, LoadOptions, LoadedTable, Origin, RowRefs,
+    TableRows,
 };
 pub use text::store_schema;
 

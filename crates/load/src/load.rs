@@ -12,8 +12,8 @@ use std::time::Instant;
 
 use pmolap_store::rowref::row_refs;
 use pmolap_store::{
-    DatabaseSnapshot, DatabaseWriter, DbWriteOptions, LogicalType, OpenOptions, Placement,
-    RowRef, Table as StoreTable, TableBuilder, WriteOptions,
+    DatabaseSnapshot, DatabaseWriter, DbWriteOptions, LogicalType, OpenOptions, Placement, RowRef,
+    Table as StoreTable, TableBuilder, WriteOptions,
 };
 
 use crate::ddl::{parse_schema, ColType, StarSchema, TableSpec, MAX_SCHEMA_BYTES};
