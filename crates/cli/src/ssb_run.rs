@@ -259,7 +259,7 @@ pub fn load_query_file(path: &Path) -> Result<QuerySource> {
 /// must be named: `--data DIR` or `--sf SF` (`pmolap sql` never picks one itself).
 pub fn sql_texts(text: &str, data: &DataArgs) -> Result<Script> {
     if data.data.is_none() && data.sf.is_none() {
-        bail!("no database: give --data DIR (written by `pmolap ssb load`) or --sf SF (generated into data/ssb/sf<SF> on first use)");
+        bail!("no database: give --data DIR (written by `pmolap load` or `pmolap ssb load`) or --sf SF (generated into data/ssb/sf<SF> on first use)");
     }
     Ok(Script::parse(text)?)
 }

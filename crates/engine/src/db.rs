@@ -2,6 +2,7 @@
 //! `pmolap load` and `pmolap ssb load` write them), opened on the tiers a placement names, with the join
 //! indexes built on first use and kept.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -12,7 +13,7 @@ use pmolap_store::{ColumnType, DatabaseSnapshot, Placement, RowRef, Table};
 
 use crate::error::{Error, Result};
 use crate::joinindex::JoinIndex;
-use crate::query::IndexChoice;
+use crate::query::{IndexChoice, Query};
 
 type IndexKey = (String, String, IndexChoice);
 
@@ -118,6 +119,21 @@ impl Database {
             })
             .or_else(|| self.tables.iter().max_by_key(|(_, t)| t.rows()))
             .map(|(n, t)| (n.as_str(), t))
+    }
+
+    /// `q` on a fact table: as it is when it names one, else on [`Database::fact_table`]
+    /// (a YAML query without `fact:`).
+    pub fn with_fact<'q>(&self, q: &'q Query) -> Result<Cow<'q, Query>> {
+        if !q.fact.is_empty() {
+            return Ok(Cow::Borrowed(q));
+        }
+        let (fact, _) = self
+            .fact_table()
+            .ok_or_else(|| Error::Database(format!("{}: an empty database", self.dir.display())))?;
+        Ok(Cow::Owned(Query {
+            fact: fact.to_string(),
+            ..q.clone()
+        }))
     }
 
     /// The table another name means (`meta.synonyms`, from the schema file's `CREATE

@@ -171,19 +171,8 @@ pub fn run_query(
             &overridden
         }
     };
-    let with_fact;
-    let query = if query.fact.is_empty() {
-        let (fact, _) = db
-            .fact_table()
-            .ok_or_else(|| Error::Database(format!("{}: an empty database", db.dir().display())))?;
-        with_fact = Query {
-            fact: fact.to_string(),
-            ..query.clone()
-        };
-        &with_fact
-    } else {
-        query
-    };
+    let query = db.with_fact(query)?;
+    let query = query.as_ref();
     let t0 = Instant::now();
     // DECIMAL and DATE columns: literals read at their types, answers written so.
     let typed = crate::typed::bind(db, query)?;
