@@ -1,16 +1,20 @@
 -- The Star Schema Benchmark's five tables as `pmolap load` reads them (docs/load.md):
 --   pmolap load --schema workloads/ssb/schema.sql --from DIR_OF_TBL_FILES --out DB
--- The columns and types of `pmolap ssb load` (crates/ssb/src/columns.rs); d_datekey stays
--- the INTEGER yyyymmdd of dbgen, so the SSB query texts run unchanged.
-CREATE TABLE customer (
-    c_custkey    INTEGER PRIMARY KEY,
-    c_name       VARCHAR(25) NOT NULL,
-    c_address    VARCHAR(25) NOT NULL,
-    c_city       CHAR(10) NOT NULL,
-    c_nation     VARCHAR(15) NOT NULL,
-    c_region     VARCHAR(12) NOT NULL,
-    c_phone      CHAR(15) NOT NULL,
-    c_mktsegment CHAR(10) NOT NULL
+-- `pmolap ssb load` is this load with this file (crates/ssb/src/load.rs embeds it), of the
+-- generator's rows or dbgen's `.tbl` files. The columns and types are those of the
+-- generator (crates/ssb/src/columns.rs); d_datekey stays the INTEGER yyyymmdd of dbgen,
+-- so the SSB query texts run unchanged. The tables are in dbgen's order (`ssb load`
+-- loads and prints them so); the view names the date table as the query texts do.
+CREATE TABLE part (
+    p_partkey   INTEGER PRIMARY KEY,
+    p_name      VARCHAR(22) NOT NULL,
+    p_mfgr      CHAR(6) NOT NULL,
+    p_category  CHAR(7) NOT NULL,
+    p_brand1    CHAR(9) NOT NULL,
+    p_color     VARCHAR(11) NOT NULL,
+    p_type      VARCHAR(25) NOT NULL,
+    p_size      INTEGER NOT NULL,
+    p_container CHAR(10) NOT NULL
 );
 
 CREATE TABLE supplier (
@@ -23,16 +27,15 @@ CREATE TABLE supplier (
     s_phone   CHAR(15) NOT NULL
 );
 
-CREATE TABLE part (
-    p_partkey   INTEGER PRIMARY KEY,
-    p_name      VARCHAR(22) NOT NULL,
-    p_mfgr      CHAR(6) NOT NULL,
-    p_category  CHAR(7) NOT NULL,
-    p_brand1    CHAR(9) NOT NULL,
-    p_color     VARCHAR(11) NOT NULL,
-    p_type      VARCHAR(25) NOT NULL,
-    p_size      INTEGER NOT NULL,
-    p_container CHAR(10) NOT NULL
+CREATE TABLE customer (
+    c_custkey    INTEGER PRIMARY KEY,
+    c_name       VARCHAR(25) NOT NULL,
+    c_address    VARCHAR(25) NOT NULL,
+    c_city       CHAR(10) NOT NULL,
+    c_nation     VARCHAR(15) NOT NULL,
+    c_region     VARCHAR(12) NOT NULL,
+    c_phone      CHAR(15) NOT NULL,
+    c_mktsegment CHAR(10) NOT NULL
 );
 
 CREATE TABLE date (
@@ -75,3 +78,6 @@ CREATE TABLE lineorder (
     lo_shipmode      CHAR(10) NOT NULL,
     PRIMARY KEY (lo_orderkey, lo_linenumber)
 );
+
+-- The SSB query texts name the date table `ddate` (DATE is an SQL keyword).
+CREATE VIEW ddate AS SELECT * FROM date;

@@ -1,6 +1,6 @@
 //! `pmolap load`: a user's star schema (CREATE TABLE file + a delimited text file per
 //! table) into a database — parses the flags, shows progress and prints; the load is
-//! `pmolap_load::load_star`, the reopen check `pmolap_ssb::reopen_database`.
+//! `pmolap_load::load_star`, the reopen check `pmolap_load::reopen_database`.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -49,6 +49,7 @@ pub fn run(a: &LoadArgs) -> Result<()> {
             dictionary_only: a.dictionary_only,
             ..WriteOptions::default()
         },
+        ..LoadOptions::default()
     };
     // Progress on a terminal only (an error stays the one line on stderr).
     let progress = !a.quiet && std::io::stderr().is_terminal();
@@ -58,7 +59,7 @@ pub fn run(a: &LoadArgs) -> Result<()> {
         }
     })
     .with_context(|| format!("loading into {}", a.out.display()))?;
-    let reopened = pmolap_ssb::reopen_database(&a.out, &placement).with_context(|| {
+    let reopened = pmolap_load::reopen_database(&a.out, &placement).with_context(|| {
         format!(
             "{} was loaded and committed, but reopening it on {} to verify it failed",
             a.out.display(),

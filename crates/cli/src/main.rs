@@ -55,6 +55,13 @@ enum Command {
     /// Load your own star schema: CREATE TABLE statements (--schema) and a delimited
     /// text file per table (--from) into a database (--out), published whole.
     Load(load_cmd::LoadArgs),
+    /// Run the star-join queries of a file on a database (--data): SQL (`.sql`, `;`
+    /// separated) or YAML/JSON; median ms, rows and GB/s per query (`ssb query` is the
+    /// same).
+    Query(ssb_cli::QueryArgs),
+    /// The queries (--queries FILE.sql, or SSB ids) on every tier of this machine and
+    /// the slowdown of each against DRAM (`ssb tiers` is the same).
+    Tiers(Box<ssb_run::TiersArgs>),
     /// Answer star-join SQL (`SELECT … FROM fact, dims WHERE …`) on a database named by
     /// --data or --sf (SSB or one `pmolap load` wrote): SQL as an argument, -f FILE or -
     /// (stdin); each statement's answer printed as a table, CSV or JSON (docs/engine.md).
@@ -101,6 +108,8 @@ fn dispatch(command: &Command) -> Result<()> {
         Command::Membench(a) => membench_cmd::run(a),
         Command::Ssb { command } => ssb_cli::run(command),
         Command::Load(a) => load_cmd::run(a),
+        Command::Query(a) => ssb_cli::query(a),
+        Command::Tiers(a) => ssb_run::tiers(a),
         Command::Sql(a) => sql_cmd::run(a),
         Command::Iobench(a) => iobench_cmd::run(a),
         Command::Place { command } => place_cmd::run(command),

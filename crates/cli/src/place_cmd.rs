@@ -20,7 +20,7 @@ use pmolap_tier::cpu::CacheSizes;
 use pmolap_tier::Topology;
 
 use crate::output::create_parent;
-use crate::ssb_run::{DataArgs, QuerySource};
+use crate::ssb_run::DataArgs;
 
 #[derive(Debug, Subcommand)]
 pub enum PlaceCommand {
@@ -84,29 +84,7 @@ impl QueriesArgs {
     /// The queries `--queries` names, a SQL script translated against the database, and
     /// where they come from (`SSB` or the file).
     pub fn resolve(&self, data: &DataOptions, pb: &ProgressBar) -> Result<(Vec<Query>, String)> {
-        let q = &self.queries;
-        let is_file = Path::new(q)
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| {
-                ["sql", "yaml", "yml", "json"].contains(&e.to_ascii_lowercase().as_str())
-            });
-        if !is_file {
-            return Ok((crate::ssb_run::ssb_list(q)?, "SSB".into()));
-        }
-        let path = Path::new(q);
-        let source =
-            crate::ssb_run::load_query_file(path).with_context(|| format!("--queries {q}"))?;
-        let queries = match source {
-            QuerySource::Given(v) => v,
-            QuerySource::Sql(script) => {
-                ssb::translate(data, &script, pb).with_context(|| format!("--queries {q}"))?
-            }
-        };
-        if queries.is_empty() {
-            bail!("--queries {q}: no queries in the file");
-        }
-        Ok((queries, path.display().to_string()))
+        crate::ssb_run::resolve_queries(&self.queries, data, pb)
     }
 }
 

@@ -1,5 +1,6 @@
 //! The `pmolap ssb …` subcommands: their flags and the dispatch to `ssb_cmd` (gen),
-//! `ssb_load` (load) and `ssb_run` (run, query, breakdown, tiers).
+//! `ssb_load` (load) and `ssb_run` (run, query, breakdown, tiers); `query` and `tiers`
+//! are also top-level commands (`pmolap query`, `pmolap tiers`), for any database.
 
 use std::path::PathBuf;
 
@@ -23,19 +24,32 @@ pub enum SsbCommand {
         #[command(flatten)]
         args: Box<ssb_run::RunArgs>,
     },
-    /// Run star-join queries described in a YAML or JSON file (one query or a list), or
-    /// star-join SQL (a `.sql` file of `;`-separated SELECTs).
-    Query {
-        /// The query file (the shape of crates/engine/queries/ssb.yaml, or `.sql`).
-        file: PathBuf,
-        #[command(flatten)]
-        args: Box<ssb_run::RunArgs>,
-    },
+    /// The same as `pmolap query FILE`: the star-join queries of a file on any database.
+    Query(QueryArgs),
     /// The SIGMOD'21 Table 1 ladder for one query on every tier: 1 thread, all threads,
     /// pinning, striping + replication.
     Breakdown(Box<ssb_run::BreakdownArgs>),
-    /// The 13 queries on every tier of this machine and the slowdown vs DRAM (Fig. 14).
+    /// The same as `pmolap tiers`: the queries on every tier of this machine and the
+    /// slowdown vs DRAM (Fig. 14).
     Tiers(Box<ssb_run::TiersArgs>),
+}
+
+/// Flags of `pmolap query` (and `ssb query`).
+#[derive(Debug, Args)]
+pub struct QueryArgs {
+    /// The query file: star-join SQL (a `.sql` file of `;`-separated SELECTs) or queries
+    /// as data in YAML or JSON (one or a list, the shape of
+    /// crates/engine/queries/ssb.yaml).
+    file: PathBuf,
+    #[command(flatten)]
+    args: Box<ssb_run::RunArgs>,
+}
+
+/// `pmolap query FILE` (and `ssb query FILE`).
+pub fn query(a: &QueryArgs) -> Result<()> {
+    ssb_run::load_query_file(&a.file)
+        .and_then(|q| ssb_run::run(&a.args, q))
+        .with_context(|| a.file.display().to_string())
 }
 
 /// Flags of `pmolap ssb gen`.
@@ -97,9 +111,7 @@ pub fn run(cmd: &SsbCommand) -> Result<()> {
         SsbCommand::Run { queries, args } => {
             ssb_run::ssb_list(queries).and_then(|q| ssb_run::run(args, q))
         }
-        SsbCommand::Query { file, args } => ssb_run::load_query_file(file)
-            .and_then(|q| ssb_run::run(args, q))
-            .with_context(|| file.display().to_string()),
+        SsbCommand::Query(a) => query(a),
         SsbCommand::Breakdown(a) => ssb_run::breakdown(a),
         SsbCommand::Tiers(a) => ssb_run::tiers(a),
     }

@@ -1,5 +1,6 @@
-//! `pmolap ssb run | query | breakdown | tiers`: the SSB queries (or a custom star-join
-//! query) on the column store, on any tier, with the SIGMOD'21 Table 1 switches.
+//! `pmolap ssb run | breakdown`, `pmolap query` and `pmolap tiers` (also `ssb query`,
+//! `ssb tiers`): the SSB queries, or the star-join queries of a file, on the column store
+//! of any database, on any tier, with the SIGMOD'21 Table 1 switches.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -20,7 +21,7 @@ use crate::progress::bar;
 /// Where the data comes from and the execution switches (shared by every subcommand).
 #[derive(Debug, Clone, Args)]
 pub struct DataArgs {
-    /// A database directory written by `pmolap ssb load` (`<dir>/<table>/`).
+    /// A database directory written by `pmolap load` or `pmolap ssb load`.
     #[arg(long, conflicts_with = "sf")]
     pub data: Option<PathBuf>,
     /// Scale factor: use (and generate on first use) `data/ssb/sf<SF>` under the current
@@ -148,7 +149,8 @@ impl From<Script> for QuerySource {
     }
 }
 
-/// `pmolap ssb run` (`queries` = `all` or `1.1,2.3`) and `pmolap ssb query FILE`.
+/// `pmolap ssb run` (`queries` = `all` or `1.1,2.3`) and `pmolap query FILE` (`ssb
+/// query`).
 pub fn run(a: &RunArgs, queries: impl Into<QuerySource>) -> Result<()> {
     run_printing(a, queries, AnswerFormat::Table)
 }
@@ -257,7 +259,7 @@ pub fn load_query_file(path: &Path) -> Result<QuerySource> {
 /// must be named: `--data DIR` or `--sf SF` (`pmolap sql` never picks one itself).
 pub fn sql_texts(text: &str, data: &DataArgs) -> Result<Script> {
     if data.data.is_none() && data.sf.is_none() {
-        bail!("no database: give --data DIR (written by `pmolap ssb load`) or --sf SF (generated into data/ssb/sf<SF> on first use)");
+        bail!("no database: give --data DIR (written by `pmolap load` or `pmolap ssb load`) or --sf SF (generated into data/ssb/sf<SF> on first use)");
     }
     Ok(Script::parse(text)?)
 }
@@ -267,12 +269,42 @@ pub fn ssb_list(list: &str) -> Result<Vec<Query>> {
     select_ssb(list).context("--queries")
 }
 
+/// The queries `--queries` names — `all` (the 13 SSB queries) or a list such as
+/// `1.1,2.3`, or a file of the engine's family: FILE.sql (a SQL script, translated
+/// against the database of `data`) or FILE.yaml / FILE.json (queries as data) — and
+/// where they come from (`SSB` or the file).
+pub fn resolve_queries(
+    q: &str,
+    data: &DataOptions,
+    pb: &indicatif::ProgressBar,
+) -> Result<(Vec<Query>, String)> {
+    let is_file = Path::new(q)
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| ["sql", "yaml", "yml", "json"].contains(&e.to_ascii_lowercase().as_str()));
+    if !is_file {
+        return Ok((ssb_list(q)?, "SSB".into()));
+    }
+    let path = Path::new(q);
+    let queries = match load_query_file(path).with_context(|| format!("--queries {q}"))? {
+        QuerySource::Given(v) => v,
+        QuerySource::Sql(script) => {
+            ssb::translate(data, &script, pb).with_context(|| format!("--queries {q}"))?
+        }
+    };
+    if queries.is_empty() {
+        bail!("--queries {q}: no queries in the file");
+    }
+    Ok((queries, path.display().to_string()))
+}
+
 /// Options of `ssb tiers`.
 #[derive(Debug, Clone, Args)]
 pub struct TiersArgs {
     #[command(flatten)]
     pub data: DataArgs,
-    /// Queries: all, or a list such as 1.1,2.3.
+    /// Queries: all (the 13 SSB queries), a list such as 1.1,2.3, or a file of the
+    /// engine's family: FILE.sql (a SQL script) or FILE.yaml / FILE.json.
     #[arg(long, default_value = "all")]
     pub queries: String,
     /// Timed repetitions per query and tier.
@@ -288,16 +320,17 @@ pub struct TiersArgs {
     pub quiet: bool,
 }
 
-/// `pmolap ssb tiers`: every query on every tier of this machine, and the slowdown of
-/// each against DRAM (SIGMOD'21 Fig. 14).
+/// `pmolap tiers` (and `ssb tiers`): every query on every tier of this machine, and the
+/// slowdown of each against DRAM (SIGMOD'21 Fig. 14).
 pub fn tiers(a: &TiersArgs) -> Result<()> {
     if a.reps == 0 {
         bail!("--reps must be at least 1");
     }
     check_optional(a.json.as_deref()).context("--json")?;
-    let queries = ssb_list(&a.queries)?;
     let pb = bar(0, a.quiet);
-    let r = ssb::tiers(&a.data.options(), &queries, a.reps, &a.only, &pb, &|c| {
+    let data = a.data.options();
+    let (queries, _) = resolve_queries(&a.queries, &data, &pb)?;
+    let r = ssb::tiers(&data, &queries, a.reps, &a.only, &pb, &|c| {
         pb.set_prefix(c.name.clone())
     })?;
     pb.finish_and_clear();

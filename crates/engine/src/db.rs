@@ -1,7 +1,8 @@
 //! `Database`: the column-store tables of one directory (`<dir>/<table>/MANIFEST`, as
-//! `pmolap ssb load` writes them), opened on the tiers a placement names, with the join
+//! `pmolap load` and `pmolap ssb load` write them), opened on the tiers a placement names, with the join
 //! indexes built on first use and kept.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -12,9 +13,14 @@ use pmolap_store::{ColumnType, DatabaseSnapshot, Placement, RowRef, Table};
 
 use crate::error::{Error, Result};
 use crate::joinindex::JoinIndex;
-use crate::query::IndexChoice;
+use crate::query::{IndexChoice, Query};
 
 type IndexKey = (String, String, IndexChoice);
+
+/// The synonyms of a database `ssb load` wrote before they were recorded in `DATABASE`
+/// (the one SSB name left in the engine, for those databases only): the SSB query texts
+/// name the date table `ddate`.
+pub const LEGACY_SSB_SYNONYMS: [(&str, &str); 1] = [("ddate", "date")];
 
 /// Open tables by name.
 #[derive(Debug)]
@@ -98,16 +104,54 @@ impl Database {
     }
 
     /// The fact table: the one `DATABASE`'s writer named (`meta.fact`, as `pmolap load`
-    /// records it), else `lineorder` (SSB), else the largest table.
+    /// and `ssb load` record it), else the one its row-reference columns are in (a
+    /// database written before `meta.fact`), else the largest table.
     pub fn fact_table(&self) -> Option<(&str, &Table)> {
         let named = self
             .meta("fact")
             .and_then(|v| v.as_str())
             .and_then(|n| self.tables.get_key_value(n));
         named
-            .or_else(|| self.tables.get_key_value("lineorder"))
+            .or_else(|| {
+                self.row_refs
+                    .first()
+                    .and_then(|r| self.tables.get_key_value(&r.table))
+            })
             .or_else(|| self.tables.iter().max_by_key(|(_, t)| t.rows()))
             .map(|(n, t)| (n.as_str(), t))
+    }
+
+    /// `q` on a fact table: as it is when it names one, else on [`Database::fact_table`]
+    /// (a YAML query without `fact:`).
+    pub fn with_fact<'q>(&self, q: &'q Query) -> Result<Cow<'q, Query>> {
+        if !q.fact.is_empty() {
+            return Ok(Cow::Borrowed(q));
+        }
+        let (fact, _) = self
+            .fact_table()
+            .ok_or_else(|| Error::Database(format!("{}: an empty database", self.dir.display())))?;
+        Ok(Cow::Owned(Query {
+            fact: fact.to_string(),
+            ..q.clone()
+        }))
+    }
+
+    /// The table another name means (`meta.synonyms`, from the schema file's `CREATE
+    /// VIEW other AS SELECT * FROM table`), if that table exists. A database `ssb load`
+    /// wrote before synonyms were recorded (`meta.workload` `ssb`, no `meta.synonyms`)
+    /// has those of `workloads/ssb/schema.sql` ([`LEGACY_SSB_SYNONYMS`]).
+    pub fn synonym(&self, name: &str) -> Option<String> {
+        let table = match self.meta("synonyms") {
+            Some(s) => s.get(name)?.as_str()?,
+            None if self.meta("workload").and_then(|w| w.as_str()) == Some("ssb") => {
+                LEGACY_SSB_SYNONYMS
+                    .iter()
+                    .find(|(other, _)| *other == name)?
+                    .1
+            }
+            None => return None,
+        };
+        self.tables.contains_key(table).then(|| table.to_string())
     }
 
     /// The table `name`.

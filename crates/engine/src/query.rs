@@ -540,10 +540,6 @@ impl<'de> Deserialize<'de> for OrderKey {
     }
 }
 
-fn default_fact() -> String {
-    "lineorder".into()
-}
-
 /// A star-join query.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -551,8 +547,9 @@ pub struct Query {
     /// A name for reports (`1.1`, …).
     #[serde(default)]
     pub id: String,
-    /// The fact table.
-    #[serde(default = "default_fact")]
+    /// The fact table; empty (a YAML query without `fact:`): the database's
+    /// ([`crate::Database::fact_table`]), filled in when the query runs.
+    #[serde(default)]
     pub fact: String,
     /// Predicates on fact columns.
     #[serde(default, rename = "where")]

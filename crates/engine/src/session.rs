@@ -83,8 +83,8 @@ impl Session {
 
     /// Prepares `db`: selects the bit kernels `exec` names (the process's one choice: see
     /// the module), lays out threads over the fact table ([`Database::fact_table`]: the
-    /// one `DATABASE` names, else `lineorder`, else the largest table) and, when
-    /// striping, copies its partitions onto their nodes.
+    /// one `DATABASE` names, else the one with its row references, else the largest
+    /// table) and, when striping, copies its partitions onto their nodes.
     pub fn new(db: Database, topo: &Topology, exec: ExecOptions) -> Result<Session> {
         let kernels = select_kernels(exec.bits_isa)?;
         let (_, fact) = db
@@ -134,7 +134,7 @@ impl Session {
 
     /// The statements of `script` as queries, their names resolved in this database.
     pub fn queries(&self, script: &Script) -> Result<Vec<Query>> {
-        script.queries(&|t| self.columns(t))
+        script.queries_with(&|t| self.columns(t), &|t| self.db.synonym(t))
     }
 
     /// Plans and runs `q`.
@@ -167,7 +167,8 @@ fn select_kernels(isa: Option<Isa>) -> Result<&'static str> {
 }
 
 /// Plans and executes `query` on `db` (every join on `opts.join_index` unless that is
-/// `auto`), with the bit kernels selected in this process.
+/// `auto`; a query naming no fact table on the database's), with the bit kernels
+/// selected in this process.
 pub fn run_query(
     db: &Database,
     query: &Query,
@@ -184,6 +185,8 @@ pub fn run_query(
             &overridden
         }
     };
+    let query = db.with_fact(query)?;
+    let query = query.as_ref();
     let t0 = Instant::now();
     // DECIMAL and DATE columns: literals read at their types, answers written so.
     let typed = crate::typed::bind(db, query)?;

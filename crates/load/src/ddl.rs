@@ -90,6 +90,9 @@ impl TableSpec {
 pub struct StarSchema {
     /// Dimensions first (in the order of the file), the fact table last.
     pub tables: Vec<TableSpec>,
+    /// Other names of tables (`CREATE VIEW other AS SELECT * FROM table`): (other name,
+    /// table), in the order of the file. SQL on the database may use either.
+    pub synonyms: Vec<(String, String)>,
 }
 
 impl StarSchema {
@@ -150,12 +153,17 @@ pub fn parse_schema(text: &str, origin: &str) -> Result<StarSchema> {
     let statements = Parser::parse_sql(&GenericDialect {}, text)
         .map_err(|e| bad(format!("not SQL the loader reads: {e}")))?;
     let mut tables: Vec<TableSpec> = Vec::new();
+    let mut synonyms: Vec<(String, String)> = Vec::new();
     for s in &statements {
+        if let Statement::CreateView(v) = s {
+            synonyms.push(synonym(v).map_err(bad)?);
+            continue;
+        }
         let Statement::CreateTable(ct) = s else {
             let t = s.to_string();
             let t: String = t.chars().take(60).collect();
             return Err(bad(format!(
-                "`{t}`: only CREATE TABLE statements belong in a schema file"
+                "`{t}`: only CREATE TABLE statements (and CREATE VIEW other AS SELECT * FROM table) belong in a schema file"
             )));
         };
         let t = table(ct).map_err(bad)?;
@@ -164,7 +172,59 @@ pub fn parse_schema(text: &str, origin: &str) -> Result<StarSchema> {
         }
         tables.push(t);
     }
-    star(tables).map_err(bad)
+    let mut star = star(tables).map_err(bad)?;
+    for (other, table) in &synonyms {
+        if star.tables.iter().any(|t| t.name == *other)
+            || synonyms.iter().filter(|(o, _)| o == other).count() > 1
+        {
+            return Err(bad(format!(
+                "`{other}` names a table or another view already"
+            )));
+        }
+        if !star.tables.iter().any(|t| t.name == *table) {
+            return Err(bad(format!(
+                "view {other}: `{table}` is not a table of this schema"
+            )));
+        }
+    }
+    star.synonyms = synonyms;
+    Ok(star)
+}
+
+/// `CREATE VIEW other AS SELECT * FROM table`, another name of a table, as (other,
+/// table); any other view is refused.
+fn synonym(v: &ast::CreateView) -> Result<(String, String), String> {
+    let shown: String = v.to_string().chars().take(60).collect();
+    let refused = || {
+        format!("`{shown}`: a view of a schema file is another name of a table: CREATE VIEW other AS SELECT * FROM table")
+    };
+    let other = object_name(&v.name)
+        .filter(|n| pmolap_store::database::valid_table_name(n))
+        .ok_or_else(refused)?;
+    let ast::SetExpr::Select(sel) = v.query.body.as_ref() else {
+        return Err(refused());
+    };
+    let [from] = sel.from.as_slice() else {
+        return Err(refused());
+    };
+    let ast::TableFactor::Table {
+        name: table,
+        alias: None,
+        ..
+    } = &from.relation
+    else {
+        return Err(refused());
+    };
+    let table_name = object_name(table).ok_or_else(refused)?;
+    // Nothing but `SELECT * FROM table` (no columns, filter, join or modifier).
+    let plain = matches!(sel.projection.as_slice(), [ast::SelectItem::Wildcard(_)])
+        && v.columns.is_empty()
+        && !v.materialized
+        && v.query.to_string() == format!("SELECT * FROM {table}");
+    if !plain {
+        return Err(refused());
+    }
+    Ok((other, table_name))
 }
 
 /// One `CREATE TABLE` as a [`TableSpec`]; errors are messages without the file name.
@@ -444,7 +504,10 @@ fn star(mut tables: Vec<TableSpec>) -> Result<StarSchema, String> {
         }
     }
     tables.push(f);
-    Ok(StarSchema { tables })
+    Ok(StarSchema {
+        tables,
+        synonyms: Vec::new(),
+    })
 }
 
 #[cfg(test)]
@@ -482,6 +545,46 @@ mod tests {
         assert!(!f.column("sa_qty").unwrap().not_null);
         assert_eq!(s.dimensions()[1].primary_key, vec!["d_date".to_string()]);
         assert!(s.dimensions()[1].column("d_date").unwrap().not_null);
+    }
+
+    /// `CREATE VIEW other AS SELECT * FROM table` is another name of a table; any other
+    /// view, or one naming no table of the schema or a name taken, is refused.
+    #[test]
+    fn views_are_other_names_of_tables() {
+        let s = parse_schema(
+            &format!("{RETAIL}\nCREATE VIEW dday AS SELECT * FROM day;"),
+            "s.sql",
+        )
+        .unwrap();
+        assert_eq!(s.synonyms, vec![("dday".to_string(), "day".to_string())]);
+        for (view, want) in [
+            (
+                "CREATE VIEW v AS SELECT d_date FROM day",
+                "another name of a table",
+            ),
+            (
+                "CREATE VIEW v AS SELECT * FROM day WHERE d_month = 'x'",
+                "another name",
+            ),
+            ("CREATE VIEW v AS SELECT * FROM day, store", "another name"),
+            (
+                "CREATE MATERIALIZED VIEW v AS SELECT * FROM day",
+                "another name",
+            ),
+            (
+                "CREATE VIEW v AS SELECT * FROM nope",
+                "`nope` is not a table",
+            ),
+            (
+                "CREATE VIEW store AS SELECT * FROM day",
+                "names a table or another view",
+            ),
+        ] {
+            let e = parse_schema(&format!("{RETAIL}\n{view};"), "s.sql")
+                .unwrap_err()
+                .to_string();
+            assert!(e.starts_with("s.sql: ") && e.contains(want), "{view}: {e}");
+        }
     }
 
     /// What is outside the supported shape is one line naming the file and the problem.

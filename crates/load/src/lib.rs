@@ -2,6 +2,8 @@
 //! and foreign keys ([`ddl`]) and one delimited text file per table ([`text`]) — checked
 //! value by value ([`value`]), its dimensions put in an order derived from the data
 //! ([`order`]) and written as one database generation published whole ([`load`]).
+//! `pmolap ssb load` is this path too: `workloads/ssb/schema.sql` with the generator's
+//! rows ([`load_tables`]) or dbgen's files.
 
 #![forbid(unsafe_code)]
 
@@ -12,7 +14,11 @@ pub mod text;
 pub mod value;
 
 pub use ddl::{parse_schema, ColType, ColumnSpec, ForeignKey, StarSchema, TableSpec};
-pub use load::{load_star, LoadOptions, LoadedTable};
+pub use load::{
+    load_files, load_star, load_tables, reopen_database, LoadOptions, LoadedTable, Origin, RowRefs,
+    TableRows,
+};
+pub use text::store_schema;
 
 use std::path::PathBuf;
 

@@ -1,25 +1,30 @@
 //! `pmolap ssb load`'s work: the five SSB tables (from the generators, or dbgen's `.tbl`
-//! files) written as one new database generation and published whole, then reopened on a
-//! tier with checksums verified.
+//! files) loaded through the generic star-schema load of `pmolap load`
+//! ([`pmolap_load::load_tables`]) with the SSB schema file `workloads/ssb/schema.sql`:
+//! one new database generation published whole, then reopened on a tier with checksums
+//! verified. Nothing here knows SSB's hierarchies: the dimensions' row orders are
+//! derived from their data as for any star schema (docs/load.md).
 
 use std::path::Path;
-use std::time::Instant;
 
-use pmolap_store::rowref::row_refs;
-use pmolap_store::{
-    DatabaseSnapshot, DatabaseWriter, DbWriteOptions, OpenOptions, Placement, RowRef,
-    Table as StoreTable, TableBuilder, WriteOptions,
+use pmolap_load::{
+    load_tables, parse_schema, store_schema, LoadOptions, Origin, RowRefs, TableRows,
 };
+use pmolap_store::{Placement, WriteOptions};
 
-use crate::columns::{build_table, schema};
+use crate::columns::build_table;
 use crate::{row_count, Error, Result, Table};
+
+/// The SSB schema as `pmolap load` reads it (`workloads/ssb/schema.sql`): the columns of
+/// [`crate::schema`], the keys, and `ddate` (the query texts' name of `date`).
+pub const SCHEMA_SQL: &str = include_str!("../../../workloads/ssb/schema.sql");
 
 /// One table of a load.
 #[derive(Debug, Clone)]
 pub struct LoadedTable {
     pub table: Table,
     pub rows: u64,
-    /// Seconds to generate (or read), encode and write it.
+    /// Seconds to generate (or read), check, encode and write it.
     pub seconds: f64,
 }
 
@@ -29,6 +34,11 @@ pub struct LoadedTable {
 /// old database exactly as it was. `table_opts` say how each table is written (its
 /// encodings, threads). `on_table(table, expected rows or 0)` is called as each table
 /// starts, `progress(rows)` as rows are generated.
+///
+/// The load is `pmolap load`'s with [`SCHEMA_SQL`], and two options: a foreign key with
+/// no dimension row joins nothing (dbgen's date table below SF 1 lacks most order dates),
+/// and only a dimension not stored in key order gets a row-reference column (the date
+/// table at SF ≥ 1 is in key order: no `lo_orderdate@date`, as databases written before).
 pub fn load_database(
     sf: f64,
     out: &Path,
@@ -52,6 +62,7 @@ pub fn load_database(
             }
         }
     }
+    let star = parse_schema(SCHEMA_SQL, "workloads/ssb/schema.sql").map_err(load_error)?;
     let mut meta = std::collections::BTreeMap::new();
     meta.insert("workload".to_string(), serde_json::json!("ssb"));
     match tbl_dir {
@@ -61,137 +72,66 @@ pub fn load_database(
         ),
         None => meta.insert("sf".into(), serde_json::json!(sf)),
     };
-    let mut writer = DatabaseWriter::begin(
-        out,
-        &DbWriteOptions {
-            meta,
-            ..Default::default()
-        },
-    )?;
-    let mut done = Vec::new();
-    // The dimensions' keys in their stored (hierarchy) order, for the fact's row refs.
-    let mut dim_keys: Vec<(Table, Vec<i64>)> = Vec::new();
-    for table in Table::ALL {
-        pmolap_os::signal::check()?;
+    let opts = LoadOptions {
+        write: table_opts.clone(),
+        meta,
+        dangling_keys_join_nothing: true,
+        row_refs: RowRefs::Reordered,
+    };
+    let mut read = |t: &pmolap_load::TableSpec| -> pmolap_load::Result<TableRows> {
+        let table: Table = t
+            .name
+            .parse()
+            .map_err(|e: Error| pmolap_load::Error::Schema(e.to_string()))?;
         let expected = match tbl_dir {
             Some(_) => 0,
-            None => row_count(table, sf)?,
+            None => row_count(table, sf).map_err(|e| pmolap_load::Error::Data(e.to_string()))?,
         };
         on_table(table, expected);
-        let t0 = Instant::now();
-        let mut builder = match tbl_dir {
-            Some(d) => pmolap_store::load_tbl(&d.join(table.file_name()), &schema(table))?,
-            None => build_table(table, sf, progress)?,
-        };
-        pmolap_os::signal::check()?;
-        arrange(table, &mut builder, &mut dim_keys)?;
-        let m = writer.add_table(&table.to_string(), builder, table_opts)?;
-        done.push(LoadedTable {
-            table,
-            rows: m.rows,
-            seconds: t0.elapsed().as_secs_f64(),
-        });
-    }
-    pmolap_os::signal::check()?;
-    for r in ROW_REFS {
-        writer.add_row_ref(r.row_ref())?;
-    }
-    writer.commit()?;
-    Ok(done)
+        Ok(match tbl_dir {
+            Some(d) => {
+                let file = d.join(table.file_name());
+                let (builder, lines) = pmolap_load::text::read_table(&file, t, &store_schema(t)?)?;
+                TableRows {
+                    builder,
+                    origin: Origin::File { file, lines },
+                }
+            }
+            None => TableRows {
+                builder: build_table(table, sf, progress).map_err(|e| match e {
+                    Error::Tier(e) => pmolap_load::Error::Os(e),
+                    Error::Store(e) => pmolap_load::Error::Store(e),
+                    e => pmolap_load::Error::Data(e.to_string()),
+                })?,
+                origin: Origin::Generated(format!("the SSB generator at SF {sf}, {table}")),
+            },
+        })
+    };
+    let loaded = load_tables(&star, &mut read, out, &opts, &|_| {}).map_err(load_error)?;
+    loaded
+        .into_iter()
+        .map(|l| {
+            Ok(LoadedTable {
+                table: l.name.parse()?,
+                rows: l.rows,
+                seconds: l.seconds,
+            })
+        })
+        .collect()
 }
 
-/// A foreign key of `lineorder` that gets a row-reference column
-/// ([`pmolap_store::rowref`]), and the hierarchy its dimension's rows are stored in.
-#[derive(Debug, Clone, Copy)]
-pub struct RowRefSpec {
-    pub key: &'static str,
-    pub dim: Table,
-    pub dim_key: &'static str,
-    /// The dimension's row order: coarsest level first, the key last (a total order).
-    pub order: &'static [&'static str],
-}
-
-impl RowRefSpec {
-    fn row_ref(&self) -> RowRef {
-        RowRef {
-            table: Table::LineOrder.to_string(),
-            key: self.key.into(),
-            column: RowRef::column_name(self.key, self.dim.name()),
-            dim: self.dim.to_string(),
-            dim_key: self.dim_key.into(),
-            order: self.order.iter().map(|c| c.to_string()).collect(),
-        }
+/// The generic load's error as this crate's: an interrupt stays an interrupt (exit 130),
+/// a store error a store error.
+fn load_error(e: pmolap_load::Error) -> Error {
+    match e {
+        pmolap_load::Error::Os(e) => Error::Tier(e),
+        pmolap_load::Error::Store(e) => Error::Store(e),
+        e => Error::Load(e.to_string()),
     }
-}
-
-/// The row references a load writes. Customer and supplier rows are stored by region,
-/// nation, city; part rows by manufacturer, category, brand: a predicate on one level
-/// (`c_region = 'ASIA'`, `p_category = 'MFGR#12'`, `s_nation = 'PERU'`) selects one run of
-/// rows, so the fact side tests a range of references instead of a bitmap. The date
-/// dimension gets none: `lo_orderdate`'s ids already follow the calendar.
-pub const ROW_REFS: [RowRefSpec; 3] = [
-    RowRefSpec {
-        key: "lo_custkey",
-        dim: Table::Customer,
-        dim_key: "c_custkey",
-        order: &["c_region", "c_nation", "c_city", "c_custkey"],
-    },
-    RowRefSpec {
-        key: "lo_partkey",
-        dim: Table::Part,
-        dim_key: "p_partkey",
-        order: &["p_mfgr", "p_category", "p_brand1", "p_partkey"],
-    },
-    RowRefSpec {
-        key: "lo_suppkey",
-        dim: Table::Supplier,
-        dim_key: "s_suppkey",
-        order: &["s_region", "s_nation", "s_city", "s_suppkey"],
-    },
-];
-
-/// Puts a dimension's rows in its hierarchy order (keeping its keys for the fact), or
-/// adds the fact's row-reference columns. Dimensions come before the fact in
-/// [`Table::ALL`].
-fn arrange(
-    table: Table,
-    b: &mut TableBuilder,
-    dim_keys: &mut Vec<(Table, Vec<i64>)>,
-) -> Result<()> {
-    let no_column = |t: Table, c: &str| Error::Load(format!("table {t} has no int column {c}"));
-    if let Some(spec) = ROW_REFS.iter().find(|r| r.dim == table) {
-        b.sort_rows_by(spec.order)?;
-        let keys = b
-            .int_column(spec.dim_key)
-            .ok_or_else(|| no_column(table, spec.dim_key))?;
-        dim_keys.push((table, keys.to_vec()));
-    }
-    if table == Table::LineOrder {
-        for spec in &ROW_REFS {
-            let (_, keys) = dim_keys
-                .iter()
-                .find(|(t, _)| *t == spec.dim)
-                .ok_or_else(|| Error::Load(format!("{} is loaded after {table}", spec.dim)))?;
-            let fk = b
-                .int_column(spec.key)
-                .ok_or_else(|| no_column(table, spec.key))?;
-            let refs = row_refs(fk, keys)?;
-            b.add_int_column(&RowRef::column_name(spec.key, spec.dim.name()), refs)?;
-        }
-    }
-    Ok(())
 }
 
 /// Reopens every table of the database `dir` under `placement` with checksums verified;
 /// returns (table name, rows, seconds) per table.
 pub fn reopen_database(dir: &Path, placement: &Placement) -> Result<Vec<(String, usize, f64)>> {
-    let snapshot = DatabaseSnapshot::open(dir)?;
-    let mut out = Vec::new();
-    for (name, path) in snapshot.tables() {
-        let t0 = Instant::now();
-        let t = StoreTable::open_with(path, placement, &OpenOptions::default())?;
-        t.verify()?;
-        out.push((name.clone(), t.rows(), t0.elapsed().as_secs_f64()));
-    }
-    Ok(out)
+    pmolap_load::reopen_database(dir, placement).map_err(load_error)
 }

@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 /// Where the data comes from and the execution switches.
 #[derive(Debug, Clone)]
 pub struct DataOptions {
-    /// A database directory written by `pmolap ssb load`.
+    /// A database directory written by `pmolap load` or `pmolap ssb load`.
     pub data: Option<PathBuf>,
     /// Else: this scale factor's database under `data/ssb/` (default SF 1).
     pub sf: Option<f64>,

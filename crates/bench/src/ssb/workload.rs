@@ -28,7 +28,7 @@ pub fn translate(data: &DataOptions, script: &Script, pb: &ProgressBar) -> Resul
             .ok()
             .map(|t| t.column_names().map(str::to_string).collect())
     };
-    Ok(script.queries(&columns)?)
+    Ok(script.queries_with(&columns, &|t| db.synonym(t))?)
 }
 
 /// Runs `queries` on the database of `data` in DRAM and returns its workload.

@@ -260,9 +260,11 @@ struct Planner<'q, 'db> {
     sources: Vec<(GroupSource<'db>, u64)>,
 }
 
-/// Binds `query` to `db`.
+/// Binds `query` to `db` (a query naming no fact table to the database's).
 pub fn plan<'db>(db: &'db Database, query: &Query) -> Result<Plan<'db>> {
     let t0 = Instant::now();
+    let query = db.with_fact(query)?;
+    let query = query.as_ref();
     query.validate()?;
     let fact = db.table(&query.fact)?;
     let fact_rows = fact.rows();

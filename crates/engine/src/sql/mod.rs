@@ -15,8 +15,10 @@
 //!   not selected are computed and left out of the answer); `LIMIT n`.
 //!
 //! The fact table is the table every join equality touches. Unqualified columns are found
-//! in the `FROM` tables' schemas (`tables(name)` gives a table's columns); the SSB texts'
-//! `ddate` names the database's `date` table when there is no `ddate`. Anything outside the
+//! in the `FROM` tables' schemas (`tables(name)` gives a table's columns); a name that is
+//! no table may be another name of one that the database records (`synonym(name)`: the
+//! SSB texts' `ddate` for `date`, from the schema file's `CREATE VIEW ddate AS SELECT *
+//! FROM date`). Anything outside the
 //! family is a one-line error naming the construct and its line and column — never a
 //! guess.
 //!
@@ -47,6 +49,9 @@ use crate::query::Query;
 
 /// The columns of a table of the database, or None when it has no such table.
 pub type Tables<'a> = &'a dyn Fn(&str) -> Option<Vec<String>>;
+
+/// The table another name means in the database, or None.
+pub type Synonyms<'a> = &'a dyn Fn(&str) -> Option<String>;
 
 /// The largest SQL text (a script of statements), in bytes.
 pub const MAX_SQL_BYTES: usize = 1 << 20;
@@ -128,11 +133,17 @@ impl Script {
     /// fails at the first that is outside the family or names what is not there (naming
     /// the statement when there are several).
     pub fn queries(&self, tables: Tables<'_>) -> Result<Vec<Query>> {
+        self.queries_with(tables, &|_| None)
+    }
+
+    /// [`Script::queries`], a name that is no table resolved by `synonym` (another name
+    /// of a table, as [`crate::Database::synonym`] gives it).
+    pub fn queries_with(&self, tables: Tables<'_>, synonym: Synonyms<'_>) -> Result<Vec<Query>> {
         let several = self.statements.len() > 1;
         self.statements
             .iter()
             .map(|(id, stmt)| {
-                translate::translate(stmt, id, tables).map_err(|e| match e {
+                translate::translate(stmt, id, tables, synonym).map_err(|e| match e {
                     Error::Query(m) if several => Error::Query(format!("query {id}: {m}")),
                     e => e,
                 })
@@ -145,7 +156,7 @@ impl Script {
 pub fn parse_sql(text: &str, id: &str, tables: Tables<'_>) -> Result<Query> {
     let script = Script::parse(text)?;
     match script.statements.as_slice() {
-        [(_, stmt)] => translate::translate(stmt, id, tables),
+        [(_, stmt)] => translate::translate(stmt, id, tables, &|_| None),
         s => Err(Error::Query(format!(
             "SQL: {} statements; give one SELECT",
             s.len()

@@ -35,7 +35,7 @@ fn ssb_tables(t: &str) -> Option<Vec<String>> {
 #[test]
 fn q3_3_translates() {
     let q = parse_sql(
-        "select c_city, s_city, d_year, sum(lo_revenue) as revenue from customer, lineorder, supplier, ddate where lo_custkey = c_custkey and lo_suppkey = s_suppkey and lo_orderdate = d_datekey and (c_city='UNITED KI1' or c_city='UNITED KI5') and (s_city='UNITED KI1' or s_city='UNITED KI5') and d_year >= 1992 and d_year <= 1997 group by c_city, s_city, d_year order by d_year asc, revenue desc",
+        "select c_city, s_city, d_year, sum(lo_revenue) as revenue from customer, lineorder, supplier, date where lo_custkey = c_custkey and lo_suppkey = s_suppkey and lo_orderdate = d_datekey and (c_city='UNITED KI1' or c_city='UNITED KI5') and (s_city='UNITED KI1' or s_city='UNITED KI5') and d_year >= 1992 and d_year <= 1997 group by c_city, s_city, d_year order by d_year asc, revenue desc",
         "3.3",
         &ssb_tables,
     )
@@ -135,7 +135,7 @@ fn every_aggregate_and_negated_predicates_translate() {
 #[test]
 fn order_by_an_aggregate_written_again_or_a_position() {
     let q = parse_sql(
-        "select d_year, sum(lo_revenue) as r, count(*) from lineorder, ddate where lo_orderdate = d_datekey group by d_year order by sum(lo_revenue) desc, 1, COUNT(*) limit 3",
+        "select d_year, sum(lo_revenue) as r, count(*) from lineorder, date where lo_orderdate = d_datekey group by d_year order by sum(lo_revenue) desc, 1, COUNT(*) limit 3",
         "o",
         &ssb_tables,
     )
@@ -208,7 +208,7 @@ fn an_unknown_column_is_named_not_the_literal() {
         "select sum(lo_revenue) from lineorder where zz = 3",
         "select sum(lo_revenue) from lineorder where 3 < zz",
         "select sum(lo_revenue) from lineorder where zz = 3 or zz = 4",
-        "select sum(lo_revenue) from lineorder, ddate where zz = d_datekey",
+        "select sum(lo_revenue) from lineorder, date where zz = d_datekey",
         "select sum(lo_revenue) from lineorder where zz between 1 and 2",
     ] {
         let e = parse_sql(sql, "x", &ssb_tables).unwrap_err().to_string();
@@ -499,4 +499,32 @@ fn order_by_aggregates_and_group_columns_not_selected() {
         e.contains("ORDER BY column (neither selected nor grouped by) `d_yearmonth` at line 1"),
         "{e}"
     );
+}
+
+/// A name that is no table resolves through the database's synonyms (the SSB texts'
+/// `ddate` for `date`), qualified references through it included; without a synonym it
+/// is an unknown table, and a synonym never hides a table of that name.
+#[test]
+fn another_name_of_a_table_resolves_through_the_synonyms() {
+    let ddate = |n: &str| (n == "ddate").then(|| "date".to_string());
+    let sql = "select ddate.d_year, sum(lo_revenue) from lineorder, ddate where lo_orderdate = d_datekey and ddate.d_year = 1993 group by ddate.d_year";
+    let q = &Script::parse(sql)
+        .unwrap()
+        .queries_with(&ssb_tables, &ddate)
+        .unwrap()[0];
+    assert_eq!(q.joins[0].dim, "date");
+    assert_eq!(q.joins[0].carry, ["d_year"]);
+    let e = parse_sql(sql, "x", &ssb_tables).unwrap_err().to_string();
+    assert!(
+        e.contains("ddate") && e.contains("not in the database"),
+        "{e}"
+    );
+    let to_part = |_: &str| Some("part".to_string());
+    let q = &Script::parse(
+        "select sum(lo_revenue) from lineorder, date where lo_orderdate = d_datekey",
+    )
+    .unwrap()
+    .queries_with(&ssb_tables, &to_part)
+    .unwrap()[0];
+    assert_eq!(q.joins[0].dim, "date");
 }

@@ -11,7 +11,7 @@ use sqlparser::ast::{
     Spanned, Statement, TableFactor, UnaryOperator, Value,
 };
 
-use super::{Tables, MAX_LIST_ITEMS};
+use super::{Synonyms, Tables, MAX_LIST_ITEMS};
 use crate::error::{Error, Result};
 use crate::query::{AggFn, Aggregate, Cond, Expr, Join, Literal, Op, OrderKey, Predicate, Query};
 
@@ -37,8 +37,13 @@ fn unsupported(what: &str, node: &(impl Spanned + std::fmt::Display)) -> Error {
 }
 
 /// Translates one parsed statement (a `SELECT` of the family) into a query named `id`;
-/// `tables(name)` gives a table's columns.
-pub(super) fn translate(stmt: &Statement, id: &str, tables: Tables<'_>) -> Result<Query> {
+/// `tables(name)` gives a table's columns, `synonym(name)` the table another name means.
+pub(super) fn translate(
+    stmt: &Statement,
+    id: &str,
+    tables: Tables<'_>,
+    synonym: Synonyms<'_>,
+) -> Result<Query> {
     let Statement::Query(q) = stmt else {
         return Err(unsupported("the statement", stmt));
     };
@@ -48,7 +53,7 @@ pub(super) fn translate(stmt: &Statement, id: &str, tables: Tables<'_>) -> Resul
     let SetExpr::Select(s) = q.body.as_ref() else {
         return Err(unsupported("the query body", q.body.as_ref()));
     };
-    let mut t = Translator::new(tables);
+    let mut t = Translator::new(tables, synonym);
     t.from(&s.from)?;
     if let Some(w) = &s.selection {
         for c in conjuncts(w) {
@@ -196,6 +201,7 @@ struct Col {
 
 struct Translator<'a> {
     tables: Tables<'a>,
+    synonym: Synonyms<'a>,
     /// FROM tables: (name in the database, alias, columns).
     from: Vec<(String, String, Vec<String>)>,
     /// Join equalities.
@@ -211,9 +217,10 @@ struct Translator<'a> {
 }
 
 impl<'a> Translator<'a> {
-    fn new(tables: Tables<'a>) -> Self {
+    fn new(tables: Tables<'a>, synonym: Synonyms<'a>) -> Self {
         Translator {
             tables,
+            synonym,
             from: Vec::new(),
             equal: Vec::new(),
             preds: BTreeMap::new(),
@@ -230,11 +237,11 @@ impl<'a> Translator<'a> {
         let written = name.to_string();
         let (db_name, cols) = match (self.tables)(&written) {
             Some(c) => (written.clone(), c),
-            None if written.eq_ignore_ascii_case("ddate") => match (self.tables)("date") {
-                Some(c) => ("date".to_string(), c),
+            // Another name of a table, as the database's writer recorded it.
+            None => match (self.synonym)(&written).and_then(|t| Some(((self.tables)(&t)?, t))) {
+                Some((c, t)) => (t, c),
                 None => return Err(unsupported("the table (not in the database)", f)),
             },
-            None => return Err(unsupported("the table (not in the database)", f)),
         };
         let alias = alias.as_ref().map_or(written, |a| a.name.value.clone());
         if self
