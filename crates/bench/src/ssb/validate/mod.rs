@@ -43,6 +43,7 @@ use super::run::median;
 use crate::error::{Error, Result};
 use runner::{placement_of, Runner};
 
+pub mod counters;
 mod runner;
 pub mod tables;
 
@@ -66,8 +67,8 @@ pub struct ValidateOptions {
 }
 
 pub use pmolap_results::place::{
-    AdvisedError, Baseline, CgroupFigures, ErrorSummary, Predicted, QueryPoint, ScenarioResult,
-    ValidateConfig, BASELINE_KINDS,
+    AdvisedError, Baseline, CgroupFigures, ErrorSummary, IoFigures, Predicted, QueryPoint,
+    ScenarioResult, ValidateConfig, BASELINE_KINDS,
 };
 
 /// The `place-validate` document, with the placement model's workload.
@@ -137,7 +138,7 @@ struct Planned {
 /// What one placement measured: per query its times, and the page cache its group held
 /// at the end (cached procedures).
 struct Measured {
-    times: Vec<Vec<f64>>,
+    runs: runner::Runs,
     page_cache: Option<u64>,
 }
 
@@ -252,7 +253,7 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
     // needs a memory cgroup (left out where none can be made).
     pb.set_message("all DRAM");
     let dram_pf = placement_of(&w, &o.profile, &all_dram);
-    let (base_times, working) = match o.setting {
+    let (base_runs, working) = match o.setting {
         Setting::Cold => {
             let t = runner.cold(&dram_pf)?;
             let working = if o.baselines {
@@ -270,7 +271,7 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
         }
         Setting::Cache { .. } => {
             let c = runner.cached(&dram_pf, None)?;
-            (c.times, Some(c.peak))
+            (c.runs, Some(c.peak))
         }
     };
     let setting_cache = match o.setting {
@@ -305,20 +306,20 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
         pb.set_message(p.name.clone());
         let pf = placement_of(&w, &o.profile, &p.assignment);
         let m = match (p.procedure, o.setting) {
-            (Procedure::Setting, Setting::Cold) => runner.cold(&pf).map(|times| Measured {
-                times,
+            (Procedure::Setting, Setting::Cold) => runner.cold(&pf).map(|runs| Measured {
+                runs,
                 page_cache: None,
             }),
             (Procedure::Setting, Setting::Cache { bytes }) => runner
                 .cached(&pf, Some(bytes + working.unwrap_or(0)))
                 .map(|c| Measured {
-                    times: c.times,
+                    runs: c.runs,
                     page_cache: c.page_cache,
                 }),
             (Procedure::Cache(bytes), _) => runner
                 .cached(&pf, Some(bytes + working.unwrap_or(0)))
                 .map(|c| Measured {
-                    times: c.times,
+                    runs: c.runs,
                     page_cache: c.page_cache,
                 }),
         };
@@ -356,8 +357,8 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
     let baseline: Vec<QueryPoint> = o
         .queries
         .iter()
-        .zip(&base_times)
-        .map(|(q, t)| QueryPoint {
+        .zip(base_runs.times.iter().zip(&base_runs.io))
+        .map(|(q, (t, io))| QueryPoint {
             id: q.id.clone(),
             median_ms: median(t),
             times_ms: t.clone(),
@@ -368,6 +369,8 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
                 no_dense: 1.0,
                 page: o.profile.pages.as_ref().map(|_| 1.0),
             },
+            io: counters::median_of(io),
+            predicted_io: None,
         })
         .collect();
     let base_sum: f64 = baseline.iter().map(|b| b.median_ms).sum();
@@ -385,7 +388,8 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
             }
         };
         let mut queries = Vec::new();
-        for (i, t) in m.times.iter().enumerate() {
+        let ps = std::slice::from_ref(&o.profile);
+        for (i, (t, io)) in m.runs.times.iter().zip(&m.runs.io).enumerate() {
             let med = median(t);
             queries.push(QueryPoint {
                 id: o.queries[i].id.clone(),
@@ -393,6 +397,8 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
                 times_ms: t.clone(),
                 measured: med / baseline[i].median_ms,
                 predicted: predict(models, &per_query[i], &o.profile, &p.assignment)?,
+                io: counters::median_of(io),
+                predicted_io: models[3].predict_io(&per_query[i], ps, &p.assignment),
             });
         }
         let sum: f64 = queries.iter().map(|q| q.median_ms).sum();
@@ -412,6 +418,9 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
             slow_accessed_fraction: Some(share.accessed_fraction),
             measured: sum / base_sum,
             predicted: predict(models, &w, &o.profile, &p.assignment)?,
+            io: IoFigures::sum(queries.iter().map(|q| q.io.as_ref())),
+            predicted_io: models[3].predict_io(&w, ps, &p.assignment),
+            page_cache_bytes: m.page_cache,
             queries,
         };
         match &p.baseline {

@@ -11,8 +11,10 @@ use pmolap_place::placement::{
     PlacedStructure, PlacementTier, PLACEMENT_FORMAT, PLACEMENT_VERSION,
 };
 use pmolap_place::{Assignment, PlacementFile, Profile, Workload, REFERENCE_TIER};
+use pmolap_results::place::IoFigures;
 use pmolap_tier::Topology;
 
+use super::counters::measured;
 use super::ValidateOptions;
 use crate::error::Result;
 use crate::ssb::data::Where;
@@ -77,10 +79,31 @@ fn open_cold(dir: &Path, pf: &PlacementFile) -> Result<Database> {
     crate::ssb::data::open_cold(dir, Where::Placement(pf))
 }
 
-/// What a cached run measured: per query its times (ms), the group's page cache at the
-/// end and its peak memory.
-pub(super) struct Cached {
+/// Per query, each run's time (ms) and what the device did during it.
+#[derive(Debug, Default)]
+pub(super) struct Runs {
     pub times: Vec<Vec<f64>>,
+    pub io: Vec<Vec<Option<IoFigures>>>,
+}
+
+impl Runs {
+    fn new(queries: usize) -> Self {
+        Runs {
+            times: vec![Vec::new(); queries],
+            io: vec![Vec::new(); queries],
+        }
+    }
+
+    fn push(&mut self, query: usize, ms: f64, io: Option<IoFigures>) {
+        self.times[query].push(ms);
+        self.io[query].push(io);
+    }
+}
+
+/// What a cached run measured: per query its runs, the group's page cache at the end
+/// and its peak memory.
+pub(super) struct Cached {
+    pub runs: Runs,
     pub page_cache: Option<u64>,
     pub peak: u64,
 }
@@ -94,10 +117,12 @@ pub(super) struct Runner<'a> {
 }
 
 impl Runner<'_> {
-    pub fn cold(&self, pf: &PlacementFile) -> Result<Vec<Vec<f64>>> {
-        let mut out = Vec::new();
-        for q in &self.o.queries {
-            let mut times = Vec::new();
+    /// Every query `reps` times, each on a freshly opened database with its files' pages
+    /// dropped; the counters cover the query only (not the open, which copies the DRAM
+    /// structures).
+    pub fn cold(&self, pf: &PlacementFile) -> Result<Runs> {
+        let mut out = Runs::new(self.o.queries.len());
+        for (i, q) in self.o.queries.iter().enumerate() {
             for _ in 0..self.o.reps {
                 if pmolap_os::signal::interrupted() {
                     return Err(pmolap_os::Error::Interrupted.into());
@@ -107,10 +132,10 @@ impl Runner<'_> {
                     &self.topo,
                     self.o.data.exec.clone(),
                 )?;
-                times.push(p.run(q)?.total_ms);
+                let (r, io) = measured(|| p.run(q));
+                out.push(i, r?.total_ms, io);
                 self.pb.inc(1);
             }
-            out.push(times);
         }
         Ok(out)
     }
@@ -124,7 +149,7 @@ impl Runner<'_> {
             self.o.data.exec.clone(),
         )?;
         let guard = MemoryLimit::enter(limit.unwrap_or(1 << 50))?;
-        let mut out = vec![Vec::new(); self.o.queries.len()];
+        let mut out = Runs::new(self.o.queries.len());
         for q in &self.o.queries {
             p.run(q)?;
         }
@@ -133,7 +158,8 @@ impl Runner<'_> {
                 if pmolap_os::signal::interrupted() {
                     return Err(pmolap_os::Error::Interrupted.into());
                 }
-                out[i].push(p.run(q)?.total_ms);
+                let (r, io) = measured(|| p.run(q));
+                out.push(i, r?.total_ms, io);
                 self.pb.inc(1);
             }
         }
@@ -142,7 +168,7 @@ impl Runner<'_> {
         drop(guard);
         drop(p);
         Ok(Cached {
-            times: out,
+            runs: out,
             page_cache,
             peak,
         })
