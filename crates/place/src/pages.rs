@@ -174,29 +174,32 @@ impl PageReads {
     /// The extra CPU time (wall × threads) in ns for `threads` workers:
     ///
     /// ```text
-    /// t = threads · (Σ_k read_k · page_ns(k) + faults · fault_ns)
+    /// t = threads · (around · fault_page_ns + Σ_k ahead_k · page_ns(k))
     /// ```
     ///
-    /// `read_k` are the pages read in steps that read `k` structures (streams) at once
-    /// and `page_ns(k)` the wall time per page read with every worker reading `k` files
-    /// together ([`PageCosts::page_ns`]: the profile's `streams`, else
-    /// `sequential_page_ns`): the device's throughput as the workers see it; `fault_ns`
-    /// is the wall time a major fault adds beyond its pages. Both stall every worker
-    /// sharing the device. A profile without `fault_ns` (from before it was
-    /// measured) prices a fault at `random_page_ns` of CPU time, as the page model did.
+    /// `around` are the pages read around major faults (the faulting worker waits for
+    /// the whole window: `fault_page_ns` per page, measured with isolated faults) and
+    /// `ahead_k` the pages read ahead of a sequential reader in steps that read `k`
+    /// structures (streams) at once, at `page_ns(k)`, the wall time per page with every
+    /// worker streaming `k` files together ([`PageCosts::page_ns`]: the profile's
+    /// `streams`, else `sequential_page_ns`). Both are device time that stalls every
+    /// worker sharing the device, hence `threads ·` against `T_DRAM` in CPU time. A
+    /// profile without `fault_page_ns` (from before it was measured) prices the pages
+    /// around a fault like those read ahead and each fault at `random_page_ns` of CPU
+    /// time, as the page model did.
     pub fn cost(&self, pc: &PageCosts, threads: u32) -> f64 {
         let t = threads.max(1) as f64;
-        let faults = match pc.fault_ns {
-            Some(f) => t * self.faults * f.max(0.0),
-            None => self.faults * pc.random_page_ns.max(0.0),
-        };
-        let pages: f64 = self
+        let ahead: f64 = self
             .by_streams
             .iter()
             .enumerate()
             .map(|(k, &r)| r * pc.page_ns(k as u32 + 1))
             .sum();
-        t * pages + faults
+        let around = match pc.fault_page_ns {
+            Some(f) => t * self.around * f.max(0.0),
+            None => t * self.around * pc.page_ns(1) + self.faults * pc.random_page_ns.max(0.0),
+        };
+        t * ahead + around
     }
 
     /// The same as `/proc/self/io` and `ru_majflt` count it.
@@ -264,7 +267,7 @@ mod tests {
             sequential_page_ns: 1_000.0,
             fault_pages: 1,
             readahead_pages: None,
-            fault_ns: None,
+            fault_page_ns: None,
             streams: None,
             note: None,
         };

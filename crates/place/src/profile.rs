@@ -253,11 +253,12 @@ pub struct PageCosts {
     /// ([`crate::pages::DEFAULT_READAHEAD_PAGES`] when absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub readahead_pages: Option<u64>,
-    /// The wall time in ns a major fault adds beyond the pages it reads (the wait for
-    /// its read-around window), measured by `place profile` with isolated faults; absent
-    /// in profiles from before it was measured ([`crate::pages::PageReads::cost`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fault_ns: Option<f64>,
+    /// The wall time in ns per page of a read-around window that a major fault reads
+    /// synchronously (the faulting worker waits for the window), measured by `place
+    /// profile` with isolated faults: their time over the pages the kernel read for
+    /// them. Absent in profiles from before it was measured
+    /// ([`crate::pages::PageReads::cost`]).
+    pub fault_page_ns: Option<f64>,
     /// The wall ns per page read when several files are streamed at once by every
     /// worker (the engine's morsels read the columns of a query together), by number of
     /// streams, ascending; where given, the page model prices the pages of a step with
@@ -500,7 +501,7 @@ impl Profile {
             for (name, v) in [
                 ("random_page_ns", pc.random_page_ns),
                 ("sequential_page_ns", pc.sequential_page_ns),
-                ("fault_ns", pc.fault_ns.unwrap_or(0.0)),
+                ("fault_page_ns", pc.fault_page_ns.unwrap_or(0.0)),
             ]
             .into_iter()
             .chain(

@@ -45,9 +45,12 @@ pub struct PageReads {
     pub read: f64,
     /// Touches of a page not in the cache: major faults.
     pub faults: f64,
-    /// `read` split by how many structures the step that read them read pages of (the
-    /// streams the device served at once): `by_streams[k - 1]` for `k` streams, the last
-    /// for [`MAX_STREAMS`] or more.
+    /// Of `read`, the pages read around faults (the faulting worker waits for them).
+    pub around: f64,
+    /// The rest of `read`, the pages read ahead (async readahead), split by how many
+    /// structures the step that read them read pages of (the streams the device served
+    /// at once): `by_streams[k - 1]` for `k` streams, the last for [`MAX_STREAMS`] or
+    /// more.
     pub by_streams: [f64; MAX_STREAMS],
 }
 
@@ -55,13 +58,14 @@ pub struct PageReads {
 pub const MAX_STREAMS: usize = 8;
 
 impl PageReads {
-    /// `read` pages and `faults`, all counted as one stream.
-    pub fn new(read: f64, faults: f64) -> Self {
+    /// `around` pages read around `faults` and `ahead` read ahead in one stream.
+    pub fn new(around: f64, ahead: f64, faults: f64) -> Self {
         let mut by_streams = [0.0; MAX_STREAMS];
-        by_streams[0] = read;
+        by_streams[0] = ahead;
         PageReads {
-            read,
+            read: around + ahead,
             faults,
+            around,
             by_streams,
         }
     }
@@ -69,14 +73,16 @@ impl PageReads {
     fn add(&mut self, o: PageReads) {
         self.read += o.read;
         self.faults += o.faults;
+        self.around += o.around;
         for (a, b) in self.by_streams.iter_mut().zip(o.by_streams) {
             *a += b;
         }
     }
 
-    /// The mean streams per page read (1 when nothing was read).
+    /// The mean streams per page read ahead (1 when none was).
     pub fn mean_streams(&self) -> f64 {
-        if self.read == 0.0 {
+        let ahead: f64 = self.by_streams.iter().sum();
+        if ahead == 0.0 {
             return 1.0;
         }
         self.by_streams
@@ -84,7 +90,7 @@ impl PageReads {
             .enumerate()
             .map(|(k, r)| (k + 1) as f64 * r)
             .sum::<f64>()
-            / self.read
+            / ahead
     }
 }
 
@@ -225,7 +231,8 @@ impl Sim<'_> {
             let start = p.saturating_sub(r / 2);
             let end = (start + r).min(size).max(p + 1);
             let async_size = r / 4;
-            out.read += self.read(s, start, end, start + r - async_size) as f64;
+            out.around += self.read(s, start, end, start + r - async_size) as f64;
+            out.read += out.around;
             self.ra.insert(
                 s,
                 Window {
@@ -323,7 +330,8 @@ pub fn simulate(
                 let t = sim.touch(s, p);
                 reads.read += t.read;
                 reads.faults += t.faults;
-                *step_reads.entry(s).or_default() += t.read;
+                reads.around += t.around;
+                *step_reads.entry(s).or_default() += t.read - t.around;
             }
             flush(&mut step_reads, &mut reads);
             if pass + 1 == passes {

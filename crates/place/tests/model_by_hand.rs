@@ -282,7 +282,7 @@ fn page_model_by_hand() {
         sequential_page_ns: 2_000.0,
         fault_pages: 1,
         readahead_pages: None,
-        fault_ns: None,
+        fault_page_ns: None,
         streams: None,
         note: None,
     });

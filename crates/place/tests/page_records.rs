@@ -70,7 +70,7 @@ fn disk(readahead: u64) -> Profile {
         sequential_page_ns: 2_000.0,
         fault_pages: 1,
         readahead_pages: Some(readahead),
-        fault_ns: Some(50_000.0),
+        fault_page_ns: Some(20_000.0),
         streams: None,
         note: None,
     });
@@ -81,7 +81,7 @@ fn disk(readahead: u64) -> Profile {
 fn reads(w: &Workload, cache_pages: Option<u64>, window: u64) -> (f64, f64) {
     let p = disk(window);
     let r = recorded_reads(w, &|_| true, p.pages.as_ref().unwrap(), cache_pages).unwrap();
-    assert_eq!(r.by_streams.iter().sum::<f64>(), r.read);
+    assert_eq!(r.around + r.by_streams.iter().sum::<f64>(), r.read);
     (r.read, r.faults)
 }
 
@@ -129,15 +129,22 @@ fn cold_reads_read_around_and_readahead_windows() {
         ],
     );
     assert_eq!(reads(&w, None, 1), pr(2.0, 2.0));
-    // Cost: two threads; pages and faults stall both.
+    // Cost: two threads; pages read around faults and ahead stall both.
     let p = disk(32);
     let pc = p.pages.as_ref().unwrap();
     assert!(close(
-        PageReads::new(10.0, 1.0).cost(pc, 2),
-        2.0 * (10.0 * 2_000.0 + 50_000.0)
+        PageReads::new(4.0, 6.0, 1.0).cost(pc, 2),
+        2.0 * (4.0 * 20_000.0 + 6.0 * 2_000.0)
     ));
+    // The scan of pages 0..9 with 4-page windows: 4 pages around the fault, 6 ahead.
+    let w = workload(
+        vec![dv("a", 10)],
+        vec![vec![(0, vec![step(1, &[[0, 10]])])]],
+    );
+    let r = recorded_reads(&w, &|_| true, disk(4).pages.as_ref().unwrap(), None).unwrap();
+    assert_eq!((r.around, r.by_streams[0]), (4.0, 6.0));
     // The device's counters: pages read in bytes, faults.
-    let io = PageReads::new(10.0, 1.0).io(pc);
+    let io = PageReads::new(4.0, 6.0, 1.0).io(pc);
     assert_eq!((io.read_bytes, io.major_faults), (10.0 * PAGE as f64, 1.0));
 }
 
@@ -174,9 +181,9 @@ fn lru_cache_holding_the_working_set_misses_nothing_once_warm() {
         .t_ns
     };
     assert_eq!(model(Some(10 * PAGE)), 0.0);
-    assert!(close(model(Some(9 * PAGE)), 10.0 * (2_000.0 + 50_000.0)));
+    assert!(close(model(Some(9 * PAGE)), 10.0 * 20_000.0));
     // Cold (pages dropped before each query): every page once per query, the same here.
-    assert!(close(model(None), 10.0 * (2_000.0 + 50_000.0)));
+    assert!(close(model(None), 10.0 * 20_000.0));
     // Only b on the slow tier: its 4 pages fit a 4-page cache.
     let b_slow = Assignment { tier: vec![0, 1] };
     let mb = Model::new(ModelOptions {
@@ -256,7 +263,7 @@ fn per_query_predictions_are_priced_inside_the_whole_workload() {
     // a0, a1 were touched 5 distinct pages ago (hits); a2..a5 9 ago (4 faults). Query
     // 1: a0, a1 hit, b0..b3 fault.
     let q = |i| m.predict(&w.query(i).unwrap(), ps, &slow).unwrap().t_ns;
-    let each = 4.0 * (2_000.0 + 50_000.0);
+    let each = 4.0 * 20_000.0;
     assert!(close(q(0), each) && close(q(1), each), "{} {}", q(0), q(1));
     assert!(close(whole, 2.0 * each), "{whole}");
     // With 10 pages the cycle fits: nothing misses.
@@ -289,7 +296,7 @@ fn workloads_without_page_records_use_the_count_model() {
     assert_eq!(Model::page_basis(&rec), PageBasis::Recorded);
     // Recorded: pages 0..9 touched, one fault reading its 32-page window (from page 0).
     let t = m.costs(&rec, &p).unwrap()[0];
-    assert!(close(t, 50_000.0 + 32.0 * 2_000.0), "{t}");
+    assert!(close(t, 32.0 * 20_000.0), "{t}");
 }
 
 fn load_json(text: &str) -> pmolap_place::Result<Workload> {

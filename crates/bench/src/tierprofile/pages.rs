@@ -95,7 +95,8 @@ pub(super) fn page_costs(c: &mut Copies, o: &ProfileOptions) -> Result<PageCosts
     let multi = both(c, o.reps, &streams(&[INT_WIDE.0, STR.0, INT_NARROW.0]))?;
     // Isolated faults: one touch in the middle of each readahead window of the wide
     // vector, so each touch is a major fault reading its own window; the time per fault
-    // beyond the pages it reads (counted by the kernel) is what a fault adds.
+    // over the pages it read (counted by the kernel) is what a page read around a fault
+    // costs.
     let window = readahead_pages(&c.dir, page);
     let read_per_fault = std::cell::Cell::new(0.0f64);
     let fault = both(c, o.reps, &|t| {
@@ -122,7 +123,8 @@ pub(super) fn page_costs(c: &mut Copies, o: &ProfileOptions) -> Result<PageCosts
         Ok(r)
     })?;
     let seq_ns = (seq.1 - seq.0).max(0.0);
-    let fault_ns = ((fault.1 - fault.0) - read_per_fault.get() * seq_ns).max(0.0);
+    // The faulting worker waits for its whole read-around window: ns per page of it.
+    let fault_page_ns = ((fault.1 - fault.0) / read_per_fault.get().max(1.0)).max(0.0);
     Ok(PageCosts {
         page_bytes: page,
         // A difference below zero is noise: a page costs at least what it does on DRAM
@@ -136,7 +138,7 @@ pub(super) fn page_costs(c: &mut Copies, o: &ProfileOptions) -> Result<PageCosts
             .round()
             .clamp(1.0, readahead_pages(&c.dir, page) as f64) as u64,
         readahead_pages: Some(window),
-        fault_ns: Some(fault_ns),
+        fault_page_ns: Some(fault_page_ns),
         streams: Some(vec![
             StreamCost {
                 streams: 1,
