@@ -207,6 +207,9 @@ fn print_report(r: &ValidateReport) {
             opt(s.predicted.page),
             format!("{} / {}", mib(s.io), mib(s.predicted_io))
         );
+        if let Some(b) = &s.advice_baseline {
+            println!("{:<20} (the advice is the `{b}` baseline: predicted faster than the solver's optimum)", "");
+        }
     }
     println!(
         "grid: budgets {:?}, targets {:?} (share); T_DRAM {:.1} ms (the workload's), {} I/O threads",

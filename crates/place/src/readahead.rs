@@ -313,7 +313,7 @@ pub fn simulate(
             let mut reads = PageReads::default();
             // Pages read per structure in the current step: the step's streams.
             let mut step_reads: HashMap<u32, f64> = HashMap::new();
-            let mut flush = |step_reads: &mut HashMap<u32, f64>, reads: &mut PageReads| {
+            let flush = |step_reads: &mut HashMap<u32, f64>, reads: &mut PageReads| {
                 let k = step_reads.values().filter(|&&r| r > 0.0).count();
                 let n: f64 = step_reads.values().sum();
                 if n > 0.0 {

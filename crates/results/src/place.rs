@@ -164,6 +164,11 @@ pub struct ScenarioResult {
     /// documents).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page_cache_bytes: Option<u64>,
+    /// An advised placement that is a baseline the model predicted faster than the
+    /// solver's optimum at the same DRAM bytes: its kind (absent otherwise and in older
+    /// documents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub advice_baseline: Option<String>,
 }
 
 impl ScenarioResult {

@@ -174,7 +174,9 @@ fn plan_baselines(
         .iter()
         .filter(|s| s.name.starts_with("budget") || s.name.starts_with("target"))
     {
-        let dram = total.saturating_sub(s.share.bytes);
+        let dram = s
+            .page_cache_dram_bytes
+            .unwrap_or(total.saturating_sub(s.share.bytes));
         add(
             "hottest",
             baselines::hottest(w, dram),
@@ -238,7 +240,13 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
             o.advice.io_threads
         )));
     }
-    let chosen = scenarios(&w, &o.profile, &o.advice)?;
+    // The advice for this setting: its baselines compared behind the setting's cache.
+    let mut advice = o.advice;
+    advice.cache_bytes = match o.setting {
+        Setting::Cold => None,
+        Setting::Cache { bytes } => Some(bytes),
+    };
+    let chosen = scenarios(&w, &o.profile, &advice)?;
     let runner = Runner {
         o,
         dir: dir.clone(),
@@ -283,7 +291,12 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
         .map(|s| Planned {
             name: s.name.clone(),
             assignment: s.assignment.clone(),
-            procedure: Procedure::Setting,
+            // An advice that is the OS alone runs as that baseline does: everything on
+            // the slow tier, the page cache given the DRAM bytes too.
+            procedure: match s.page_cache_dram_bytes {
+                Some(dram) => Procedure::Cache(dram + setting_cache),
+                None => Procedure::Setting,
+            },
             baseline: None,
         })
         .collect();
@@ -421,6 +434,13 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
             io: IoFigures::sum(queries.iter().map(|q| q.io.as_ref())),
             predicted_io: models[3].predict_io(&w, ps, &p.assignment),
             page_cache_bytes: m.page_cache,
+            advice_baseline: match p.baseline {
+                Some(_) => None,
+                None => chosen
+                    .iter()
+                    .find(|c| c.name == p.name)
+                    .and_then(|c| c.baseline.clone()),
+            },
             queries,
         };
         match &p.baseline {
