@@ -161,7 +161,7 @@ impl Advisor {
     }
 
     /// The placement for `goal`: the front's point (proven optimal for the rounded cold
-    /// costs), unless a baseline at the same DRAM bytes ([`crate::baselines`]: hottest
+    /// costs), unless a baseline at the same DRAM bytes that the granularity allows ([`crate::baselines`]: hottest
     /// by access density, dictionaries, never-accessed, and — behind a bounded cache —
     /// the OS alone) with at least as many bytes off DRAM is predicted faster by the
     /// same model in the advice's setting ([`AdviceOptions::cache_bytes`]); then that
@@ -179,7 +179,15 @@ impl Advisor {
         let model = self.options.predicting(cache)?;
         let mut best_t = model.predict(w, ps, &best.assignment)?.t_ns;
         let dram = w.total_bytes().saturating_sub(best.bytes_moved);
+        let groups = crate::solve::groups(w, self.options.granularity);
         for (kind, a) in crate::baselines::candidates(w, dram, cache.is_some()) {
+            // Only placements the granularity allows (a group on one tier).
+            if groups
+                .iter()
+                .any(|g| g.iter().any(|&i| a.tier[i] != a.tier[g[0]]))
+            {
+                continue;
+            }
             let moved: u64 = w
                 .structures
                 .iter()

@@ -132,12 +132,13 @@ fn the_advice_is_never_predicted_slower_than_a_baseline_at_its_dram_bytes() {
             let dram = w.total_bytes() - s.bytes_moved;
             let dram = s.page_cache_dram_bytes.unwrap_or(dram);
             let mine = match s.page_cache_dram_bytes {
-                Some(d) => o
-                    .predicting(Some(cache.unwrap_or(0) + d))
-                    .unwrap()
-                    .predict(&w, ps, &s.assignment)
-                    .unwrap()
-                    .t_ns,
+                Some(d) => {
+                    o.predicting(Some(cache.unwrap_or(0) + d))
+                        .unwrap()
+                        .predict(&w, ps, &s.assignment)
+                        .unwrap()
+                        .t_ns
+                }
                 None => model.predict(&w, ps, &s.assignment).unwrap().t_ns,
             };
             for (kind, a) in baselines::candidates(&w, dram, cache.is_some()) {
