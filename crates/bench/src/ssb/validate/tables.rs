@@ -278,7 +278,7 @@ fn count(s: Option<Spread>) -> String {
     }
 }
 
-/// 5. What the device did against what the page model says it does: per setting and
+/// Table 5, what the device did against what the page model says it does: per setting and
 /// placement (every measured one, baselines too), bytes read and major faults per pass
 /// of the workload (sum over the queries of each query's median run), spread over the
 /// rounds. Documents without the counters leave the table out.
