@@ -9,7 +9,12 @@
 //!   limit is SIZE plus the queries' own working memory (measured on the all-DRAM
 //!   placement first): the slow tier's page cache is bounded by about SIZE; every query
 //!   runs once to warm up, then `reps` times. The page model is given the page cache the
-//!   run really had: the largest the group held ([`CgroupFigures::model_cache_bytes`]).
+//!   run really had: the placement's own where its group held at least SIZE (under the
+//!   limit's pressure), else the largest any placement's group held
+//!   ([`CgroupFigures::model_cache_bytes`]).
+//!
+//! Every run also records what the device did ([`counters`]: bytes read, major faults),
+//! beside what the page model predicts for it ([`pmolap_place::Model::predict_io`]).
 //!
 //! The placements are the paper's fixed ones (all slow, data vectors only, dictionaries
 //! only) and exactly the placements `pmolap place advise` writes for the grid
@@ -393,9 +398,22 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
     let advised_model = o.advice.model_name(&o.profile);
     for (p, m) in plan.iter().zip(&measured) {
         let own;
-        let models = match p.procedure {
-            Procedure::Setting => &setting_models,
-            Procedure::Cache(bytes) => {
+        let models = match (p.procedure, o.setting) {
+            // A placement whose group held at least SIZE of page cache was under the
+            // limit's pressure with that much: its own figure is the cache it had (it
+            // varies between placements with the queries' working memory). One that
+            // held less had no pressure: the setting's figure.
+            (Procedure::Setting, Setting::Cache { bytes }) => {
+                match m.page_cache.filter(|&c| c >= bytes && c > 0) {
+                    Some(c) => {
+                        own = models(o, Some(c))?;
+                        &own
+                    }
+                    None => &setting_models,
+                }
+            }
+            (Procedure::Setting, Setting::Cold) => &setting_models,
+            (Procedure::Cache(bytes), _) => {
                 own = models(o, Some(m.page_cache.filter(|&c| c > 0).unwrap_or(bytes)))?;
                 &own
             }
