@@ -385,5 +385,37 @@ mod tests {
         );
         assert!(md.contains("/2 |"), "{md}");
         assert!(md.contains("within noise") || md.contains("x |"), "{md}");
+        // Documents without the device's counters leave the bytes-read table out.
+        assert!(!md.contains("Bytes read from storage"), "{md}");
+    }
+
+    #[test]
+    fn bytes_read_measured_against_predicted() {
+        use pmolap_results::place::IoFigures;
+        let mut d = doc();
+        let mib = (1u64 << 20) as f64;
+        for (i, s) in d.scenarios.iter_mut().enumerate() {
+            s.io = Some(IoFigures {
+                read_bytes: 10.0 * mib * i as f64,
+                major_faults: 3.0,
+            });
+            s.predicted_io = Some(IoFigures {
+                read_bytes: 5.0 * mib * i as f64,
+                major_faults: 2.0,
+            });
+            s.page_cache_bytes = Some(4 << 20);
+        }
+        let name = d.scenarios[2].name.clone();
+        let md = markdown(&[d]);
+        assert!(md.contains("Bytes read from storage"), "{md}");
+        let line = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| cache 4.6 MiB | {name} |")) && l.contains("20.0"))
+            .expect(&md);
+        // Measured 20 MiB, predicted 10, ratio 0.50, faults 3 vs 2, cache 4 MiB.
+        assert!(
+            line.contains("| 20.0 | 10.0 | 0.50 | 3 | 2 | 4.0 |"),
+            "{line}"
+        );
     }
 }
