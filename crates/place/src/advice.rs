@@ -188,13 +188,7 @@ impl Advisor {
             {
                 continue;
             }
-            let moved: u64 = w
-                .structures
-                .iter()
-                .zip(&a.tier)
-                .filter(|(_, &k)| k != 0)
-                .map(|(s, _)| s.bytes)
-                .sum();
+            let moved = crate::SlowShare::of(w, &a).bytes;
             if moved < best.bytes_moved {
                 continue;
             }

@@ -279,37 +279,83 @@ fn query_refs(
     }
 }
 
-/// Per query of `all` (a whole workload's page records), what the device reads for the
-/// structures `on`: cold, or behind an LRU cache of `cache_pages` in the steady state
-/// (see the module docs). `sizes` are the structures' pages, `window` the readahead
-/// window in pages.
-pub fn simulate(
-    all: &[Vec<StructurePages>],
-    sizes: &[u64],
-    on: &dyn Fn(usize) -> bool,
-    rec_bytes: u64,
-    page_bytes: u64,
-    window: u64,
-    cache_pages: Option<u64>,
-) -> Vec<PageReads> {
+/// What [`simulate`] runs over: a whole workload's page records, the structures it
+/// simulates, and the page geometry.
+pub struct Stream<'a> {
+    /// Per query, its page records.
+    pub all: &'a [Vec<StructurePages>],
+    /// Pages of each structure (in the profile's pages).
+    pub sizes: &'a [u64],
+    /// The structures simulated (those on the tier).
+    pub on: &'a dyn Fn(usize) -> bool,
+    /// The recorded page size and the profile's.
+    pub rec_bytes: u64,
+    pub page_bytes: u64,
+    /// The readahead window `R` in pages.
+    pub window: u64,
+}
+
+impl std::fmt::Debug for Stream<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Stream")
+            .field("queries", &self.all.len())
+            .field("structures", &self.sizes.len())
+            .field("page_bytes", &self.page_bytes)
+            .field("window", &self.window)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Stream<'_> {
+    /// A digest of everything [`simulate`] depends on, with the cache size.
+    fn digest(&self, cache_pages: Option<u64>) -> u64 {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (
+            self.sizes,
+            self.rec_bytes,
+            self.page_bytes,
+            self.window,
+            cache_pages,
+        )
+            .hash(&mut h);
+        (0..self.sizes.len())
+            .map(self.on)
+            .collect::<Vec<bool>>()
+            .hash(&mut h);
+        for q in self.all {
+            q.len().hash(&mut h);
+            for sp in q.iter().filter(|sp| (self.on)(sp.structure)) {
+                sp.structure.hash(&mut h);
+                for st in &sp.steps {
+                    (st.step, &st.runs).hash(&mut h);
+                }
+            }
+        }
+        h.finish()
+    }
+}
+
+/// Per query of `st.all`, what the device reads for the structures `st.on`: cold, or
+/// behind an LRU cache of `cache_pages` in the steady state (see the module docs).
+pub fn simulate(st: &Stream<'_>, cache_pages: Option<u64>) -> Vec<PageReads> {
     let mut sim = Sim {
-        sizes,
-        window: window.max(1),
+        sizes: st.sizes,
+        window: st.window.max(1),
         cache: Cache::new(cache_pages),
         marked: HashSet::new(),
         ra: HashMap::new(),
         evicted: Vec::new(),
     };
     let mut refs = Vec::new();
-    let mut per_query = vec![PageReads::default(); all.len()];
+    let mut per_query = vec![PageReads::default(); st.all.len()];
     let passes = if cache_pages.is_some() { 2 } else { 1 };
     for pass in 0..passes {
-        for (qi, q) in all.iter().enumerate() {
+        for (qi, q) in st.all.iter().enumerate() {
             if cache_pages.is_none() {
                 sim.reset();
             }
             refs.clear();
-            query_refs(q, on, rec_bytes, page_bytes, &mut refs);
+            query_refs(q, st.on, st.rec_bytes, st.page_bytes, &mut refs);
             let mut reads = PageReads::default();
             // Pages read per structure in the current step: the step's streams.
             let mut step_reads: HashMap<u32, f64> = HashMap::new();
@@ -342,32 +388,6 @@ pub fn simulate(
     per_query
 }
 
-/// A digest of everything [`simulate`] depends on, for [`simulate_memo`].
-#[allow(clippy::too_many_arguments)]
-fn digest(
-    all: &[Vec<StructurePages>],
-    sizes: &[u64],
-    on: &dyn Fn(usize) -> bool,
-    rec_bytes: u64,
-    page_bytes: u64,
-    window: u64,
-    cache_pages: Option<u64>,
-) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    (sizes, rec_bytes, page_bytes, window, cache_pages).hash(&mut h);
-    (0..sizes.len()).map(on).collect::<Vec<bool>>().hash(&mut h);
-    for q in all {
-        q.len().hash(&mut h);
-        for sp in q.iter().filter(|sp| on(sp.structure)) {
-            sp.structure.hash(&mut h);
-            for st in &sp.steps {
-                (st.step, &st.runs).hash(&mut h);
-            }
-        }
-    }
-    h.finish()
-}
-
 thread_local! {
     /// The last simulations (digest → per-query reads): validating one placement
     /// predicts each of its queries inside the same whole-workload stream.
@@ -376,16 +396,8 @@ thread_local! {
 }
 
 /// [`simulate`], remembering the last few results on this thread.
-pub fn simulate_memo(
-    all: &[Vec<StructurePages>],
-    sizes: &[u64],
-    on: &dyn Fn(usize) -> bool,
-    rec_bytes: u64,
-    page_bytes: u64,
-    window: u64,
-    cache_pages: Option<u64>,
-) -> Vec<PageReads> {
-    let key = digest(all, sizes, on, rec_bytes, page_bytes, window, cache_pages);
+pub fn simulate_memo(st: &Stream<'_>, cache_pages: Option<u64>) -> Vec<PageReads> {
+    let key = st.digest(cache_pages);
     if let Some(v) = MEMO.with(|m| {
         m.borrow()
             .iter()
@@ -394,7 +406,7 @@ pub fn simulate_memo(
     }) {
         return v;
     }
-    let v = simulate(all, sizes, on, rec_bytes, page_bytes, window, cache_pages);
+    let v = simulate(st, cache_pages);
     MEMO.with(|m| {
         let mut m = m.borrow_mut();
         if m.len() >= 8 {
@@ -433,19 +445,19 @@ pub fn workload_reads(
             (&own, None)
         }
     };
+    let stream = |all| Stream {
+        all,
+        sizes: &sizes,
+        on,
+        rec_bytes: rec,
+        page_bytes: page,
+        window,
+    };
     let per_query = match (cache_pages, counted) {
         // Cold, one query: its own records are all it needs.
-        (None, Some(i)) => simulate(
-            std::slice::from_ref(&all[i]),
-            &sizes,
-            on,
-            rec,
-            page,
-            window,
-            None,
-        ),
-        (None, None) => simulate(all, &sizes, on, rec, page, window, None),
-        (Some(_), _) => simulate_memo(all, &sizes, on, rec, page, window, cache_pages),
+        (None, Some(i)) => simulate(&stream(std::slice::from_ref(&all[i])), None),
+        (None, None) => simulate(&stream(all), None),
+        (Some(_), _) => simulate_memo(&stream(all), cache_pages),
     };
     let mut out = PageReads::default();
     match (cache_pages, counted) {

@@ -5,24 +5,20 @@
 //! names that baseline.
 
 use pmolap_place::{
-    baselines, AdviceOptions, Advisor, Encoding, Goal, PageCosts, Profile, QueryLoad,
+    baselines, AdviceOptions, Advisor, Goal, PageCosts, Profile, QueryLoad, SlowShare,
     StructureLoad, StructurePages, Workload, BUDGETS, TARGETS,
 };
 use pmolap_store::format::FORMAT_VERSION;
-use pmolap_store::{AccessCounts, ColumnType, PageStep, StructureKind};
+use pmolap_store::{AccessCounts, PageStep};
 
-const PAGE: u64 = 4096;
+mod common;
+
+use common::{paged_dv, PAGE};
 
 fn dv(column: &str, pages: u64, scans: u64) -> StructureLoad {
     StructureLoad {
-        table: "t".into(),
-        column: column.into(),
-        kind: StructureKind::DataVector,
-        bytes: pages * PAGE,
-        value_type: ColumnType::Int,
-        encoding: Some(Encoding::Uncompressed),
-        bit_width: Some(8),
         counts: AccessCounts::scans(scans),
+        ..paged_dv(column, pages)
     }
 }
 
@@ -142,13 +138,7 @@ fn the_advice_is_never_predicted_slower_than_a_baseline_at_its_dram_bytes() {
                 None => model.predict(&w, ps, &s.assignment).unwrap().t_ns,
             };
             for (kind, a) in baselines::candidates(&w, dram, cache.is_some()) {
-                let moved: u64 = w
-                    .structures
-                    .iter()
-                    .zip(&a.tier)
-                    .filter(|(_, &k)| k != 0)
-                    .map(|(s, _)| s.bytes)
-                    .sum();
+                let moved = SlowShare::of(&w, &a).bytes;
                 if moved < s.bytes_moved {
                     continue;
                 }

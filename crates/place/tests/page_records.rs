@@ -7,29 +7,18 @@
 
 use pmolap_place::pages::{recorded_reads, PageReads};
 use pmolap_place::{
-    Assignment, Encoding, Model, ModelOptions, PageBasis, PageCosts, Profile, QueryLoad,
-    StructureLoad, StructurePages, Workload,
+    Assignment, Model, ModelOptions, PageBasis, PageCosts, Profile, QueryLoad, StructureLoad,
+    StructurePages, Workload,
 };
 use pmolap_store::format::FORMAT_VERSION;
-use pmolap_store::{AccessCounts, ColumnType, PageStep, StructureKind};
+use pmolap_store::{AccessCounts, PageStep};
 
-const PAGE: u64 = 4096;
+mod common;
+
+use common::{paged_dv as dv, PAGE};
 
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
-}
-
-fn dv(column: &str, pages: u64) -> StructureLoad {
-    StructureLoad {
-        table: "t".into(),
-        column: column.into(),
-        kind: StructureKind::DataVector,
-        bytes: pages * PAGE,
-        value_type: ColumnType::Int,
-        encoding: Some(Encoding::Uncompressed),
-        bit_width: Some(8),
-        counts: AccessCounts::scans(1),
-    }
 }
 
 fn step(step: u32, runs: &[[u32; 2]]) -> PageStep {
