@@ -5,14 +5,15 @@
 //! model (Eq. 3–5) charges every access instead and so over-prices structures that are
 //! accessed many times per page and under-prices big structures touched once per page.
 //!
-//! Two ways to know the pages. **Recorded** (workload format 2, [`recorded_misses`]):
+//! Two ways to know the pages. **Recorded** (workload format 2, [`recorded_reads`]):
 //! the pages each query was recorded touching form the workload's page reference
-//! stream; its misses are each query's first touches (`cold`) or those of an LRU cache
-//! of the given size in the steady state of the workload run pass after pass, exactly,
-//! from Mattson stack distances ([`crate::lru`]); the misses split into readahead
-//! streams and faults and are priced with the profile's page costs and the run's
-//! threads ([`PageMisses::cost`]). **Estimated from the counts** (format 1 workloads,
-//! the fallback below):
+//! stream; a simulation of the kernel's page cache and readahead over it
+//! ([`crate::readahead`]: read-around windows at faults, readahead windows ahead of
+//! sequential readers, cold per query or an LRU cache of the given size in the steady
+//! state of the workload run pass after pass) gives the pages the device reads and the
+//! major faults, priced with the profile's page costs and the run's threads
+//! ([`PageReads::cost`]). **Estimated from the counts** (format 1 workloads, the
+//! fallback below):
 //!
 //! For one query and one structure of `m` bytes in `P = ⌈m / page⌉` pages:
 //!
