@@ -6,7 +6,12 @@
 # the disk, in four settings: cold (pages dropped before every query) and a page cache
 # bounded by a memory cgroup to 25, 50 and 100 % of the bytes the workload accesses.
 # ROUNDS alternated rounds: each round runs every setting once (round-robin), so drift
-# of the machine spreads over all settings alike.
+# of the machine spreads over all settings alike. REPS repetitions per placement and
+# round: the cache settings time REPS passes after one shared warm-up pass; the cold
+# setting reopens the database for every run but drops only the slow structures' pages
+# (the DRAM copies are made from the page cache), so REPS >= 3 stays affordable.
+# Every run also records what the device did (bytes read, major faults): tables.md has
+# them beside the page model's prediction (the last table).
 # Usage: [PROFILE_FLAGS=--quick] bench/place-validate/run.sh [SF] [ROUNDS] [REPS]
 #   (defaults: 1 3 3; PROFILE_FLAGS go to `place profile`: --quick only to check the script)
 # Writes bench/place-validate/out/sf$SF/: workload.json, profile-disk.json,

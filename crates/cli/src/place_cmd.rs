@@ -417,7 +417,9 @@ fn advise(a: &AdviseArgs) -> Result<()> {
     check_out_file(&a.out, a.overwrite)?;
     let w = Workload::load(&a.model.workload)?;
     let ChosenProfile { profile: p, label } = profile(a.model.solver.profile.as_deref())?;
-    let o = a.model.solver.options(&w)?;
+    let mut o = a.model.solver.options(&w)?;
+    // The setting the advice is for: its baselines are compared behind this cache.
+    o.cache_bytes = a.model.cache;
     let goal = match (&a.budget, &a.target) {
         (Some(b), None) => Goal::Budget(fraction(b, "--budget")?),
         (None, Some(t)) => Goal::Target(fraction(t, "--target")?),
@@ -469,10 +471,25 @@ fn advise(a: &AdviseArgs) -> Result<()> {
         s.relative
     );
     if let Some(c) = a.model.cache {
+        // The OS alone gets the DRAM bytes as page cache too.
+        let c = c + s.page_cache_dram_bytes.unwrap_or(0);
         println!(
             "behind a page cache of {c} bytes kept between queries: predicted relative time {:.3} (model output)",
             cached_relative(&w, &p, &o, c, &s.assignment)?
         );
+    }
+    match &s.baseline {
+        Some(b) => println!(
+            "advice: the `{b}` baseline{}: the model predicts it faster than the solver's optimum at the same DRAM bytes",
+            s.page_cache_dram_bytes.map_or_else(String::new, |d| format!(
+                " (everything on {}, {:.1} MiB of DRAM left to the page cache)",
+                p.tier,
+                d as f64 / (1 << 20) as f64
+            ))
+        ),
+        None => println!(
+            "advice: the solver's optimum (no baseline at the same DRAM bytes is predicted faster)"
+        ),
     }
     println!("accuracy: {accuracy}");
     println!("placement: {}", a.out.display());
@@ -513,11 +530,14 @@ fn whatif(a: &ModelArgs) -> Result<()> {
             None => String::new(),
         };
         println!(
-            "{:<20} {:>13.1}% {:>9.1}% {:>10.3}{cached}",
+            "{:<20} {:>13.1}% {:>9.1}% {:>10.3}{cached}{}",
             s.name,
             100.0 * s.share.accessed_fraction,
             100.0 * s.share.fraction,
-            s.relative
+            s.relative,
+            s.baseline
+                .as_ref()
+                .map_or_else(String::new, |b| format!("  (the `{b}` baseline)"))
         );
     }
     println!("(slow: bytes on the slow tier as a share of the bytes the workload accesses, and of all bytes)");

@@ -183,13 +183,20 @@ fn print_report(r: &ValidateReport) {
         );
     }
     println!("slow %: share of the accessed bytes on the slow tier (of all bytes in brackets)");
+    println!("read MiB: bytes read from storage per workload pass, measured / the page model's");
     println!(
-        "{:<20} {:>16} {:>9} {:>9} {:>9} {:>9} {:>9}",
-        "placement", "slow %", "measured", "paper", "no CMR", "no dense", "page"
+        "{:<20} {:>16} {:>9} {:>9} {:>9} {:>9} {:>9} {:>17}",
+        "placement", "slow %", "measured", "paper", "no CMR", "no dense", "page", "read MiB"
     );
+    let mib = |io: Option<pmolap_bench::ssb::validate::IoFigures>| {
+        io.map_or_else(
+            || "-".into(),
+            |i| format!("{:.1}", i.read_bytes / (1u64 << 20) as f64),
+        )
+    };
     for s in &r.scenarios {
         println!(
-            "{:<20} {:>6.1}% ({:>5.1}%) {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9}",
+            "{:<20} {:>6.1}% ({:>5.1}%) {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9} {:>17}",
             s.name,
             100.0 * s.headline_fraction(),
             100.0 * s.slow_fraction,
@@ -197,8 +204,12 @@ fn print_report(r: &ValidateReport) {
             s.predicted.paper,
             s.predicted.no_cmr,
             s.predicted.no_dense,
-            opt(s.predicted.page)
+            opt(s.predicted.page),
+            format!("{} / {}", mib(s.io), mib(s.predicted_io))
         );
+        if let Some(b) = &s.advice_baseline {
+            println!("{:<20} (the advice is the `{b}` baseline: predicted faster than the solver's optimum)", "");
+        }
     }
     println!(
         "grid: budgets {:?}, targets {:?} (share); T_DRAM {:.1} ms (the workload's), {} I/O threads",

@@ -67,6 +67,32 @@ pub fn never_accessed(w: &Workload, dram_bytes: u64) -> Option<Assignment> {
     })
 }
 
+/// The name of the OS-alone baseline (every structure on the slow tier, the page cache
+/// left the DRAM bytes).
+pub const OS_ALONE: &str = "os alone";
+
+/// The baselines at `dram_bytes` of DRAM, named as `place validate` names them:
+/// `hottest`, `dictionaries`, `never accessed` (where the accessed structures fit) and,
+/// with `os_alone`, [`OS_ALONE`] (everything on tier 1; meaningful only behind a page
+/// cache given the DRAM bytes).
+pub fn candidates(
+    w: &Workload,
+    dram_bytes: u64,
+    os_alone: bool,
+) -> Vec<(&'static str, Assignment)> {
+    let mut out = vec![
+        ("hottest", hottest(w, dram_bytes)),
+        ("dictionaries", dictionaries(w, dram_bytes)),
+    ];
+    if let Some(a) = never_accessed(w, dram_bytes) {
+        out.push(("never accessed", a));
+    }
+    if os_alone {
+        out.push((OS_ALONE, Assignment::all(w.structures.len(), 1)));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

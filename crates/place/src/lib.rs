@@ -21,6 +21,7 @@ pub mod model;
 pub mod pages;
 pub mod placement;
 pub mod profile;
+pub mod readahead;
 pub mod scenarios;
 pub mod share;
 pub mod solve;
@@ -34,7 +35,8 @@ pub use files::{Tagged, MAX_DOCUMENT_BYTES};
 pub use model::{Assignment, Model, ModelOptions, PageBasis, Prediction, TierShare};
 pub use placement::PlacementFile;
 pub use profile::{
-    Access, CostEntry, PageCosts, Profile, Source, Variant, BUILTIN_PROFILES, REFERENCE_TIER,
+    Access, CostEntry, PageCosts, Profile, Source, StreamCost, Variant, BUILTIN_PROFILES,
+    REFERENCE_TIER,
 };
 pub use scenarios::{scenarios, Scenario};
 pub use share::SlowShare;

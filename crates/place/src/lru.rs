@@ -3,7 +3,9 @@
 //! previous reference to the same key (`None` for a first reference). An LRU cache of
 //! `C` entries hits a reference exactly when its distance is below `C`, so one pass
 //! prices every cache size. Computed exactly in O(n log n) with a Fenwick tree over the
-//! stream's positions, marking each key's latest position.
+//! stream's positions, marking each key's latest position. (The page model no longer
+//! uses it: the pages the kernel reads depend on the cache's contents, so
+//! [`crate::readahead`] simulates each cache size.)
 
 use std::collections::HashMap;
 use std::hash::Hash;

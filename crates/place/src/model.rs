@@ -19,6 +19,7 @@
 //! Predicted relative time is `(T_DRAM + t) / T_DRAM` (§4.4). The ablations of §4.4 are
 //! switches: no CMR (`CMR ≡ 1`) and no dense classes (dense lookups counted as random).
 
+use pmolap_results::place::IoFigures;
 use pmolap_store::AccessCounts;
 
 use crate::error::{Error, Result};
@@ -45,7 +46,7 @@ pub struct ModelOptions {
     /// The page cache that page-granular tiers sit behind, if bounded and kept between
     /// queries (`None`: pages are dropped before each query). With recorded pages the
     /// model prices it as an LRU cache of this many bytes over the workload's page
-    /// reference stream ([`crate::pages::recorded_misses`]).
+    /// reference stream ([`crate::pages::recorded_reads`]).
     pub page_cache_bytes: Option<u64>,
     /// Workers sharing a page-granular tier's device: its page costs are device time
     /// that stalls them all (see [`crate::pages`]); 1 for a one-thread workload.
@@ -301,7 +302,7 @@ impl Model {
                 };
                 let cache_pages = cache / pc.page_bytes.max(1);
                 let on = |i: usize| a.tier[i] == k;
-                match pages::recorded_misses(w, &on, pc, Some(cache_pages)) {
+                match pages::recorded_reads(w, &on, pc, Some(cache_pages)) {
                     Some(m) => share.t_ns = m.cost(pc, self.options.io_threads),
                     None => share.t_ns *= 1.0 - pages::resident_share(cache, touched[k]),
                 }
@@ -314,5 +315,37 @@ impl Model {
             relative: (w.t_dram_ns + t_ns) / w.t_dram_ns,
             tiers,
         })
+    }
+
+    /// What the page model says the storage device does for placement `a` of `w`: the
+    /// bytes read and the major faults of its page-granular tiers, summed (the figures
+    /// `place validate` measures with `/proc/self/io` and `ru_majflt`); `None` when no
+    /// tier is page-granular.
+    pub fn predict_io(
+        &self,
+        w: &Workload,
+        profiles: &[Profile],
+        a: &Assignment,
+    ) -> Option<IoFigures> {
+        let mut out: Option<IoFigures> = None;
+        for (k, p) in profiles.iter().enumerate() {
+            let Some(pc) = self.pages_of(p) else {
+                continue;
+            };
+            let k = k + 1;
+            let on = |i: usize| a.tier.get(i) == Some(&k);
+            let cache_pages = self
+                .options
+                .page_cache_bytes
+                .map(|c| c / pc.page_bytes.max(1));
+            let io = match pages::recorded_reads(w, &on, pc, cache_pages) {
+                Some(m) => m.io(pc),
+                None => pages::counted_io(w, &on, pc),
+            };
+            let o = out.get_or_insert_with(IoFigures::default);
+            o.read_bytes += io.read_bytes;
+            o.major_faults += io.major_faults;
+        }
+        out
     }
 }

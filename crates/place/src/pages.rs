@@ -5,14 +5,15 @@
 //! model (Eq. 3–5) charges every access instead and so over-prices structures that are
 //! accessed many times per page and under-prices big structures touched once per page.
 //!
-//! Two ways to know the pages. **Recorded** (workload format 2, [`recorded_misses`]):
+//! Two ways to know the pages. **Recorded** (workload format 2, [`recorded_reads`]):
 //! the pages each query was recorded touching form the workload's page reference
-//! stream; its misses are each query's first touches (`cold`) or those of an LRU cache
-//! of the given size in the steady state of the workload run pass after pass, exactly,
-//! from Mattson stack distances ([`crate::lru`]); the misses split into readahead
-//! streams and faults and are priced with the profile's page costs and the run's
-//! threads ([`PageMisses::cost`]). **Estimated from the counts** (format 1 workloads,
-//! the fallback below):
+//! stream; a simulation of the kernel's page cache and readahead over it
+//! ([`crate::readahead`]: read-around windows at faults, readahead windows ahead of
+//! sequential readers, cold per query or an LRU cache of the given size in the steady
+//! state of the workload run pass after pass) gives the pages the device reads and the
+//! major faults, priced with the profile's page costs and the run's threads
+//! ([`PageReads::cost`]). **Estimated from the counts** (format 1 workloads, the
+//! fallback below):
 //!
 //! For one query and one structure of `m` bytes in `P = ⌈m / page⌉` pages:
 //!
@@ -41,10 +42,11 @@
 //! the whole placement, so the solvers use the unscaled (cold) costs and only
 //! [`crate::Model::predict`] applies it.
 
+use pmolap_results::place::IoFigures;
 use pmolap_store::{AccessCounts, ColumnType, StructureKind};
 
 use crate::profile::PageCosts;
-use crate::workload::{StructureLoad, StructurePages, Workload};
+use crate::workload::{StructureLoad, Workload};
 
 /// Pages of `s` one query with counts `c` reads: (sequentially read pages, random
 /// faults); a fault reads `fault_pages` pages.
@@ -132,6 +134,25 @@ pub fn touched_bytes(w: &Workload, i: usize, pc: &PageCosts) -> u64 {
         .unwrap_or(0)
 }
 
+/// The count-based estimate of what the device reads for the structures `on`, cold:
+/// per query the sequential pages plus `fault_pages` per fault.
+pub fn counted_io(w: &Workload, on: &dyn Fn(usize) -> bool, pc: &PageCosts) -> IoFigures {
+    let mut io = IoFigures::default();
+    for (i, s) in w.structures.iter().enumerate().filter(|(i, _)| on(*i)) {
+        let per_query: Vec<&AccessCounts> = if w.queries.is_empty() {
+            vec![&s.counts]
+        } else {
+            w.queries.iter().map(|q| &q.counts[i]).collect()
+        };
+        for c in per_query {
+            let (seq, faults) = touched_pages(s, c, pc.page_bytes, pc.fault_pages);
+            io.read_bytes += (seq + faults * pc.fault_pages as f64) * pc.page_bytes as f64;
+            io.major_faults += faults;
+        }
+    }
+    io
+}
+
 /// The resident share `r = min(1, C / W)` for a cache of `cache_bytes` over `touched`
 /// bytes.
 pub fn resident_share(cache_bytes: u64, touched: u64) -> f64 {
@@ -146,180 +167,79 @@ pub fn resident_share(cache_bytes: u64, touched: u64) -> f64 {
 /// pages, Linux's default `read_ahead_kb`.
 pub const DEFAULT_READAHEAD_PAGES: u64 = 32;
 
-/// What the recorded-page model charges: pages read by a sequential stream and random
-/// faults, and the first-touch pages of the structures (what a warm cache holds).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct PageMisses {
-    /// Pages read by readahead streams (each missed page at most the readahead window
-    /// past its structure's last missed page counts the gap since that page).
-    pub sequential: f64,
-    /// Missed pages that start a new stream: one fault each.
-    pub faults: f64,
-}
+/// What the recorded-page model charges: the pages the device reads and the major
+/// faults ([`crate::readahead`] simulates the kernel's page cache and readahead).
+pub use crate::readahead::PageReads;
 
-impl PageMisses {
-    /// The extra CPU time (wall × threads) in ns for `threads` workers: a sequential
-    /// page costs `sequential_page_ns` of wall time (measured with every worker
-    /// streaming: the device's throughput), which stalls all `threads`; random faults
-    /// of the workers overlap (each waits `random_page_ns`, the measured latency of an
-    /// isolated fault, while the others fault too), so they cost their latency once.
+impl PageReads {
+    /// The extra CPU time (wall × threads) in ns for `threads` workers:
+    ///
+    /// ```text
+    /// t = threads · (around · fault_page_ns + Σ_k ahead_k · page_ns(k))
+    /// ```
+    ///
+    /// `around` are the pages read around major faults (the faulting worker waits for
+    /// the whole window: `fault_page_ns` per page, measured with isolated faults) and
+    /// `ahead_k` the pages read ahead of a sequential reader in steps that read `k`
+    /// structures (streams) at once, at `page_ns(k)`, the wall time per page with every
+    /// worker streaming `k` files together ([`PageCosts::page_ns`]: the profile's
+    /// `streams`, else `sequential_page_ns`). Both are device time that stalls every
+    /// worker sharing the device, hence `threads ·` against `T_DRAM` in CPU time. A
+    /// profile without `fault_page_ns` (from before it was measured) prices the pages
+    /// around a fault like those read ahead and each fault at `random_page_ns` of CPU
+    /// time, as the page model did.
     pub fn cost(&self, pc: &PageCosts, threads: u32) -> f64 {
-        threads.max(1) as f64 * self.sequential * pc.sequential_page_ns.max(0.0)
-            + self.faults * pc.random_page_ns.max(0.0)
+        let t = threads.max(1) as f64;
+        let ahead: f64 = self
+            .by_streams
+            .iter()
+            .enumerate()
+            .map(|(k, &r)| r * pc.page_ns(k as u32 + 1))
+            .sum();
+        let around = match pc.fault_page_ns {
+            Some(f) => t * self.around * f.max(0.0),
+            None => t * self.around * pc.page_ns(1) + self.faults * pc.random_page_ns.max(0.0),
+        };
+        t * ahead + around
     }
-}
 
-/// One page reference of the stream: (query, structure, page in the profile's pages).
-type PageRef = (u32, u32, u64);
-
-/// The page references of one query's records `pages` over the structures `on` selects,
-/// appended to `out` in stream order: steps ascending (planning, then the fact rows in
-/// order), within a step structures in workload order, pages ascending. Recorded pages
-/// of `rec_bytes` map to the profile's pages of `page_bytes` (the page holding their
-/// start; repeats dropped).
-fn query_refs(
-    pages: &[StructurePages],
-    on: &dyn Fn(usize) -> bool,
-    rec_bytes: u64,
-    page_bytes: u64,
-    query: u32,
-    out: &mut Vec<PageRef>,
-) {
-    let mut steps: Vec<(u32, usize, &pmolap_store::PageStep)> = pages
-        .iter()
-        .filter(|p| on(p.structure))
-        .flat_map(|p| p.steps.iter().map(move |st| (st.step, p.structure, st)))
-        .collect();
-    steps.sort_by_key(|&(step, s, _)| (step, s));
-    for (_, s, st) in steps {
-        let mut last = None;
-        for p in st.pages() {
-            let q = u64::from(p) * rec_bytes / page_bytes.max(1);
-            if last != Some(q) {
-                out.push((query, s as u32, q));
-                last = Some(q);
-            }
+    /// The same as `/proc/self/io` and `ru_majflt` count it.
+    pub fn io(&self, pc: &PageCosts) -> IoFigures {
+        IoFigures {
+            read_bytes: self.read * pc.page_bytes as f64,
+            major_faults: self.faults,
         }
     }
 }
 
-/// Splits the missed references (in stream order) into sequential pages and faults,
-/// per query and structure: a miss inside the pages an earlier fault read around it
-/// (`around` pages centred on it, the profile's `fault_pages`) costs nothing more; a
-/// miss at most `window` pages (the readahead window) past the last miss is streamed and
-/// counts the gap since it; any other miss is a fault.
-fn classify(missed: impl Iterator<Item = PageRef>, window: u64, around: u64) -> PageMisses {
-    use std::collections::{BTreeMap, HashMap};
-    // Per (query, structure): the last miss, and the read-around extents (start -> end).
-    let mut state: HashMap<(u32, u32), (u64, BTreeMap<u64, u64>)> = HashMap::new();
-    let mut m = PageMisses::default();
-    let half = around / 2;
-    for (q, s, p) in missed {
-        let (last, read) = state.entry((q, s)).or_insert((u64::MAX, BTreeMap::new()));
-        if read
-            .range(..=p)
-            .next_back()
-            .is_some_and(|(_, &end)| p < end)
-        {
-            continue;
-        }
-        if *last != u64::MAX && p > *last && p - *last <= window {
-            m.sequential += (p - *last) as f64;
-        } else {
-            m.faults += 1.0;
-            if around > 1 {
-                read.insert(p.saturating_sub(half), p.saturating_sub(half) + around);
-            }
-        }
-        *last = p;
-    }
-    m
-}
-
-/// The misses of the structures `on` from the workload's page records: with
-/// `cache_pages` `None`, each query starts with no page cached and keeps every page it
-/// reads (pages dropped before each query: the `cold` setting); with `Some(C)`, an LRU
-/// page cache of `C` pages shared by those structures, in the steady state of the
-/// workload run over and over (the `cache:SIZE` setting: a warm-up pass, then timed
-/// passes), from exact stack distances over two passes of the whole workload's stream,
-/// the misses of the second counted. A workload cut from a larger one
-/// ([`Workload::query`]) is priced inside its whole workload's stream. `None` when the
-/// workload recorded no pages.
-pub fn recorded_misses(
+/// What the device reads for the structures `on` from the workload's page records:
+/// with `cache_pages` `None`, each query starts with no page cached (pages dropped
+/// before each query: the `cold` setting); with `Some(C)`, an LRU page cache of `C`
+/// pages shared by those structures, in the steady state of the workload run over and
+/// over (the `cache:SIZE` setting: a warm-up pass, then timed passes). The kernel reads
+/// read-around and readahead windows, not single pages ([`crate::readahead`]). A
+/// workload cut from a larger one ([`Workload::query`]) is priced inside its whole
+/// workload's stream. `None` when the workload recorded no pages.
+pub fn recorded_reads(
     w: &Workload,
     on: &dyn Fn(usize) -> bool,
     pc: &PageCosts,
     cache_pages: Option<u64>,
-) -> Option<PageMisses> {
-    let rec = w.page_bytes.filter(|_| !w.queries.is_empty())?;
-    let window = pc.readahead_pages.unwrap_or(DEFAULT_READAHEAD_PAGES).max(1);
-    let page = pc.page_bytes.max(rec);
-    let Some(c) = cache_pages else {
-        // Cold: each query's first touches.
-        let mut refs = Vec::new();
-        for (qi, q) in w.queries.iter().enumerate() {
-            query_refs(&q.pages, on, rec, page, qi as u32, &mut refs);
-        }
-        let mut seen = std::collections::HashSet::new();
-        let mut query = u32::MAX;
-        let missed = refs.into_iter().filter(|&(q, s, p)| {
-            if q != query {
-                seen.clear();
-                query = q;
-            }
-            seen.insert((s, p))
-        });
-        return Some(classify(missed, window, pc.fault_pages));
-    };
-    // The whole workload's records (a context, or this workload's own queries) and
-    // which of its queries to count.
-    let own: Vec<Vec<StructurePages>>;
-    let (all, counted): (&[Vec<StructurePages>], Option<usize>) = match &w.page_context {
-        Some(ctx) => (&ctx.queries, Some(ctx.index)),
-        None => {
-            own = w.queries.iter().map(|q| q.pages.clone()).collect();
-            (&own, None)
-        }
-    };
-    let mut refs = Vec::new();
-    for pass in 0..2u32 {
-        for (qi, q) in all.iter().enumerate() {
-            query_refs(
-                q,
-                on,
-                rec,
-                page,
-                pass * all.len() as u32 + qi as u32,
-                &mut refs,
-            );
-        }
-    }
-    let keys: Vec<(u32, u64)> = refs.iter().map(|&(_, s, p)| (s, p)).collect();
-    let d = crate::lru::stack_distances(&keys);
-    let second = all.len() as u32;
-    let missed = refs
-        .into_iter()
-        .zip(d)
-        .filter(|&((q, _, _), d)| {
-            q >= second
-                && counted.is_none_or(|i| q == second + i as u32)
-                && crate::lru::misses(d, c)
-        })
-        .map(|(r, _)| r);
-    Some(classify(missed, window, pc.fault_pages))
+) -> Option<PageReads> {
+    crate::readahead::workload_reads(w, on, pc, cache_pages)
 }
 
 /// The recorded-page model's cost of structure `i` alone, cold (what the solvers add up:
-/// with pages dropped before each query the structures do not share pages, so the cold
-/// cost of a set is the sum of its structures'). `None` when the workload recorded no
-/// pages.
+/// with pages dropped before each query the structures' files share no pages and no
+/// readahead state, so the cold cost of a set is the sum of its structures'). `None`
+/// when the workload recorded no pages.
 pub fn recorded_structure_cost(
     w: &Workload,
     i: usize,
     pc: &PageCosts,
     threads: u32,
 ) -> Option<f64> {
-    recorded_misses(w, &|s| s == i, pc, None).map(|m| m.cost(pc, threads))
+    recorded_reads(w, &|s| s == i, pc, None).map(|m| m.cost(pc, threads))
 }
 
 #[cfg(test)]
@@ -348,6 +268,8 @@ mod tests {
             sequential_page_ns: 1_000.0,
             fault_pages: 1,
             readahead_pages: None,
+            fault_page_ns: None,
+            streams: None,
             note: None,
         };
         // 40 pages; a scan of 16384 entries of 16 bits = 32 KiB = 8 pages.

@@ -76,6 +76,12 @@ pub struct Predicted {
     /// (absent in files from before it was written).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slow_share: Option<SlowShare>,
+    /// Which placement the advice is: absent for the solver's optimum, else the baseline
+    /// the model predicted faster at the same DRAM bytes (`hottest`, `dictionaries`,
+    /// `never accessed`, `os alone`: everything on the slow tier, the page cache left
+    /// the DRAM bytes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
 }
 
 /// A placement document.
@@ -136,6 +142,7 @@ impl PlacementFile {
                 relative: s.relative,
                 bytes_moved: s.bytes_moved,
                 slow_share: Some(SlowShare::of(w, &s.assignment)),
+                baseline: s.baseline.clone(),
             }),
             accuracy: None,
             origin: None,

@@ -253,8 +253,51 @@ pub struct PageCosts {
     /// ([`crate::pages::DEFAULT_READAHEAD_PAGES`] when absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub readahead_pages: Option<u64>,
+    /// The wall time in ns per page of a read-around window that a major fault reads
+    /// synchronously (the faulting worker waits for the window), measured by `place
+    /// profile` with isolated faults: their time over the pages the kernel read for
+    /// them. Absent in profiles from before it was measured
+    /// ([`crate::pages::PageReads::cost`]).
+    pub fault_page_ns: Option<f64>,
+    /// The wall ns per page read when several files are streamed at once by every
+    /// worker (the engine's morsels read the columns of a query together), by number of
+    /// streams, ascending; where given, the page model prices the pages of a step with
+    /// as many streams as it reads structures (interpolated linearly, held beyond the
+    /// last), instead of `sequential_page_ns` (absent in older profiles).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streams: Option<Vec<StreamCost>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+}
+
+/// The wall ns per page read with `streams` files streamed at once.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StreamCost {
+    pub streams: u32,
+    pub page_ns: f64,
+}
+
+impl PageCosts {
+    /// The wall ns per page read in a step that streams `k` structures at once: from
+    /// [`PageCosts::streams`] (linear between its points, the first below it, the last
+    /// beyond it), else `sequential_page_ns`.
+    pub fn page_ns(&self, k: u32) -> f64 {
+        let Some(pts) = self.streams.as_deref().filter(|p| !p.is_empty()) else {
+            return self.sequential_page_ns.max(0.0);
+        };
+        let k = k.max(1);
+        let ns = match pts.iter().position(|p| p.streams >= k) {
+            None => pts[pts.len() - 1].page_ns,
+            Some(0) => pts[0].page_ns,
+            Some(i) => {
+                let (a, b) = (pts[i - 1], pts[i]);
+                let f = f64::from(k - a.streams) / f64::from(b.streams - a.streams);
+                a.page_ns + f * (b.page_ns - a.page_ns)
+            }
+        };
+        ns.max(0.0)
+    }
 }
 
 fn one() -> u64 {
@@ -458,7 +501,15 @@ impl Profile {
             for (name, v) in [
                 ("random_page_ns", pc.random_page_ns),
                 ("sequential_page_ns", pc.sequential_page_ns),
-            ] {
+                ("fault_page_ns", pc.fault_page_ns.unwrap_or(0.0)),
+            ]
+            .into_iter()
+            .chain(
+                pc.streams
+                    .iter()
+                    .flatten()
+                    .map(|s| ("streams[].page_ns", s.page_ns)),
+            ) {
                 if !(v.is_finite() && (0.0..=MAX_NS).contains(&v)) {
                     return Err(Error::invalid(
                         file,
@@ -466,6 +517,16 @@ impl Profile {
                         format!("{v} is not a number of ns in 0..={MAX_NS:e}"),
                     ));
                 }
+            }
+            let pts = pc.streams.as_deref().unwrap_or(&[]);
+            if pts.first().is_some_and(|p| p.streams == 0)
+                || pts.windows(2).any(|w| w[0].streams >= w[1].streams)
+            {
+                return Err(Error::invalid(
+                    file,
+                    "pages.streams",
+                    "stream counts must be at least 1 and strictly ascending",
+                ));
             }
         }
         let mut seen = BTreeSet::new();

@@ -26,6 +26,13 @@ pub struct Scenario {
     pub share: SlowShare,
     /// Predicted `(T_DRAM + t) / T_DRAM` (pages dropped before each query).
     pub relative: f64,
+    /// An advised placement that is a baseline the model predicted faster than the
+    /// solver's optimum at the same DRAM bytes ([`crate::Advisor::solve`]): its kind.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
+    /// The OS-alone advice: the DRAM bytes it leaves to the page cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_cache_dram_bytes: Option<u64>,
 }
 
 /// Every scenario of the module docs for `w` on `profile`'s tier under `o`.
@@ -41,6 +48,8 @@ pub fn scenarios(w: &Workload, profile: &Profile, o: &AdviceOptions) -> Result<V
             slow_fraction: share.fraction,
             share,
             relative: pred.relative,
+            baseline: None,
+            page_cache_dram_bytes: None,
         })
     };
     let only = |kind: StructureKind| Assignment {
@@ -57,7 +66,11 @@ pub fn scenarios(w: &Workload, profile: &Profile, o: &AdviceOptions) -> Result<V
     ];
     let advisor = Advisor::new(w, profile, o)?;
     for goal in grid() {
-        out.push(scenario(goal.to_string(), advisor.solve(goal)?.assignment)?);
+        let s = advisor.solve(goal)?;
+        let mut sc = scenario(goal.to_string(), s.assignment)?;
+        sc.baseline = s.baseline;
+        sc.page_cache_dram_bytes = s.page_cache_dram_bytes;
+        out.push(sc);
     }
     Ok(out)
 }

@@ -22,6 +22,8 @@ fn paged() -> Profile {
         sequential_page_ns: 4.0,
         fault_pages: 4,
         readahead_pages: None,
+        fault_page_ns: None,
+        streams: None,
         note: None,
     });
     p

@@ -282,6 +282,8 @@ fn page_model_by_hand() {
         sequential_page_ns: 2_000.0,
         fault_pages: 1,
         readahead_pages: None,
+        fault_page_ns: None,
+        streams: None,
         note: None,
     });
     // 100 pages, 8-bit ids: query A scans 40960 entries (10 pages), query B does one

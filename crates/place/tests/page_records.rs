@@ -1,34 +1,24 @@
-//! The recorded-page model (workload format 2) against hand-computed misses and costs:
-//! cold first touches, readahead streams, an LRU cache holding the working set (no
-//! misses in the steady state) or one page short of a cyclic scan (every access a
-//! miss), per-query pricing inside the whole workload, the fallback for workloads
-//! without page records, and the format's checks.
+//! The recorded-page model (workload format 2) against hand-computed reads and costs:
+//! cold read-around and readahead windows, an LRU cache holding the working set (no
+//! reads in the steady state) or one page short of a cyclic scan (every touch a fault),
+//! read-around windows thrashing a cache the touched pages alone would fit, per-query
+//! pricing inside the whole workload, the fallback for workloads without page records,
+//! and the format's checks.
 
-use pmolap_place::pages::{recorded_misses, PageMisses};
+use pmolap_place::pages::{recorded_reads, PageReads};
 use pmolap_place::{
-    Assignment, Encoding, Model, ModelOptions, PageBasis, PageCosts, Profile, QueryLoad,
-    StructureLoad, StructurePages, Workload,
+    Assignment, Model, ModelOptions, PageBasis, PageCosts, Profile, QueryLoad, StructureLoad,
+    StructurePages, Workload,
 };
 use pmolap_store::format::FORMAT_VERSION;
-use pmolap_store::{AccessCounts, ColumnType, PageStep, StructureKind};
+use pmolap_store::{AccessCounts, PageStep};
 
-const PAGE: u64 = 4096;
+mod common;
+
+use common::{paged_dv as dv, PAGE};
 
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
-}
-
-fn dv(column: &str, pages: u64) -> StructureLoad {
-    StructureLoad {
-        table: "t".into(),
-        column: column.into(),
-        kind: StructureKind::DataVector,
-        bytes: pages * PAGE,
-        value_type: ColumnType::Int,
-        encoding: Some(Encoding::Uncompressed),
-        bit_width: Some(8),
-        counts: AccessCounts::scans(1),
-    }
 }
 
 fn step(step: u32, runs: &[[u32; 2]]) -> PageStep {
@@ -69,48 +59,56 @@ fn disk(readahead: u64) -> Profile {
         sequential_page_ns: 2_000.0,
         fault_pages: 1,
         readahead_pages: Some(readahead),
+        fault_page_ns: Some(20_000.0),
+        streams: None,
         note: None,
     });
     p
 }
 
-fn misses(w: &Workload, cache_pages: Option<u64>, window: u64) -> PageMisses {
+/// Pages read and faults of every structure of `w`.
+fn reads(w: &Workload, cache_pages: Option<u64>, window: u64) -> (f64, f64) {
     let p = disk(window);
-    recorded_misses(w, &|_| true, p.pages.as_ref().unwrap(), cache_pages).unwrap()
+    let r = recorded_reads(w, &|_| true, p.pages.as_ref().unwrap(), cache_pages).unwrap();
+    assert_eq!(r.around + r.by_streams.iter().sum::<f64>(), r.read);
+    (r.read, r.faults)
 }
 
-fn pm(sequential: f64, faults: f64) -> PageMisses {
-    PageMisses { sequential, faults }
+fn pr(read: f64, faults: f64) -> (f64, f64) {
+    (read, faults)
 }
 
 #[test]
-fn cold_counts_first_touches_and_readahead_streams() {
-    // One query scans pages 0..9 in step 1 and again in step 2: 10 first touches, one
-    // fault then 9 pages streamed.
+fn cold_reads_read_around_and_readahead_windows() {
+    // One query scans pages 0..9 in step 1 and again in step 2, 4-page windows: the
+    // fault at 0 reads 0..3 and marks 3; 3 reads 4..7 and marks 4; 4 reads 8..9 (the
+    // end); step 2 hits. One fault, every page read once.
     let w = workload(
         vec![dv("a", 10)],
         vec![vec![(0, vec![step(1, &[[0, 10]]), step(2, &[[0, 10]])])]],
     );
-    assert_eq!(misses(&w, None, 32), pm(9.0, 1.0));
-    // Pages 0, 5 and 100 of a 200-page structure with a 32-page window: a fault, a
-    // stream over the 5-page gap, a fault; with a 4-page window, three faults.
+    assert_eq!(reads(&w, None, 4), pr(10.0, 1.0));
+    // Pages 0, 50 and 100 of a 200-page structure: three faults, each reading its
+    // window (4 pages; 32 pages from 16 before it, cut at the start for page 0).
     let w = workload(
         vec![dv("a", 200)],
-        vec![vec![(0, vec![step(1, &[[0, 1], [5, 1], [100, 1]])])]],
+        vec![vec![(0, vec![step(1, &[[0, 1], [50, 1], [100, 1]])])]],
     );
-    assert_eq!(misses(&w, None, 32), pm(5.0, 2.0));
-    assert_eq!(misses(&w, None, 4), pm(0.0, 3.0));
-    // A fault reads `fault_pages` around it: with 8, the fault at 100 reads 96..103, so
-    // 102 costs nothing; 150 faults (a 1-page readahead window: no stream).
+    assert_eq!(reads(&w, None, 4), pr(12.0, 3.0));
+    assert_eq!(reads(&w, None, 32), pr(96.0, 3.0));
+    // A touch inside an earlier window is a hit: 100 reads 96..103 and marks 102; 101
+    // hits; 102 hits its mark and reads the next window 104..111 ahead; 150 faults.
+    let w = workload(
+        vec![dv("a", 200)],
+        vec![vec![(0, vec![step(1, &[[100, 1], [101, 1], [150, 1]])])]],
+    );
+    assert_eq!(reads(&w, None, 8), pr(16.0, 2.0));
     let w = workload(
         vec![dv("a", 200)],
         vec![vec![(0, vec![step(1, &[[100, 1], [102, 1], [150, 1]])])]],
     );
-    let mut p8 = disk(1);
-    p8.pages.as_mut().unwrap().fault_pages = 8;
-    let m8 = recorded_misses(&w, &|_| true, p8.pages.as_ref().unwrap(), None).unwrap();
-    assert_eq!(m8, pm(0.0, 2.0));
-    assert_eq!(misses(&w, None, 1), pm(0.0, 3.0));
+    assert_eq!(reads(&w, None, 8), pr(24.0, 2.0));
+    assert_eq!(reads(&w, None, 1), pr(3.0, 3.0));
     // Cold: every query starts empty, so two queries touching the same page fault twice.
     let w = workload(
         vec![dv("a", 10)],
@@ -119,21 +117,31 @@ fn cold_counts_first_touches_and_readahead_streams() {
             vec![(0, vec![step(1, &[[3, 1]])])],
         ],
     );
-    assert_eq!(misses(&w, None, 32), pm(0.0, 2.0));
-    // Cost: two threads; sequential pages stall both, faults overlap.
+    assert_eq!(reads(&w, None, 1), pr(2.0, 2.0));
+    // Cost: two threads; pages read around faults and ahead stall both.
     let p = disk(32);
     let pc = p.pages.as_ref().unwrap();
     assert!(close(
-        pm(9.0, 1.0).cost(pc, 2),
-        2.0 * 9.0 * 2_000.0 + 50_000.0
+        PageReads::new(4.0, 6.0, 1.0).cost(pc, 2),
+        2.0 * (4.0 * 20_000.0 + 6.0 * 2_000.0)
     ));
+    // The scan of pages 0..9 with 4-page windows: 4 pages around the fault, 6 ahead.
+    let w = workload(
+        vec![dv("a", 10)],
+        vec![vec![(0, vec![step(1, &[[0, 10]])])]],
+    );
+    let r = recorded_reads(&w, &|_| true, disk(4).pages.as_ref().unwrap(), None).unwrap();
+    assert_eq!((r.around, r.by_streams[0]), (4.0, 6.0));
+    // The device's counters: pages read in bytes, faults.
+    let io = PageReads::new(4.0, 6.0, 1.0).io(pc);
+    assert_eq!((io.read_bytes, io.major_faults), (10.0 * PAGE as f64, 1.0));
 }
 
 #[test]
 fn lru_cache_holding_the_working_set_misses_nothing_once_warm() {
-    // A cyclic workload: query 0 scans a's 6 pages, query 1 b's 4 pages. The steady
-    // state (the pass after the warm-up) of a 10-page cache: the working set fits, the
-    // compulsory misses were the warm-up's, nothing misses.
+    // A cyclic workload: query 0 scans a's 6 pages, query 1 b's 4 pages; no readahead.
+    // The steady state (the pass after the warm-up) of a 10-page cache: the working set
+    // fits, the compulsory misses were the warm-up's, nothing is read.
     let w = workload(
         vec![dv("a", 6), dv("b", 4)],
         vec![
@@ -141,14 +149,14 @@ fn lru_cache_holding_the_working_set_misses_nothing_once_warm() {
             vec![(1, vec![step(1, &[[0, 4]])])],
         ],
     );
-    assert_eq!(misses(&w, Some(10), 32), pm(0.0, 0.0));
-    assert_eq!(misses(&w, Some(1000), 32), pm(0.0, 0.0));
+    assert_eq!(reads(&w, Some(10), 1), pr(0.0, 0.0));
+    assert_eq!(reads(&w, Some(1000), 1), pr(0.0, 0.0));
     // One page smaller than the cycle: LRU evicts each page just before its reuse, so
-    // every access misses: per query a fault and the rest streamed.
-    assert_eq!(misses(&w, Some(9), 32), pm(5.0 + 3.0, 2.0));
-    assert_eq!(misses(&w, Some(1), 32), pm(8.0, 2.0));
+    // every touch faults.
+    assert_eq!(reads(&w, Some(9), 1), pr(10.0, 10.0));
+    assert_eq!(reads(&w, Some(1), 1), pr(10.0, 10.0));
     // Through the model: the bounded cache prices the placement, here all slow.
-    let p = disk(32);
+    let p = disk(1);
     let slow = Assignment::all(2, 1);
     let model = |cache: Option<u64>| {
         Model::new(ModelOptions {
@@ -162,9 +170,9 @@ fn lru_cache_holding_the_working_set_misses_nothing_once_warm() {
         .t_ns
     };
     assert_eq!(model(Some(10 * PAGE)), 0.0);
-    assert!(close(model(Some(9 * PAGE)), 8.0 * 2_000.0 + 2.0 * 50_000.0));
+    assert!(close(model(Some(9 * PAGE)), 10.0 * 20_000.0));
     // Cold (pages dropped before each query): every page once per query, the same here.
-    assert!(close(model(None), 8.0 * 2_000.0 + 2.0 * 50_000.0));
+    assert!(close(model(None), 10.0 * 20_000.0));
     // Only b on the slow tier: its 4 pages fit a 4-page cache.
     let b_slow = Assignment { tier: vec![0, 1] };
     let mb = Model::new(ModelOptions {
@@ -180,9 +188,46 @@ fn lru_cache_holding_the_working_set_misses_nothing_once_warm() {
 }
 
 #[test]
+fn read_around_windows_fill_a_small_cache_and_thrash() {
+    // Query 0 touches one page of a, query 1 one page of b (16 pages each). The two
+    // touched pages fit any cache of 2 pages, but each fault reads an 8-page window: in
+    // an 8-page cache b's window evicts a's touched page and a's b's, so in the steady
+    // state both queries fault and read their windows again. With 9 pages the touched
+    // page (the most recent) outlives the other's window: nothing is read.
+    let w = workload(
+        vec![dv("a", 16), dv("b", 16)],
+        vec![
+            vec![(0, vec![step(1, &[[0, 1]])])],
+            vec![(1, vec![step(1, &[[0, 1]])])],
+        ],
+    );
+    assert_eq!(reads(&w, Some(8), 8), pr(16.0, 2.0));
+    assert_eq!(reads(&w, Some(9), 8), pr(0.0, 0.0));
+    // Without read-around the two pages fit 2.
+    assert_eq!(reads(&w, Some(2), 1), pr(0.0, 0.0));
+    // predict_io states it in the device's units.
+    let p = disk(8);
+    let m = Model::new(ModelOptions {
+        page_cache_bytes: Some(8 * PAGE),
+        ..ModelOptions::new(1 << 20)
+    })
+    .unwrap();
+    let io = m
+        .predict_io(&w, std::slice::from_ref(&p), &Assignment::all(2, 1))
+        .unwrap();
+    assert_eq!((io.read_bytes, io.major_faults), (16.0 * PAGE as f64, 2.0));
+    assert_eq!(
+        m.predict_io(&w, std::slice::from_ref(&p), &Assignment::all(2, 0))
+            .unwrap()
+            .read_bytes,
+        0.0
+    );
+}
+
+#[test]
 fn per_query_predictions_are_priced_inside_the_whole_workload() {
     // Query 0 reads a's 6 pages, query 1 a's first 2 and b's 4: behind a 7-page cache
-    // each query's misses depend on what the other left.
+    // each query's misses depend on what the other left (no readahead).
     let w = workload(
         vec![dv("a", 6), dv("b", 4)],
         vec![
@@ -190,7 +235,7 @@ fn per_query_predictions_are_priced_inside_the_whole_workload() {
             vec![(0, vec![step(1, &[[0, 2]])]), (1, vec![step(2, &[[0, 4]])])],
         ],
     );
-    let p = disk(32);
+    let p = disk(1);
     let m = Model::new(ModelOptions {
         page_cache_bytes: Some(7 * PAGE),
         ..ModelOptions::new(1 << 20)
@@ -204,11 +249,10 @@ fn per_query_predictions_are_priced_inside_the_whole_workload() {
         .sum();
     assert!(close(whole, parts), "{whole} vs {parts}");
     // By hand: stream a0..a5 | a0 a1 b0..b3, repeated. Query 0 in the steady state:
-    // a0, a1 saw 5 distinct pages since their reuse in query 1 (hits); a2..a5 saw 9
-    // (misses): a fault at a2 and 3 pages streamed. Query 1: a0, a1 hit (5 pages in
-    // between), b0..b3 saw 9 (b's others, a0..a5): misses, a fault and 3 streamed.
+    // a0, a1 were touched 5 distinct pages ago (hits); a2..a5 9 ago (4 faults). Query
+    // 1: a0, a1 hit, b0..b3 fault.
     let q = |i| m.predict(&w.query(i).unwrap(), ps, &slow).unwrap().t_ns;
-    let each = 50_000.0 + 3.0 * 2_000.0;
+    let each = 4.0 * 20_000.0;
     assert!(close(q(0), each) && close(q(1), each), "{} {}", q(0), q(1));
     assert!(close(whole, 2.0 * each), "{whole}");
     // With 10 pages the cycle fits: nothing misses.
@@ -239,8 +283,9 @@ fn workloads_without_page_records_use_the_count_model() {
         vec![vec![(0, vec![step(1, &[[0, 10]])])]],
     );
     assert_eq!(Model::page_basis(&rec), PageBasis::Recorded);
+    // Recorded: pages 0..9 touched, one fault reading its 32-page window (from page 0).
     let t = m.costs(&rec, &p).unwrap()[0];
-    assert!(close(t, 50_000.0 + 9.0 * 2_000.0), "{t}");
+    assert!(close(t, 32.0 * 20_000.0), "{t}");
 }
 
 fn load_json(text: &str) -> pmolap_place::Result<Workload> {

@@ -98,6 +98,37 @@ pub struct QueryPoint {
     /// Median / the all-DRAM placement's median.
     pub measured: f64,
     pub predicted: Predicted,
+    /// What the device did per run (median over the runs; absent in older documents and
+    /// where the kernel has no counters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io: Option<IoFigures>,
+    /// What the page model says the device reads for it (page-granular profiles only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predicted_io: Option<IoFigures>,
+}
+
+/// What the storage device did (or is predicted to do) for a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct IoFigures {
+    /// Bytes read from storage: `/proc/self/io` `read_bytes` (submitted reads: mmap
+    /// faults and the kernel's readahead of every thread).
+    pub read_bytes: f64,
+    /// Major faults (`getrusage` `ru_majflt`: faults that waited for a read).
+    pub major_faults: f64,
+}
+
+impl IoFigures {
+    /// The sum of `figs` (`None` if any is missing or there are none).
+    pub fn sum<'a>(figs: impl IntoIterator<Item = Option<&'a IoFigures>>) -> Option<IoFigures> {
+        let mut out: Option<IoFigures> = None;
+        for f in figs {
+            let f = f?;
+            let o = out.get_or_insert_with(IoFigures::default);
+            o.read_bytes += f.read_bytes;
+            o.major_faults += f.major_faults;
+        }
+        out
+    }
 }
 
 /// One placement: what it moves, what was measured, what the models predict.
@@ -121,6 +152,23 @@ pub struct ScenarioResult {
     pub measured: f64,
     pub predicted: Predicted,
     pub queries: Vec<QueryPoint>,
+    /// The sum over the queries of what the device did per run (absent in older
+    /// documents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io: Option<IoFigures>,
+    /// The page model's bytes read and faults, summed over the queries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predicted_io: Option<IoFigures>,
+    /// The page cache the run's memory cgroup held at the end of this placement's runs
+    /// (`cache:` settings and the OS-alone baseline; absent otherwise and in older
+    /// documents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_cache_bytes: Option<u64>,
+    /// An advised placement that is a baseline the model predicted faster than the
+    /// solver's optimum at the same DRAM bytes: its kind (absent otherwise and in older
+    /// documents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub advice_baseline: Option<String>,
 }
 
 impl ScenarioResult {

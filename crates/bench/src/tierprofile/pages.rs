@@ -4,9 +4,12 @@
 
 use std::path::Path;
 
+use pmolap_place::profile::StreamCost;
 use pmolap_place::PageCosts;
 
-use super::{both, timed, Copies, ProfileOptions, INT_WIDE};
+use crate::ssb::validate::counters::IoSample;
+
+use super::{both, timed, Copies, ProfileOptions, INT_NARROW, INT_WIDE, STR};
 use crate::error::Result;
 
 /// Page costs of a page-granular tier: one id per page of the wide data vector read in
@@ -36,37 +39,92 @@ pub(super) fn page_costs(c: &mut Copies, o: &ProfileOptions) -> Result<PageCosts
         }))
     })?;
     // Sequential: one id per page, in page order, the way the engine reads a column:
-    // every CPU's worker claims the next morsel (64 pages) in turn, so the file is
-    // streamed in by all workers at once. On DRAM the same reads cost next to nothing,
-    // so the difference is the (wall) cost of bringing a page in, not of decoding it.
+    // every CPU's worker claims the next morsel of rows in turn, so the files are
+    // streamed in by all workers at once — one data vector (one stream), and the
+    // table's three data vectors together (a morsel touches the same rows of each, as
+    // the engine's morsels touch the columns a query reads: three interleaved streams).
+    // On DRAM the same reads cost next to nothing, so the difference is the (wall) cost
+    // of bringing a page in, not of decoding it.
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let seq = both(c, o.reps, &|t| {
+    let streams = |cols: &'static [&'static str]| {
+        move |t: &pmolap_store::table::Table| -> Result<(f64, u64)> {
+            let dvs = cols
+                .iter()
+                .map(|c| Ok(&t.column(c)?.dv))
+                .collect::<Result<Vec<_>>>()?;
+            let rows = dvs[0].len();
+            // A morsel: 64 pages of the first (widest) vector's rows.
+            let morsel = (page * 8 / dvs[0].width() as u64) as usize * 64;
+            let next_morsel = std::sync::atomic::AtomicUsize::new(0);
+            let mut pages = 0u64;
+            for dv in &dvs {
+                let per_page = (page * 8 / dv.width() as u64) as usize;
+                pages += dv.len().div_ceil(per_page) as u64;
+            }
+            Ok(timed(|| {
+                std::thread::scope(|sc| {
+                    for _ in 0..workers {
+                        sc.spawn(|| {
+                            let mut s = 0u64;
+                            loop {
+                                let m =
+                                    next_morsel.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                                let first = m * morsel;
+                                if first >= rows {
+                                    break;
+                                }
+                                let end = (first + morsel).min(rows);
+                                for dv in &dvs {
+                                    let per_page = (page * 8 / dv.width() as u64) as usize;
+                                    let mut r = first - first % per_page;
+                                    while r < end {
+                                        s = s.wrapping_add(dv.get(r.max(first)) as u64);
+                                        r += per_page;
+                                    }
+                                }
+                            }
+                            std::hint::black_box(s);
+                        });
+                    }
+                });
+                pages
+            }))
+        }
+    };
+    let seq = both(c, o.reps, &streams(&[INT_WIDE.0]))?;
+    let multi = both(c, o.reps, &streams(&[INT_WIDE.0, STR.0, INT_NARROW.0]))?;
+    // Isolated faults: one touch in the middle of each readahead window of the wide
+    // vector, so each touch is a major fault reading its own window; the time per fault
+    // over the pages it read (counted by the kernel) is what a page read around a fault
+    // costs.
+    let window = readahead_pages(&c.dir, page);
+    let read_per_fault = std::cell::Cell::new(0.0f64);
+    let fault = both(c, o.reps, &|t| {
         let dv = &t.column(INT_WIDE.0)?.dv;
         let per_page = (page * 8 / dv.width() as u64) as usize;
-        let pages = dv.len().div_ceil(per_page);
-        let next_morsel = std::sync::atomic::AtomicUsize::new(0);
-        Ok(timed(|| {
-            std::thread::scope(|sc| {
-                for _ in 0..workers {
-                    sc.spawn(|| {
-                        let mut s = 0u64;
-                        loop {
-                            let m = next_morsel.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            let first = m * 64;
-                            if first >= pages {
-                                break;
-                            }
-                            for p in first..(first + 64).min(pages) {
-                                s = s.wrapping_add(dv.get(p * per_page) as u64);
-                            }
-                        }
-                        std::hint::black_box(s);
-                    });
-                }
-            });
-            pages as u64
-        }))
+        let pages = dv.len().div_ceil(per_page) as u64;
+        let touches: Vec<usize> = (0..pages.div_ceil(window).max(1))
+            .map(|w| ((w * window + window / 2).min(pages - 1)) as usize * per_page)
+            .collect();
+        let before = IoSample::now();
+        let r = timed(|| {
+            let mut s = 0u64;
+            for &i in &touches {
+                s = s.wrapping_add(dv.get(i.min(dv.len() - 1)) as u64);
+            }
+            std::hint::black_box(s);
+            touches.len() as u64
+        });
+        if let Some(io) = before.zip(IoSample::now()).map(|(a, b)| a.until(b)) {
+            // The tier's runs read; the DRAM copy's read nothing.
+            let pages_read = io.read_bytes / page as f64 / touches.len() as f64;
+            read_per_fault.set(read_per_fault.get().max(pages_read));
+        }
+        Ok(r)
     })?;
+    let seq_ns = (seq.1 - seq.0).max(0.0);
+    // The faulting worker waits for its whole read-around window: ns per page of it.
+    let fault_page_ns = ((fault.1 - fault.0) / read_per_fault.get().max(1.0)).max(0.0);
     Ok(PageCosts {
         page_bytes: page,
         // A difference below zero is noise: a page costs at least what it does on DRAM
@@ -79,10 +137,21 @@ pub(super) fn page_costs(c: &mut Copies, o: &ProfileOptions) -> Result<PageCosts
         fault_pages: ((random.1 - random.0) / (seq.1 - seq.0).max(1.0))
             .round()
             .clamp(1.0, readahead_pages(&c.dir, page) as f64) as u64,
-        readahead_pages: Some(readahead_pages(&c.dir, page)),
+        readahead_pages: Some(window),
+        fault_page_ns: Some(fault_page_ns),
+        streams: Some(vec![
+            StreamCost {
+                streams: 1,
+                page_ns: seq_ns,
+            },
+            StreamCost {
+                streams: 3,
+                page_ns: (multi.1 - multi.0).max(0.0),
+            },
+        ]),
         note: Some(format!(
-            "per page over DRAM: random {:.0} vs {:.0} ns, sequential {:.0} vs {:.0} ns (tier vs DRAM)",
-            random.1, random.0, seq.1, seq.0
+            "per page over DRAM: random {:.0} vs {:.0} ns, sequential {:.0} vs {:.0} ns, 3 streams {:.0} vs {:.0} ns; an isolated fault {:.0} vs {:.0} ns reading {:.0} pages (tier vs DRAM); {workers} workers",
+            random.1, random.0, seq.1, seq.0, multi.1, multi.0, fault.1, fault.0, read_per_fault.get()
         )),
     })
 }

@@ -300,6 +300,8 @@ impl ParetoFront {
             bytes_moved: p.bytes,
             t_ns,
             relative: (self.t_dram_ns + t_ns) / self.t_dram_ns,
+            baseline: None,
+            page_cache_dram_bytes: None,
         }
     }
 

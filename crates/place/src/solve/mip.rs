@@ -157,6 +157,8 @@ impl TierProblem {
             bytes_per_tier: bytes,
             t_ns,
             relative: (self.t_dram_ns + t_ns) / self.t_dram_ns,
+            baseline: None,
+            page_cache_dram_bytes: None,
         }
     }
 }

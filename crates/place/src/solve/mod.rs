@@ -140,4 +140,12 @@ pub struct Solution {
     pub t_ns: f64,
     /// `(T_DRAM + t) / T_DRAM`.
     pub relative: f64,
+    /// `None` for the solver's own optimum; else the baseline placement
+    /// ([`crate::baselines`]) the model predicted faster at the same DRAM bytes and
+    /// [`crate::Advisor`] returned instead (`hottest`, `dictionaries`, `never accessed`,
+    /// `os alone`).
+    pub baseline: Option<String>,
+    /// The OS-alone baseline: the DRAM bytes it leaves to the page cache (every
+    /// structure is on the slow tier); `None` otherwise.
+    pub page_cache_dram_bytes: Option<u64>,
 }

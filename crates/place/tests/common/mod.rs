@@ -176,3 +176,20 @@ pub fn brute_front(points: &[(u64, u64)]) -> Vec<(u64, u64)> {
     f.dedup();
     f
 }
+
+/// The page size of the page-record tests.
+pub const PAGE: u64 = 4096;
+
+/// An 8-bit data vector of `pages` pages, scanned once.
+pub fn paged_dv(column: &str, pages: u64) -> StructureLoad {
+    StructureLoad {
+        table: "t".into(),
+        column: column.into(),
+        kind: StructureKind::DataVector,
+        bytes: pages * PAGE,
+        value_type: ColumnType::Int,
+        encoding: Some(Encoding::Uncompressed),
+        bit_width: Some(8),
+        counts: AccessCounts::scans(1),
+    }
+}

@@ -9,7 +9,12 @@
 //!   limit is SIZE plus the queries' own working memory (measured on the all-DRAM
 //!   placement first): the slow tier's page cache is bounded by about SIZE; every query
 //!   runs once to warm up, then `reps` times. The page model is given the page cache the
-//!   run really had: the largest the group held ([`CgroupFigures::model_cache_bytes`]).
+//!   run really had: the placement's own where its group held at least SIZE (under the
+//!   limit's pressure), else the largest any placement's group held
+//!   ([`CgroupFigures::model_cache_bytes`]).
+//!
+//! Every run also records what the device did ([`counters`]: bytes read, major faults),
+//! beside what the page model predicts for it ([`pmolap_place::Model::predict_io`]).
 //!
 //! The placements are the paper's fixed ones (all slow, data vectors only, dictionaries
 //! only) and exactly the placements `pmolap place advise` writes for the grid
@@ -43,6 +48,7 @@ use super::run::median;
 use crate::error::{Error, Result};
 use runner::{placement_of, Runner};
 
+pub mod counters;
 mod runner;
 pub mod tables;
 
@@ -66,8 +72,8 @@ pub struct ValidateOptions {
 }
 
 pub use pmolap_results::place::{
-    AdvisedError, Baseline, CgroupFigures, ErrorSummary, Predicted, QueryPoint, ScenarioResult,
-    ValidateConfig, BASELINE_KINDS,
+    AdvisedError, Baseline, CgroupFigures, ErrorSummary, IoFigures, Predicted, QueryPoint,
+    ScenarioResult, ValidateConfig, BASELINE_KINDS,
 };
 
 /// The `place-validate` document, with the placement model's workload.
@@ -137,7 +143,7 @@ struct Planned {
 /// What one placement measured: per query its times, and the page cache its group held
 /// at the end (cached procedures).
 struct Measured {
-    times: Vec<Vec<f64>>,
+    runs: runner::Runs,
     page_cache: Option<u64>,
 }
 
@@ -173,7 +179,9 @@ fn plan_baselines(
         .iter()
         .filter(|s| s.name.starts_with("budget") || s.name.starts_with("target"))
     {
-        let dram = total.saturating_sub(s.share.bytes);
+        let dram = s
+            .page_cache_dram_bytes
+            .unwrap_or(total.saturating_sub(s.share.bytes));
         add(
             "hottest",
             baselines::hottest(w, dram),
@@ -237,7 +245,13 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
             o.advice.io_threads
         )));
     }
-    let chosen = scenarios(&w, &o.profile, &o.advice)?;
+    // The advice for this setting: its baselines compared behind the setting's cache.
+    let mut advice = o.advice;
+    advice.cache_bytes = match o.setting {
+        Setting::Cold => None,
+        Setting::Cache { bytes } => Some(bytes),
+    };
+    let chosen = scenarios(&w, &o.profile, &advice)?;
     let runner = Runner {
         o,
         dir: dir.clone(),
@@ -252,7 +266,7 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
     // needs a memory cgroup (left out where none can be made).
     pb.set_message("all DRAM");
     let dram_pf = placement_of(&w, &o.profile, &all_dram);
-    let (base_times, working) = match o.setting {
+    let (base_runs, working) = match o.setting {
         Setting::Cold => {
             let t = runner.cold(&dram_pf)?;
             let working = if o.baselines {
@@ -270,7 +284,7 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
         }
         Setting::Cache { .. } => {
             let c = runner.cached(&dram_pf, None)?;
-            (c.times, Some(c.peak))
+            (c.runs, Some(c.peak))
         }
     };
     let setting_cache = match o.setting {
@@ -282,7 +296,12 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
         .map(|s| Planned {
             name: s.name.clone(),
             assignment: s.assignment.clone(),
-            procedure: Procedure::Setting,
+            // An advice that is the OS alone runs as that baseline does: everything on
+            // the slow tier, the page cache given the DRAM bytes too.
+            procedure: match s.page_cache_dram_bytes {
+                Some(dram) => Procedure::Cache(dram + setting_cache),
+                None => Procedure::Setting,
+            },
             baseline: None,
         })
         .collect();
@@ -305,20 +324,20 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
         pb.set_message(p.name.clone());
         let pf = placement_of(&w, &o.profile, &p.assignment);
         let m = match (p.procedure, o.setting) {
-            (Procedure::Setting, Setting::Cold) => runner.cold(&pf).map(|times| Measured {
-                times,
+            (Procedure::Setting, Setting::Cold) => runner.cold(&pf).map(|runs| Measured {
+                runs,
                 page_cache: None,
             }),
             (Procedure::Setting, Setting::Cache { bytes }) => runner
                 .cached(&pf, Some(bytes + working.unwrap_or(0)))
                 .map(|c| Measured {
-                    times: c.times,
+                    runs: c.runs,
                     page_cache: c.page_cache,
                 }),
             (Procedure::Cache(bytes), _) => runner
                 .cached(&pf, Some(bytes + working.unwrap_or(0)))
                 .map(|c| Measured {
-                    times: c.times,
+                    runs: c.runs,
                     page_cache: c.page_cache,
                 }),
         };
@@ -356,8 +375,8 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
     let baseline: Vec<QueryPoint> = o
         .queries
         .iter()
-        .zip(&base_times)
-        .map(|(q, t)| QueryPoint {
+        .zip(base_runs.times.iter().zip(&base_runs.io))
+        .map(|(q, (t, io))| QueryPoint {
             id: q.id.clone(),
             median_ms: median(t),
             times_ms: t.clone(),
@@ -368,6 +387,8 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
                 no_dense: 1.0,
                 page: o.profile.pages.as_ref().map(|_| 1.0),
             },
+            io: counters::median_of(io),
+            predicted_io: None,
         })
         .collect();
     let base_sum: f64 = baseline.iter().map(|b| b.median_ms).sum();
@@ -377,15 +398,29 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
     let advised_model = o.advice.model_name(&o.profile);
     for (p, m) in plan.iter().zip(&measured) {
         let own;
-        let models = match p.procedure {
-            Procedure::Setting => &setting_models,
-            Procedure::Cache(bytes) => {
+        let models = match (p.procedure, o.setting) {
+            // A placement whose group held at least SIZE of page cache was under the
+            // limit's pressure with that much: its own figure is the cache it had (it
+            // varies between placements with the queries' working memory). One that
+            // held less had no pressure: the setting's figure.
+            (Procedure::Setting, Setting::Cache { bytes }) => {
+                match m.page_cache.filter(|&c| c >= bytes && c > 0) {
+                    Some(c) => {
+                        own = models(o, Some(c))?;
+                        &own
+                    }
+                    None => &setting_models,
+                }
+            }
+            (Procedure::Setting, Setting::Cold) => &setting_models,
+            (Procedure::Cache(bytes), _) => {
                 own = models(o, Some(m.page_cache.filter(|&c| c > 0).unwrap_or(bytes)))?;
                 &own
             }
         };
         let mut queries = Vec::new();
-        for (i, t) in m.times.iter().enumerate() {
+        let ps = std::slice::from_ref(&o.profile);
+        for (i, (t, io)) in m.runs.times.iter().zip(&m.runs.io).enumerate() {
             let med = median(t);
             queries.push(QueryPoint {
                 id: o.queries[i].id.clone(),
@@ -393,6 +428,8 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
                 times_ms: t.clone(),
                 measured: med / baseline[i].median_ms,
                 predicted: predict(models, &per_query[i], &o.profile, &p.assignment)?,
+                io: counters::median_of(io),
+                predicted_io: models[3].predict_io(&per_query[i], ps, &p.assignment),
             });
         }
         let sum: f64 = queries.iter().map(|q| q.median_ms).sum();
@@ -412,6 +449,16 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
             slow_accessed_fraction: Some(share.accessed_fraction),
             measured: sum / base_sum,
             predicted: predict(models, &w, &o.profile, &p.assignment)?,
+            io: IoFigures::sum(queries.iter().map(|q| q.io.as_ref())),
+            predicted_io: models[3].predict_io(&w, ps, &p.assignment),
+            page_cache_bytes: m.page_cache,
+            advice_baseline: match p.baseline {
+                Some(_) => None,
+                None => chosen
+                    .iter()
+                    .find(|c| c.name == p.name)
+                    .and_then(|c| c.baseline.clone()),
+            },
             queries,
         };
         match &p.baseline {

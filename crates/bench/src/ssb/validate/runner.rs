@@ -11,8 +11,10 @@ use pmolap_place::placement::{
     PlacedStructure, PlacementTier, PLACEMENT_FORMAT, PLACEMENT_VERSION,
 };
 use pmolap_place::{Assignment, PlacementFile, Profile, Workload, REFERENCE_TIER};
+use pmolap_results::place::IoFigures;
 use pmolap_tier::Topology;
 
+use super::counters::measured;
 use super::ValidateOptions;
 use crate::error::Result;
 use crate::ssb::data::Where;
@@ -77,10 +79,59 @@ fn open_cold(dir: &Path, pf: &PlacementFile) -> Result<Database> {
     crate::ssb::data::open_cold(dir, Where::Placement(pf))
 }
 
-/// What a cached run measured: per query its times (ms), the group's page cache at the
-/// end and its peak memory.
-pub(super) struct Cached {
+/// Opens `dir` under `pf`, then drops the pages of the files of its slow structures
+/// only: what a query reads from the slow tier starts cold, while the files of the
+/// structures copied to DRAM stay cached so the next open copies them from memory (the
+/// cold procedure reopens for every run; reading every DRAM copy from the disk each time
+/// made repetitions dear).
+fn open_slow_cold(dir: &Path, pf: &PlacementFile) -> Result<Database> {
+    let db = Where::Placement(pf).open(dir, false)?;
+    let slow = |t: &str, c: &str, k: pmolap_store::StructureKind| {
+        pf.structures
+            .iter()
+            .any(|s| s.table == t && s.column == c && s.kind == k && s.tier != REFERENCE_TIER)
+    };
+    let files: Vec<PathBuf> = db
+        .tables()
+        .flat_map(|(name, t)| {
+            t.manifest()
+                .columns
+                .iter()
+                .flat_map(|c| c.files.iter().map(move |f| (c, f)))
+                .filter(|(c, f)| slow(name, &c.name, f.kind))
+                .map(|(_, f)| t.dir().join(&f.file))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    crate::ssb::data::drop_pages(&files)?;
+    Ok(db)
+}
+
+/// Per query, each run's time (ms) and what the device did during it.
+#[derive(Debug, Default)]
+pub(super) struct Runs {
     pub times: Vec<Vec<f64>>,
+    pub io: Vec<Vec<Option<IoFigures>>>,
+}
+
+impl Runs {
+    fn new(queries: usize) -> Self {
+        Runs {
+            times: vec![Vec::new(); queries],
+            io: vec![Vec::new(); queries],
+        }
+    }
+
+    fn push(&mut self, query: usize, ms: f64, io: Option<IoFigures>) {
+        self.times[query].push(ms);
+        self.io[query].push(io);
+    }
+}
+
+/// What a cached run measured: per query its runs, the group's page cache at the end
+/// and its peak memory.
+pub(super) struct Cached {
+    pub runs: Runs,
     pub page_cache: Option<u64>,
     pub peak: u64,
 }
@@ -94,23 +145,25 @@ pub(super) struct Runner<'a> {
 }
 
 impl Runner<'_> {
-    pub fn cold(&self, pf: &PlacementFile) -> Result<Vec<Vec<f64>>> {
-        let mut out = Vec::new();
-        for q in &self.o.queries {
-            let mut times = Vec::new();
+    /// Every query `reps` times, each on a freshly opened database with its slow files'
+    /// pages dropped; the counters cover the query only (not the open, which copies the
+    /// DRAM structures).
+    pub fn cold(&self, pf: &PlacementFile) -> Result<Runs> {
+        let mut out = Runs::new(self.o.queries.len());
+        for (i, q) in self.o.queries.iter().enumerate() {
             for _ in 0..self.o.reps {
                 if pmolap_os::signal::interrupted() {
                     return Err(pmolap_os::Error::Interrupted.into());
                 }
                 let p = Session::new(
-                    open_cold(&self.dir, pf)?,
+                    open_slow_cold(&self.dir, pf)?,
                     &self.topo,
                     self.o.data.exec.clone(),
                 )?;
-                times.push(p.run(q)?.total_ms);
+                let (r, io) = measured(|| p.run(q));
+                out.push(i, r?.total_ms, io);
                 self.pb.inc(1);
             }
-            out.push(times);
         }
         Ok(out)
     }
@@ -124,7 +177,7 @@ impl Runner<'_> {
             self.o.data.exec.clone(),
         )?;
         let guard = MemoryLimit::enter(limit.unwrap_or(1 << 50))?;
-        let mut out = vec![Vec::new(); self.o.queries.len()];
+        let mut out = Runs::new(self.o.queries.len());
         for q in &self.o.queries {
             p.run(q)?;
         }
@@ -133,7 +186,8 @@ impl Runner<'_> {
                 if pmolap_os::signal::interrupted() {
                     return Err(pmolap_os::Error::Interrupted.into());
                 }
-                out[i].push(p.run(q)?.total_ms);
+                let (r, io) = measured(|| p.run(q));
+                out.push(i, r?.total_ms, io);
                 self.pb.inc(1);
             }
         }
@@ -142,7 +196,7 @@ impl Runner<'_> {
         drop(guard);
         drop(p);
         Ok(Cached {
-            times: out,
+            runs: out,
             page_cache,
             peak,
         })

@@ -257,7 +257,98 @@ pub fn markdown<W>(docs: &[ValidateReport<W>]) -> String {
             row(&mut out, &cells);
         }
     }
+    io_table(&mut out, &settings);
     out
+}
+
+fn mib(s: Option<Spread>) -> String {
+    let mb = 1.0 / (1u64 << 20) as f64;
+    match s {
+        None => "-".into(),
+        Some(s) if s.n <= 1 => format!("{:.1}", s.median * mb),
+        Some(s) => format!("{:.1} ({:.1}–{:.1})", s.median * mb, s.min * mb, s.max * mb),
+    }
+}
+
+fn count(s: Option<Spread>) -> String {
+    match s {
+        None => "-".into(),
+        Some(s) if s.n <= 1 => format!("{:.0}", s.median),
+        Some(s) => format!("{:.0} ({:.0}–{:.0})", s.median, s.min, s.max),
+    }
+}
+
+/// Table 5, what the device did against what the page model says it does: per setting and
+/// placement (every measured one, baselines too), bytes read and major faults per pass
+/// of the workload (sum over the queries of each query's median run), spread over the
+/// rounds. Documents without the counters leave the table out.
+fn io_table<W>(out: &mut String, settings: &[(String, Vec<&ValidateReport<W>>)]) {
+    let has = settings
+        .iter()
+        .flat_map(|(_, ds)| ds.iter())
+        .any(|d| d.scenarios.iter().any(|s| s.io.is_some()));
+    if !has {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\n### Bytes read from storage and major faults per workload pass: measured (`/proc/self/io` read_bytes, `ru_majflt`; median over the rounds, min–max) vs the page model\n"
+    );
+    head(
+        out,
+        &[
+            "setting",
+            "placement",
+            "read MiB measured",
+            "read MiB predicted",
+            "predicted / measured",
+            "major faults measured",
+            "major faults predicted",
+            "page cache MiB",
+        ],
+    );
+    for (label, ds) in settings {
+        let first = ds[0];
+        let names = first
+            .scenarios
+            .iter()
+            .map(|s| s.name.clone())
+            .chain(first.baselines.iter().map(|b| b.result.name.clone()));
+        for name in names {
+            let results: Vec<&pmolap_results::place::ScenarioResult> = ds
+                .iter()
+                .filter_map(|d| {
+                    d.scenarios
+                        .iter()
+                        .chain(d.baselines.iter().map(|b| &b.result))
+                        .find(|s| s.name == name)
+                })
+                .collect();
+            let pick = |f: &dyn Fn(&pmolap_results::place::ScenarioResult) -> Option<f64>| {
+                Spread::of(&results.iter().filter_map(|r| f(r)).collect::<Vec<_>>())
+            };
+            let meas = pick(&|r| r.io.map(|i| i.read_bytes));
+            let pred = pick(&|r| r.predicted_io.map(|i| i.read_bytes));
+            let ratio = match (meas, pred) {
+                (Some(m), Some(p)) if m.median > 0.0 => format!("{:.2}", p.median / m.median),
+                (Some(_), Some(p)) if p.median == 0.0 => "1.00".into(),
+                _ => "-".into(),
+            };
+            row(
+                out,
+                &[
+                    label.clone(),
+                    name.clone(),
+                    mib(meas),
+                    mib(pred),
+                    ratio,
+                    count(pick(&|r| r.io.map(|i| i.major_faults))),
+                    count(pick(&|r| r.predicted_io.map(|i| i.major_faults))),
+                    mib(pick(&|r| r.page_cache_bytes.map(|b| b as f64))),
+                ],
+            );
+        }
+    }
 }
 
 #[cfg(test)]
@@ -294,5 +385,37 @@ mod tests {
         );
         assert!(md.contains("/2 |"), "{md}");
         assert!(md.contains("within noise") || md.contains("x |"), "{md}");
+        // Documents without the device's counters leave the bytes-read table out.
+        assert!(!md.contains("Bytes read from storage"), "{md}");
+    }
+
+    #[test]
+    fn bytes_read_measured_against_predicted() {
+        use pmolap_results::place::IoFigures;
+        let mut d = doc();
+        let mib = (1u64 << 20) as f64;
+        for (i, s) in d.scenarios.iter_mut().enumerate() {
+            s.io = Some(IoFigures {
+                read_bytes: 10.0 * mib * i as f64,
+                major_faults: 3.0,
+            });
+            s.predicted_io = Some(IoFigures {
+                read_bytes: 5.0 * mib * i as f64,
+                major_faults: 2.0,
+            });
+            s.page_cache_bytes = Some(4 << 20);
+        }
+        let name = d.scenarios[2].name.clone();
+        let md = markdown(&[d]);
+        assert!(md.contains("Bytes read from storage"), "{md}");
+        let line = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| cache 4.6 MiB | {name} |")) && l.contains("20.0"))
+            .expect(&md);
+        // Measured 20 MiB, predicted 10, ratio 0.50, faults 3 vs 2, cache 4 MiB.
+        assert!(
+            line.contains("| 20.0 | 10.0 | 0.50 | 3 | 2 | 4.0 |"),
+            "{line}"
+        );
     }
 }
