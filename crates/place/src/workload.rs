@@ -372,14 +372,14 @@ fn store_structures(tables: &[StoreTable<'_>]) -> Result<(u32, Vec<StructureLoad
     let mut structures = Vec::new();
     let mut store_format = None;
     for t in tables {
-        if *store_format.get_or_insert(t.info.format_version) != t.info.format_version {
+        // The structures' format: a table with NULLs has a newer manifest, the same
+        // structures.
+        let version = pmolap_store::format::structure_version(t.info.format_version);
+        if *store_format.get_or_insert(version) != version {
             return Err(Error::invalid(
                 "<store>",
                 t.name,
-                format!(
-                    "store format version {} differs from the other tables'",
-                    t.info.format_version
-                ),
+                format!("store format version {version} differs from the other tables'"),
             ));
         }
         for col in &t.info.columns {

@@ -60,6 +60,16 @@ pub const FORMAT_VERSION: u32 = 2;
 /// value id `dict_len` is NULL); its structure files stay [`FORMAT_VERSION`].
 pub const MANIFEST_NULLS_VERSION: u32 = 3;
 
+/// The structure files' format version of a table whose manifest has version
+/// `manifest_version` (NULLs change the manifest, not the structures).
+pub fn structure_version(manifest_version: u32) -> u32 {
+    if manifest_version == MANIFEST_NULLS_VERSION {
+        FORMAT_VERSION
+    } else {
+        manifest_version
+    }
+}
+
 pub const OFF_MAGIC: usize = 0;
 pub const OFF_VERSION: usize = 8;
 pub const OFF_KIND: usize = 12;
