@@ -403,7 +403,7 @@ fn or_across_columns_of_one_dimension_is_a_condition_of_its_join() {
 #[test]
 fn group_by_in_any_order_and_of_more_columns_than_selected() {
     let q = parse_sql(
-        "select d.d_year, sum(l.lo_revenue) from lineorder as l join ddate d on l.lo_orderdate = d.d_datekey \
+        "select d.d_year, sum(l.lo_revenue) from lineorder as l join date d on l.lo_orderdate = d.d_datekey \
          join customer c on c.c_custkey = l.lo_custkey group by c.c_nation, lo_discount, 1",
         "g",
         &ssb_tables,
@@ -416,15 +416,15 @@ fn group_by_in_any_order_and_of_more_columns_than_selected() {
     assert_eq!(carry("customer"), ["c_nation"]);
     for (sql, want) in [
         (
-            "select d_year, c_nation, count(*) from lineorder, ddate, customer where lo_orderdate = d_datekey and lo_custkey = c_custkey group by d_year",
+            "select d_year, c_nation, count(*) from lineorder, date, customer where lo_orderdate = d_datekey and lo_custkey = c_custkey group by d_year",
             "the selected column `c_nation` is not in GROUP BY (d_year)",
         ),
         (
-            "select d_year, count(*) from lineorder, ddate where lo_orderdate = d_datekey",
+            "select d_year, count(*) from lineorder, date where lo_orderdate = d_datekey",
             "the selected column `d_year` is not in GROUP BY (there is none)",
         ),
         (
-            "select d_year, count(*) from lineorder, ddate where lo_orderdate = d_datekey group by 2",
+            "select d_year, count(*) from lineorder, date where lo_orderdate = d_datekey group by 2",
             "GROUP BY position (not a selected column's position) `2` at line 1 column",
         ),
     ] {
@@ -439,7 +439,7 @@ fn group_by_in_any_order_and_of_more_columns_than_selected() {
 #[test]
 fn order_by_aggregates_and_group_columns_not_selected() {
     let q = parse_sql(
-        "select d.d_year, count(*) from lineorder l, ddate d where l.lo_orderdate = d.d_datekey \
+        "select d.d_year, count(*) from lineorder l, date d where l.lo_orderdate = d.d_datekey \
          group by d.d_year, d_yearmonth order by SUM(lo_revenue) desc, count(*), d.d_yearmonth, \
          max(l.lo_discount * l.lo_quantity) limit 2",
         "o",
@@ -489,7 +489,7 @@ fn order_by_aggregates_and_group_columns_not_selected() {
     .unwrap();
     assert_eq!(q.order_by[0].name, "max(lo_discount)'");
     let e = parse_sql(
-        "select d_year, count(*) from lineorder, ddate where lo_orderdate = d_datekey group by d_year order by d_yearmonth",
+        "select d_year, count(*) from lineorder, date where lo_orderdate = d_datekey group by d_year order by d_yearmonth",
         "x",
         &ssb_tables,
     )
