@@ -251,7 +251,8 @@ def domains_of(fetch, schema):
     cols = {c: schema["fact"] for c in schema["fact_pred"]}
     for d, (_, _, attrs) in schema["dims"].items():
         cols.update({a: d for a in attrs})
-    return {c: [r[0] for r in fetch(f"select distinct {c} from {t}")]
+    # NULLs are no literal a predicate can name (`= NULL` is never true).
+    return {c: [r[0] for r in fetch(f"select distinct {c} from {t}") if r[0] is not None]
             for c, t in sorted(cols.items())}
 
 
