@@ -16,7 +16,8 @@ use pmolap_store::{
 
 use crate::ddl::{parse_schema, ColType, StarSchema, TableSpec, MAX_SCHEMA_BYTES};
 use crate::order::dimension_order;
-use crate::text::{find_file, read_table, store_schema};
+use crate::source::{is_parquet, position, read_table};
+use crate::text::{find_file, store_schema};
 use crate::{Error, Result};
 
 /// How [`load_star`] writes.
@@ -189,11 +190,11 @@ fn check_primary_key(t: &TableSpec, b: &TableBuilder, lines: &[u64], file: &Path
             .position(|c| c.name == t.primary_key[0])
             .map_or(0, |p| p + 1);
         return Err(Error::Data(format!(
-            "{}:{}: column {pos} `{}`: duplicate primary key ({}) — line {} has it too",
-            file.display(),
-            lines[again],
+            "{}: column {pos} `{}`: duplicate primary key ({}) — {} {} has it too",
+            position(file, lines[again]),
             t.primary_key[0],
             t.primary_key.join(", "),
+            if is_parquet(file) { "row" } else { "line" },
             lines[first]
         )));
     }
@@ -228,9 +229,8 @@ fn add_row_refs(
                 .map_or((0, ColType::BigInt), |(i, c)| (i + 1, c.ty));
             let d = star.tables.iter().find(|t| t.name == fk.table);
             return Err(Error::Data(format!(
-                "{}:{}: column {pos} `{}`: foreign key {} has no row in {} ({})",
-                file.display(),
-                lines[r],
+                "{}: column {pos} `{}`: foreign key {} has no row in {} ({})",
+                position(file, lines[r]),
                 fk.column,
                 shown(values[r], ty),
                 fk.table,
