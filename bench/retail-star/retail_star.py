@@ -238,7 +238,7 @@ def pmolap_round(args, db, queries, work):
     for i, (qid, _) in enumerate(queries, 1):
         if str(i) not in by_num or str(i) not in answers:
             base.die(f"{out_json}: no figures or answer for statement {i} ({qid})", 1)
-        ms[qid], rows[qid] = by_num[str(i)]["total_ms"], answers[str(i)]
+        ms[qid], rows[qid] = by_num[str(i)]["median_ms"], answers[str(i)]
     return ms, rows
 
 
@@ -269,8 +269,9 @@ def ratio(a, b):
     return {"ratio": a["median"] / b["median"], "verdict": verdict}
 
 
-def show(s, unit, digits=2):
-    return f"{s['median']:.{digits}f} {unit} ({s['min']:.{digits}f}–{s['max']:.{digits}f})"
+def show(s, unit="", digits=2):
+    u = f" {unit}" if unit else ""
+    return f"{s['median']:.{digits}f}{u} ({s['min']:.{digits}f}–{s['max']:.{digits}f})"
 
 
 def main():
@@ -389,7 +390,7 @@ def main():
     qfig, faster = {}, {k: 0 for k in peer_names}
     for q, _ in ok:
         pm = spread(times["pmolap"][q])
-        row = f"| {q} | {show(pm, '')} |"
+        row = f"| {q} | {show(pm)} |"
         qfig[q] = {"pmolap": {**pm, "times_ms": times["pmolap"][q]}}
         for k in peer_names:
             s = spread(times[k][q])
@@ -398,7 +399,7 @@ def main():
             won = rt["ratio"] > 1 and rt["verdict"] == "outside"
             faster[k] += won
             note = "" if rt["verdict"] == "outside" else " (within noise)" if rt["verdict"] == "within_noise" else " (1 rep)"
-            row += f" {show(s, '')} | {rt['ratio']:.2f}{note} |"
+            row += f" {show(s)} | {rt['ratio']:.2f}{note} |"
         lines.append(row)
     lines.append("")
     for k in peer_names:

@@ -13,9 +13,9 @@ CREATE TABLE day (
 CREATE TABLE customer (
     c_custkey    INTEGER PRIMARY KEY,
     c_name       VARCHAR(25) NOT NULL,
-    c_mktsegment VARCHAR(10) NOT NULL,
     c_nation     VARCHAR(25) NOT NULL,
     c_region     VARCHAR(25) NOT NULL,
+    c_mktsegment VARCHAR(10) NOT NULL,
     c_acctbal    DECIMAL(15,2) NOT NULL
 );
 

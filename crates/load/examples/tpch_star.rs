@@ -136,13 +136,13 @@ fn generate(sf: f64, dir: &Path) -> Res<Vec<(&'static str, u64)>> {
     let mut c = Csv::create(
         dir,
         "customer",
-        "c_custkey,c_name,c_mktsegment,c_nation,c_region,c_acctbal",
+        "c_custkey,c_name,c_nation,c_region,c_mktsegment,c_acctbal",
     )?;
     for r in CustomerGenerator::new(sf, 1, 1).iter() {
         let (nation, region) = &nations[r.c_nationkey as usize];
         let _ = write!(
             c.line,
-            "{},{},{},{nation},{region},",
+            "{},{},{nation},{region},{},",
             r.c_custkey, r.c_name, r.c_mktsegment
         );
         decimal(&mut c.line, r.c_acctbal.0, 2);

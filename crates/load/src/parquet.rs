@@ -282,6 +282,7 @@ where
     let mut r: ColumnReaderImpl<T> = get_typed_column_reader(reader);
     let mut values: Vec<T::T> = Vec::new();
     let mut defs: Vec<i16> = Vec::new();
+    let mut ints: Vec<i64> = Vec::new();
     let mut done = 0usize;
     loop {
         values.clear();
@@ -312,8 +313,15 @@ where
                     at.row(done + i)
                 ))
             })?;
-            let v = convert(v).map_err(|m| Error::Data(format!("{}: {m}", at.row(done + i))))?;
-            b.push_value(s.col, v)?;
+            match convert(v).map_err(|m| Error::Data(format!("{}: {m}", at.row(done + i))))? {
+                Value::Int(x) => ints.push(x),
+                v => b.push_value(s.col, v)?,
+            }
+        }
+        // Integers a batch at a time (strings are interned one by one above).
+        if !ints.is_empty() {
+            b.extend_ints(s.col, &ints)?;
+            ints.clear();
         }
         done += records;
         if done % (1 << 20) < BATCH {
