@@ -25,7 +25,7 @@ use parquet::schema::types::ColumnDescriptor;
 use pmolap_store::{Schema, TableBuilder, Value};
 
 use crate::ddl::{ColType, ColumnSpec, TableSpec};
-use crate::value::{check_str, excerpt, int_bounds};
+use crate::value::{check_str, excerpt, int_bounds, one_line};
 use crate::{Error, Result};
 
 /// Records read from a column chunk at a time.
@@ -638,20 +638,6 @@ fn codec_name(c: Compression) -> &'static str {
         Compression::ZSTD(_) => "ZSTD",
         Compression::LZ4_RAW => "LZ4_RAW",
     }
-}
-
-/// A message of the `parquet` crate on one line (control characters escaped).
-fn one_line(m: &str) -> String {
-    m.chars()
-        .flat_map(|c| {
-            let esc: Vec<char> = if c.is_control() {
-                c.escape_default().collect()
-            } else {
-                vec![c]
-            };
-            esc
-        })
-        .collect()
 }
 
 #[cfg(test)]

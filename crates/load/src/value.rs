@@ -131,6 +131,21 @@ pub fn check_str(f: &str, ty: ColType) -> Result<(), String> {
     Ok(())
 }
 
+/// `m` on one line, its control characters escaped (a message that echoes input, or
+/// another crate's text, stays one line).
+pub fn one_line(m: &str) -> String {
+    m.chars()
+        .flat_map(|c| {
+            let esc: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            esc
+        })
+        .collect()
+}
+
 /// At most 40 characters of `s` for a message, control characters escaped (a quoted
 /// field may hold a line break; a message stays one line).
 pub fn excerpt(s: &str) -> String {
