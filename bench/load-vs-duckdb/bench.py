@@ -4,7 +4,10 @@ workloads/star-retail (dimensions of a few rows, a sales fact of --rows rows) wr
 CSV files with a header, then loaded --reps times by each tool, alternating, from the same
 files into tables of the same schema (keys and NOT NULL included): `pmolap load` into a
 fresh database directory; DuckDB `COPY … FROM` into a fresh database file, checkpointed.
-Prints each tool's median seconds (min–max) and rows/s, and pmolap's rows/s over DuckDB's."""
+Prints each tool's median seconds (min–max) and rows/s, and pmolap's rows/s over DuckDB's.
+With --parquet both load Parquet files instead: the CSV files converted once by DuckDB
+(`COPY … TO … (FORMAT parquet)`), pmolap reading `<table>.parquet`, DuckDB `COPY … FROM`
+them."""
 import argparse, datetime, os, random, shutil, statistics, subprocess, sys, time
 
 import duckdb
@@ -54,7 +57,18 @@ def run_pmolap(binary, data, out):
     return time.perf_counter() - t0
 
 
-def run_duckdb(data, path):
+def to_parquet(csv_dir, out):
+    """The CSV files as Parquet files written by DuckDB (typed by the schema; snappy)."""
+    os.makedirs(out, exist_ok=True)
+    con = duckdb.connect(':memory:')
+    con.execute(open(SCHEMA).read())
+    for t in TABLES:
+        con.execute(f"COPY {t} FROM '{os.path.join(csv_dir, t + '.csv')}' (HEADER, DELIMITER ',')")
+        con.execute(f"COPY {t} TO '{os.path.join(out, t + '.parquet')}' (FORMAT parquet)")
+    con.close()
+
+
+def run_duckdb(data, path, fmt='csv'):
     for p in (path, path + '.wal'):
         if os.path.exists(p):
             os.remove(p)
@@ -62,7 +76,8 @@ def run_duckdb(data, path):
     con = duckdb.connect(path)
     con.execute(open(SCHEMA).read())
     for t in TABLES:
-        con.execute(f"COPY {t} FROM '{os.path.join(data, t + '.csv')}' (HEADER, DELIMITER ',')")
+        opts = "(HEADER, DELIMITER ',')" if fmt == 'csv' else '(FORMAT parquet)'
+        con.execute(f"COPY {t} FROM '{os.path.join(data, t + '.' + fmt)}' {opts}")
     con.execute('CHECKPOINT')
     con.close()
     return time.perf_counter() - t0
@@ -75,18 +90,29 @@ def main():
     ap.add_argument('--rows', type=int, default=3_000_000)
     ap.add_argument('--reps', type=int, default=3)
     ap.add_argument('--seed', type=int, default=35)
+    ap.add_argument('--parquet', action='store_true',
+                    help='load Parquet files (the CSV files converted by DuckDB) instead')
     a = ap.parse_args()
     data = os.path.join(a.work, f'data-{a.rows}-{a.seed}')
     if not os.path.exists(os.path.join(data, 'sales.csv')):
         generate(data + '.tmp', a.rows, a.seed)
         shutil.rmtree(data, ignore_errors=True)
         os.rename(data + '.tmp', data)
+    fmt = 'parquet' if a.parquet else 'csv'
+    if a.parquet:
+        pq = data + '-parquet'
+        if not os.path.exists(os.path.join(pq, 'sales.parquet')):
+            to_parquet(data, pq + '.tmp')
+            shutil.rmtree(pq, ignore_errors=True)
+            os.rename(pq + '.tmp', pq)
+        data = pq
     total = a.rows + 100 + 1000 + 1461
     times = {'pmolap': [], 'duckdb': []}
     for _ in range(a.reps):
         times['pmolap'].append(run_pmolap(a.pmolap, data, os.path.join(a.work, 'db-pmolap')))
-        times['duckdb'].append(run_duckdb(data, os.path.join(a.work, 'db.duckdb')))
-    print(f'{total} rows ({a.rows} fact rows), {a.reps} repetitions, alternating, duckdb {duckdb.__version__}')
+        times['duckdb'].append(run_duckdb(data, os.path.join(a.work, 'db.duckdb'), fmt))
+    print(f'{total} rows ({a.rows} fact rows) from {fmt}, {a.reps} repetitions, alternating, '
+          f'duckdb {duckdb.__version__}')
     med = {}
     for tool, ts in times.items():
         med[tool] = statistics.median(ts)

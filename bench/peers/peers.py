@@ -82,15 +82,7 @@ class Hyper:
     def __init__(self, hapi, args, sfdir):
         self.hapi = hapi
         cpus = sorted(os.sched_getaffinity(0))
-        keep = cpus[: int(args.threads)]
-        if len(keep) < len(cpus):
-            os.sched_setaffinity(0, keep)
-        try:
-            self.proc = hapi.HyperProcess(hapi.Telemetry.DO_NOT_SEND_USAGE_DATA_TO_TABLEAU,
-                                          parameters={"log_config": ""})
-        finally:
-            os.sched_setaffinity(0, cpus)
-        self.threads = len(keep)
+        self.proc, self.threads = start_hyperd(hapi, args.threads)
         db = os.path.join(sfdir, "ssb.hyper")
         self.load_s = None
         if os.path.exists(db):
@@ -136,6 +128,21 @@ class Hyper:
     def close(self):
         self.con.close()
         self.proc.close()
+
+
+def start_hyperd(hapi, threads):
+    """A HyperProcess (logging off) on at most `threads` CPUs (the affinity it inherits from
+    this process, restricted around the start and restored after): (process, CPUs)."""
+    cpus = sorted(os.sched_getaffinity(0))
+    keep = cpus[: int(threads)]
+    if len(keep) < len(cpus):
+        os.sched_setaffinity(0, keep)
+    try:
+        proc = hapi.HyperProcess(hapi.Telemetry.DO_NOT_SEND_USAGE_DATA_TO_TABLEAU,
+                                 parameters={"log_config": ""})
+    finally:
+        os.sched_setaffinity(0, cpus)
+    return proc, len(keep)
 
 
 # AVG over a column or `a op b` of two columns, as the query generator writes it.

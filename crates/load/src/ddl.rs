@@ -136,20 +136,7 @@ fn at(i: &Ident) -> String {
 /// Parses the schema file's text (`origin` names it in errors) into a star schema.
 pub fn parse_schema(text: &str, origin: &str) -> Result<StarSchema> {
     // One line: a statement echoed in a message may hold line breaks (in a string).
-    let bad = |m: String| {
-        let m: String = m
-            .chars()
-            .flat_map(|c| {
-                let esc: Vec<char> = if c.is_control() {
-                    c.escape_default().collect()
-                } else {
-                    vec![c]
-                };
-                esc
-            })
-            .collect();
-        Error::Schema(format!("{origin}: {m}"))
-    };
+    let bad = |m: String| Error::Schema(format!("{origin}: {}", crate::value::one_line(&m)));
     let statements = Parser::parse_sql(&GenericDialect {}, text)
         .map_err(|e| bad(format!("not SQL the loader reads: {e}")))?;
     let mut tables: Vec<TableSpec> = Vec::new();

@@ -1,5 +1,6 @@
 //! `pmolap load`'s work: a user's star schema — `CREATE TABLE` statements with primary
-//! and foreign keys ([`ddl`]) and one delimited text file per table ([`text`]) — checked
+//! and foreign keys ([`ddl`]) and one delimited text or Parquet file per table
+//! ([`source`]: [`text`], `parquet` with the `parquet` feature) — checked
 //! value by value ([`value`]), its dimensions put in an order derived from the data
 //! ([`order`]) and written as one database generation published whole ([`load`]).
 //! `pmolap ssb load` is this path too: `workloads/ssb/schema.sql` with the generator's
@@ -10,6 +11,9 @@
 pub mod ddl;
 pub mod load;
 pub mod order;
+#[cfg(feature = "parquet")]
+pub mod parquet;
+pub mod source;
 pub mod text;
 pub mod value;
 

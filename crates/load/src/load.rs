@@ -18,7 +18,8 @@ use pmolap_store::{
 
 use crate::ddl::{parse_schema, ColType, StarSchema, TableSpec, MAX_SCHEMA_BYTES};
 use crate::order::dimension_order;
-use crate::text::{find_file, read_table, store_schema};
+use crate::source::{is_parquet, position, read_table};
+use crate::text::{find_file, store_schema};
 use crate::{Error, Result};
 
 /// How [`load_star`] / [`load_tables`] write.
@@ -86,11 +87,9 @@ impl Origin {
     /// `file:line` (or `generator: row n`) of row `row`.
     fn at(&self, row: usize) -> String {
         match self {
-            Origin::File { file, lines } => format!(
-                "{}:{}",
-                file.display(),
-                lines.get(row).copied().unwrap_or_default()
-            ),
+            Origin::File { file, lines } => {
+                position(file, lines.get(row).copied().unwrap_or_default())
+            }
             Origin::Generated(what) => format!("{what}: row {}", row + 1),
         }
     }
@@ -336,9 +335,11 @@ fn check_primary_key(t: &TableSpec, b: &TableBuilder, origin: &Origin) -> Result
             .position(|c| c.name == t.primary_key[0])
             .map_or(0, |p| p + 1);
         let earlier = match origin {
-            Origin::File { lines, .. } => {
-                format!("line {}", lines.get(first).copied().unwrap_or_default())
-            }
+            Origin::File { file, lines } => format!(
+                "{} {}",
+                if is_parquet(file) { "row" } else { "line" },
+                lines.get(first).copied().unwrap_or_default()
+            ),
             Origin::Generated(_) => format!("row {}", first + 1),
         };
         return Err(Error::Data(format!(

@@ -14,14 +14,15 @@ use crate::ddl::TableSpec;
 use crate::value::{check_str, parse_int};
 use crate::{Error, Result};
 
-/// The extensions a table's file may have, in the order they are looked for.
-pub const EXTENSIONS: [&str; 4] = ["csv", "tbl", "tsv", "txt"];
+/// The extensions a table's file may have, in the order they are looked for (`parquet`:
+/// read by [`crate::source`]).
+pub const EXTENSIONS: [&str; 5] = ["csv", "tbl", "tsv", "txt", "parquet"];
 /// The longest record (line) read, in bytes: a longer one is refused, never buffered
 /// without end.
 pub const MAX_RECORD_BYTES: usize = 1 << 20;
 
-/// The file of table `t` in `dir`: `<table>.csv`, `.tbl`, `.tsv` or `.txt`, exactly one
-/// of them, a regular file.
+/// The file of table `t` in `dir`: `<table>.csv`, `.tbl`, `.tsv`, `.txt` or `.parquet`,
+/// exactly one of them, a regular file.
 pub fn find_file(dir: &Path, t: &TableSpec) -> Result<PathBuf> {
     let found: Vec<PathBuf> = EXTENSIONS
         .iter()

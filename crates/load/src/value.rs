@@ -7,12 +7,22 @@ use crate::ddl::ColType;
 /// Parses `f` as an integer of `ty` (every type but the strings).
 pub fn parse_int(f: &str, ty: ColType) -> Result<i64, String> {
     match ty {
-        ColType::SmallInt => ranged(f, i16::MIN as i64, i16::MAX as i64, "SMALLINT"),
-        ColType::Integer => ranged(f, i32::MIN as i64, i32::MAX as i64, "INTEGER"),
-        ColType::BigInt => ranged(f, i64::MIN, i64::MAX, "BIGINT"),
+        ColType::SmallInt | ColType::Integer | ColType::BigInt => {
+            let (lo, hi) = int_bounds(ty);
+            ranged(f, lo, hi, &ty.to_string())
+        }
         ColType::Decimal { precision, scale } => parse_decimal(f, precision, scale),
         ColType::Date => parse_date(f),
         ColType::Str { .. } => Err("a string column".into()),
+    }
+}
+
+/// The range of an integer type (BIGINT's for the other int-stored types).
+pub fn int_bounds(ty: ColType) -> (i64, i64) {
+    match ty {
+        ColType::SmallInt => (i16::MIN as i64, i16::MAX as i64),
+        ColType::Integer => (i32::MIN as i64, i32::MAX as i64),
+        _ => (i64::MIN, i64::MAX),
     }
 }
 
@@ -121,9 +131,24 @@ pub fn check_str(f: &str, ty: ColType) -> Result<(), String> {
     Ok(())
 }
 
+/// `m` on one line, its control characters escaped (a message that echoes input, or
+/// another crate's text, stays one line).
+pub fn one_line(m: &str) -> String {
+    m.chars()
+        .flat_map(|c| {
+            let esc: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            esc
+        })
+        .collect()
+}
+
 /// At most 40 characters of `s` for a message, control characters escaped (a quoted
 /// field may hold a line break; a message stays one line).
-fn excerpt(s: &str) -> String {
+pub fn excerpt(s: &str) -> String {
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
         if i == 40 {
