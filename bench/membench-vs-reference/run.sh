@@ -8,7 +8,9 @@
 #
 # Environment: RANGE (memory range, default 2G), ROUNDS (interleaved rounds per row,
 # default 3), DURATION (seconds per rep, default 2), REPS (reps per run, default 5),
-# THREADS_ALL (thread count of the "all cores" rows, default nproc), KERNEL (membench
+# THREADS_ALL (thread count of the "all cores" rows, default nproc), THREADS_LIST (the
+# thread counts of the rows, default "1 THREADS_ALL"), PMOLAP (a pmolap binary to use
+# instead of building one, e.g. on a machine without cargo), KERNEL (membench
 # --kernel, default avx2 to match the AVX2 reference), KEEP (a directory to keep the raw
 # outputs in; default: a temporary directory, removed at exit).
 set -euo pipefail
@@ -22,6 +24,7 @@ ROUNDS="${ROUNDS:-3}"
 DURATION="${DURATION:-2}"
 REPS="${REPS:-5}"
 THREADS_ALL="${THREADS_ALL:-$(nproc)}"
+THREADS_LIST="${THREADS_LIST:-1 $THREADS_ALL}"
 KERNEL="${KERNEL:-avx2}"
 
 if [[ -n "${KEEP:-}" ]]; then
@@ -45,8 +48,12 @@ range_bytes="$(to_bytes "$RANGE")"
 
 echo "building reference.c and pmolap (release)..." >&2
 gcc -O3 -mavx2 -pthread -o "$work/reference" "$here/reference.c"
-(cd "$root" && cargo build --release --quiet)
-pmolap="$root/target/release/pmolap"
+if [[ -n "${PMOLAP:-}" ]]; then
+    pmolap="$PMOLAP"
+else
+    (cd "$root" && cargo build --release --quiet)
+    pmolap="$root/target/release/pmolap"
+fi
 [[ -x "$pmolap" ]] || { echo "no $pmolap after cargo build" >&2; exit 1; }
 
 median() { # numbers on stdin -> their median
@@ -84,7 +91,7 @@ echo "| row | reference GiB/s | membench GiB/s | membench / reference |"
 echo "|---|---:|---:|---:|"
 
 for op in read write; do
-    for threads in 1 "$THREADS_ALL"; do
+    for threads in $THREADS_LIST; do
         ref=()
         mb=()
         for ((round = 0; round < ROUNDS; round++)); do
