@@ -528,3 +528,56 @@ fn another_name_of_a_table_resolves_through_the_synonyms() {
     .unwrap()[0];
     assert_eq!(q.joins[0].dim, "date");
 }
+
+/// A comparison with the literal NULL (never true in SQL) is a one-line error with its
+/// position saying to write IS NULL / IS NOT NULL, on either side, inside an OR, in an
+/// IN list or BETWEEN; `IS [NOT] NULL` itself translates.
+#[test]
+fn a_comparison_with_null_says_to_write_is_null() {
+    for (sql, want) in [
+        (
+            "select count(*) from lineorder where lo_discount = NULL",
+            "`lo_discount = NULL` at line 1 column 38: a comparison with NULL is never true; write IS NULL",
+        ),
+        (
+            "select count(*) from lineorder where lo_discount <> null",
+            "`lo_discount <> NULL` at line 1 column 38: a comparison with NULL is never true; write IS NOT NULL",
+        ),
+        (
+            "select count(*) from lineorder where NULL = lo_discount",
+            "`NULL = lo_discount` at line 1 column 38: a comparison with NULL is never true; write IS NULL",
+        ),
+        (
+            "select count(*) from lineorder where lo_discount < (NULL)",
+            "a comparison with NULL is never true; write IS NULL or IS NOT NULL",
+        ),
+        (
+            "select count(*) from lineorder, part where lo_partkey = p_partkey and (p_mfgr = 'MFGR#1' or p_category = NULL)",
+            "`p_category = NULL` at line 1 column 93: a comparison with NULL is never true; write IS NULL",
+        ),
+        (
+            "select count(*) from lineorder where lo_discount = 1 or lo_discount = NULL",
+            "`lo_discount = NULL` at line 1 column 57: a comparison with NULL is never true; write IS NULL",
+        ),
+        (
+            "select count(*) from lineorder where lo_discount in (1, NULL)",
+            "write IS NULL or IS NOT NULL",
+        ),
+        (
+            "select count(*) from lineorder where lo_discount between NULL and 3",
+            "write IS NULL or IS NOT NULL",
+        ),
+    ] {
+        let e = parse_sql(sql, "x", &ssb_tables).unwrap_err().to_string();
+        assert!(e.contains(want), "{sql}: {e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+    let q = parse_sql(
+        "select count(*) from lineorder where lo_discount is null and lo_quantity is not null",
+        "x",
+        &ssb_tables,
+    )
+    .unwrap();
+    assert_eq!(q.filters["lo_discount"].is_null, Some(true));
+    assert_eq!(q.filters["lo_quantity"].is_null, Some(false));
+}

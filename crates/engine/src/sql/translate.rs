@@ -177,6 +177,30 @@ fn literal(e: &ast::Expr) -> Result<Literal> {
     }
 }
 
+/// The literal `NULL` (parenthesised or not).
+fn is_null(e: &ast::Expr) -> bool {
+    match e {
+        ast::Expr::Value(v) => matches!(v.value, Value::Null),
+        ast::Expr::Nested(inner) => is_null(inner),
+        _ => false,
+    }
+}
+
+/// The refusal of `col = NULL`, `col <> NULL` and every other comparison with the
+/// literal NULL: never true in SQL (NULL, not a boolean), so one almost always means IS
+/// [NOT] NULL; the error says which.
+fn null_comparison(e: &ast::Expr, op: &BinaryOperator) -> Error {
+    let write = match op {
+        BinaryOperator::Eq => "write IS NULL",
+        BinaryOperator::NotEq => "write IS NOT NULL",
+        _ => "write IS NULL or IS NOT NULL",
+    };
+    Error::Query(format!(
+        "SQL: `{e}`{}: a comparison with NULL is never true; {write}",
+        at(e)
+    ))
+}
+
 /// `digits.digits` (either side may be empty, not both): a decimal literal.
 fn is_decimal(n: &str) -> bool {
     let (a, b) = n.split_once('.').unwrap_or((n, "x"));
@@ -421,6 +445,9 @@ impl<'a> Translator<'a> {
             ast::Expr::Nested(inner) => self.leaf(inner),
             ast::Expr::BinaryOp { left, op, right } => match op {
                 B::Eq | B::NotEq | B::Lt | B::LtEq | B::Gt | B::GtEq => {
+                    if is_null(left) || is_null(right) {
+                        return Err(null_comparison(e, op));
+                    }
                     let l_col = self.column(left);
                     let r_col = self.column(right);
                     if let (Ok(a), Ok(b)) = (&l_col, &r_col) {
