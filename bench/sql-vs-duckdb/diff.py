@@ -13,7 +13,8 @@ NOT BETWEEN, IN, NOT IN, OR of equalities on one column, decimals and DATE liter
 star-retail, and IS [NOT] NULL on star-retail's nullable columns) and ORs across several
 columns of one dimension (mixed with AND, IN and parentheses); group-bys over dimension
 and fact attributes (or none: one row; a nullable column's NULL group), GROUP BY
-in any order, by name or position, sometimes of columns not selected; one to three
+in any order, by name, position or a selected column's alias, sometimes of columns not
+selected; one to three
 aggregates (SUM, COUNT(*), COUNT(col), MIN, MAX, AVG of a fact column or of `a op b`:
 `a * b` of decimals at the sum of their scales; `a ± b` only of one scale, as pmolap
 refuses decimals of two scales added); ORDER BY every select column (by name,
@@ -206,7 +207,14 @@ def random_query(rng, domains, schema=SSB, wide=False, seen=None):
             return t
         return f + "(" + " ".join(name(w) if w[0].isalpha() else w for w in arg.split(" ")) + ")"
 
-    select = [name(g) for g in groups] + [agg_text(t) + (f" as {a}" if a else "") for t, a in aggs]
+    # Aliases on selected group-by columns (wide): named by GROUP BY and ORDER BY too.
+    galias = {}
+    if wide:
+        galias = {g: f"g{i}" for i, g in enumerate(groups) if rng.random() < 0.25}
+        if galias:
+            mark("group-by column alias")
+    select = [name(g) + (f" as {galias[g]}" if g in galias else "") for g in groups]
+    select += [agg_text(t) + (f" as {a}" if a else "") for t, a in aggs]
     from_items = [fact + (f" {alias[fact]}" if fact in alias else "")]
     from_items += [d + (f" {alias[d]}" if d in alias else "") for d in dims]
     if wide and dims and rng.random() < 0.3:
@@ -234,13 +242,15 @@ def random_query(rng, domains, schema=SSB, wide=False, seen=None):
         for i in order:
             if wide and i < len(groups) and rng.random() < 0.2:
                 keys.append(str(i + 1))  # the select-list position
+            elif i < len(groups) and groups[i] in galias and rng.random() < 0.5:
+                keys.append(galias[groups[i]])
             else:
                 keys.append(name(all_groups[i]))
         sql += " group by " + ", ".join(keys)
     # Every select column is a key (a total order of the answer's rows, so LIMIT is
     # deterministic), each named by name, alias, position or (aggregates) the expression
     # written again; wide: first, sometimes, a key that is not selected.
-    keys = [(i + 1, name(g), None) for i, g in enumerate(groups)]
+    keys = [(i + 1, name(g), galias.get(g)) for i, g in enumerate(groups)]
     keys += [(len(groups) + i + 1, agg_text(t), a) for i, (t, a) in enumerate(aggs)]
     rng.shuffle(keys)
     order = []

@@ -562,6 +562,10 @@ pub struct Query {
     pub aggregates: Vec<Aggregate>,
     /// Output columns, in order: aggregate names and carried columns.
     pub select: Vec<String>,
+    /// The names the answer gives selected carried columns other than their own
+    /// (`SELECT d_year AS y`): select entry → name. Absent from older documents.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub aliases: BTreeMap<String, String>,
     #[serde(default)]
     pub order_by: Vec<OrderKey>,
     #[serde(default)]
@@ -627,6 +631,9 @@ impl Query {
                 )));
             }
         }
+        if let Some(k) = self.aliases.keys().find(|k| !self.select.contains(k)) {
+            return Err(q(format!("alias of `{k}`, which is not selected")));
+        }
         // An ORDER BY key may be an aggregate or a carried (group-by) column that is not
         // selected: computed, ordered by, and left out of the answer.
         for k in &self.order_by {
@@ -658,6 +665,15 @@ impl Query {
             }
         }
         Ok(())
+    }
+
+    /// The names of the answer's columns: the select list, an aliased column under its
+    /// alias.
+    pub fn column_names(&self) -> Vec<String> {
+        self.select
+            .iter()
+            .map(|s| self.aliases.get(s).unwrap_or(s).clone())
+            .collect()
     }
 
     /// Every predicate of the query: the fact table's, the dimensions' and those inside

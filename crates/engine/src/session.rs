@@ -216,7 +216,7 @@ pub fn run_query(
         .collect();
     Ok(QueryRun {
         id: query.id.clone(),
-        columns: query.select.clone(),
+        columns: query.column_names(),
         rows,
         plan_ms: p.plan_ms,
         probe_ms: exec.probe_ms,

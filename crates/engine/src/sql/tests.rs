@@ -581,3 +581,58 @@ fn a_comparison_with_null_says_to_write_is_null() {
     assert_eq!(q.filters["lo_discount"].is_null, Some(true));
     assert_eq!(q.filters["lo_quantity"].is_null, Some(false));
 }
+
+/// A selected group-by column may have an alias: the answer's column is named by it, and
+/// ORDER BY and GROUP BY may name it (GROUP BY: a column of that name comes first); an
+/// alias naming two select items is refused.
+#[test]
+fn aliases_on_group_by_columns() {
+    let q = parse_sql(
+        "select d_year as y, c.c_nation as n, sum(lo_revenue) as s from lineorder, date, customer c \
+         where lo_orderdate = d_datekey and lo_custkey = c_custkey group by y, c.c_nation order by y desc, n, s",
+        "a",
+        &ssb_tables,
+    )
+    .unwrap();
+    assert_eq!(q.select, ["d_year", "c_nation", "s"]);
+    assert_eq!(q.column_names(), ["y", "n", "s"]);
+    let carry = |dim: &str| q.joins.iter().find(|j| j.dim == dim).unwrap().carry.clone();
+    assert_eq!(carry("date"), ["d_year"]);
+    assert_eq!(carry("customer"), ["c_nation"]);
+    let keys: Vec<(&str, bool)> = q
+        .order_by
+        .iter()
+        .map(|k| (k.name.as_str(), k.desc))
+        .collect();
+    assert_eq!(keys, [("d_year", true), ("c_nation", false), ("s", false)]);
+    // GROUP BY the column itself, ORDER BY its alias.
+    let q = parse_sql(
+        "select d_year as y, count(*) from lineorder, date where lo_orderdate = d_datekey group by d_year order by y",
+        "b",
+        &ssb_tables,
+    )
+    .unwrap();
+    assert_eq!(q.column_names(), ["y", "count(*)"]);
+    assert_eq!(q.order_by[0].name, "d_year");
+    // Written with the query (a query without aliases is written as before).
+    let text = serde_yaml_ng::to_string(&q).unwrap();
+    assert!(text.contains("aliases:\n  d_year: y\n"), "{text}");
+    for (sql, want) in [
+        (
+            "select d_year as s, sum(lo_revenue) as s from lineorder, date where lo_orderdate = d_datekey group by d_year",
+            "the alias `s` names two select items",
+        ),
+        (
+            "select d_year as y, d_yearmonth, count(*) from lineorder, date where lo_orderdate = d_datekey group by d_year, y",
+            "the selected column `d_yearmonth` is not in GROUP BY (d_year)",
+        ),
+        (
+            "select d_year as y, count(*) from lineorder, date where lo_orderdate = d_datekey group by z",
+            "no FROM table (lineorder, date) has the column `z`",
+        ),
+    ] {
+        let e = parse_sql(sql, "x", &ssb_tables).unwrap_err().to_string();
+        assert!(e.contains(want), "{sql}: {e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+}

@@ -649,6 +649,7 @@ impl<'a> Translator<'a> {
             carry: Vec::new(),
             aggregates: Vec::new(),
             select: Vec::new(),
+            aliases: BTreeMap::new(),
             order_by: Vec::new(),
             limit: None,
         })
@@ -744,14 +745,36 @@ impl<'a> Translator<'a> {
                 continue;
             }
             let c = self.column(e)?;
-            if alias.as_ref().is_some_and(|a| *a != c.column) {
-                return Err(unsupported("an alias on a group-by column", item));
+            if let Some(a) = alias.filter(|a| *a != c.column) {
+                out.aliases.insert(c.column.clone(), a);
             }
             carry(out, &c);
             out.select.push(c.column.clone());
             self.items.push(Some(c));
         }
+        // An alias is the one name of its answer column (ORDER BY and GROUP BY name it).
+        let names = out.column_names();
+        for a in out.aliases.values() {
+            if names.iter().filter(|n| *n == a).count() > 1 {
+                return Err(Error::Query(format!(
+                    "SQL: the alias `{a}` names two select items; give each its own name"
+                )));
+            }
+        }
         Ok(())
+    }
+
+    /// The selected column whose alias `e` is (`SELECT d_year AS y … GROUP BY y`).
+    fn aliased(&self, e: &ast::Expr, out: &Query) -> Option<Col> {
+        let ast::Expr::Identifier(i) = e else {
+            return None;
+        };
+        let (column, _) = out.aliases.iter().find(|(_, a)| **a == i.value)?;
+        self.items
+            .iter()
+            .flatten()
+            .find(|c| c.column == *column)
+            .cloned()
     }
 
     /// GROUP BY: columns (or select-list positions of columns), in any order; every
@@ -783,7 +806,12 @@ impl<'a> Translator<'a> {
                             )
                         })?
                 }
-                _ => self.column(e)?,
+                // A column, else the alias of a selected column (as DuckDB: a column of
+                // that name comes first).
+                _ => match self.column(e) {
+                    Ok(c) => c,
+                    Err(err) => self.aliased(e, out).ok_or(err)?,
+                },
             };
             if !got.contains(&c) {
                 got.push(c);
@@ -811,12 +839,16 @@ impl<'a> Translator<'a> {
         Ok(())
     }
 
-    /// The name of the answer column an ORDER BY expression means: an alias, a selected
+    /// The name of the answer column an ORDER BY expression means: an alias (of an
+    /// aggregate or a selected column), a selected
     /// column, a position (`ORDER BY 2`, from 1), a group-by column not selected, or an
     /// aggregate — one selected (the same function of the same argument, however
     /// written) or one computed only to order by.
     fn order_key(&self, e: &ast::Expr, out: &mut Query) -> Result<String> {
         if let ast::Expr::Identifier(i) = e {
+            if let Some((column, _)) = out.aliases.iter().find(|(_, a)| **a == i.value) {
+                return Ok(column.clone());
+            }
             if out.select.contains(&i.value) {
                 return Ok(i.value.clone());
             }
