@@ -228,7 +228,12 @@ pub fn run_printing(
     if a.print {
         // Each answer under its query's name, with its column names.
         for f in &r.queries {
-            let answer = render_answer(format, &f.last.columns, &f.last.rows);
+            let answer = render_answer(
+                format,
+                &f.last.columns,
+                &f.last.rows,
+                &f.last.decimal_columns,
+            );
             print_text(&format!("-- {}\n{answer}", f.id))?;
         }
     }
