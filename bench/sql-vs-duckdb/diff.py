@@ -10,11 +10,14 @@ row). The queries: random dimensions joined to the fact table (or none: fact-onl
 queries), as a comma list or JOIN … ON, tables aliased or not and columns qualified or
 not; predicates drawn from the data's own value domains (=, <>, <, <=, >, >=, BETWEEN,
 NOT BETWEEN, IN, NOT IN, OR of equalities on one column, decimals and DATE literals on
-star-retail) and ORs across several columns of one dimension (mixed with AND, IN and
-parentheses); group-bys over dimension and fact attributes (or none: one row), GROUP BY
-in any order, by name or position, sometimes of columns not selected; one to three
+star-retail, and IS [NOT] NULL on star-retail's nullable columns) and ORs across several
+columns of one dimension (mixed with AND, IN and parentheses); group-bys over dimension
+and fact attributes (or none: one row; a nullable column's NULL group), GROUP BY
+in any order, by name, position or a selected column's alias, sometimes of columns not
+selected; one to three
 aggregates (SUM, COUNT(*), COUNT(col), MIN, MAX, AVG of a fact column or of `a op b`:
-`a * b` of decimals at the sum of their scales); ORDER BY every select column (by name,
+`a * b` of decimals at the sum of their scales; `a ± b` only of one scale, as pmolap
+refuses decimals of two scales added); ORDER BY every select column (by name,
 alias, position or the aggregate written again), sometimes after a group-by column or an
 aggregate that is not selected; sometimes LIMIT. DECIMAL answers are compared as the
 exact decimal strings DuckDB prints, dates as YYYY-MM-DD, AVG (a double in both) with a
@@ -71,12 +74,14 @@ RETAIL = {
         "product": ("sa_product", "p_id",
                     ["p_name", "p_color", "p_brand", "p_category", "p_list_price"]),
     },
-    "fact_pred": ["sa_quantity", "sa_price", "sa_discount", "sa_date", "sa_id"],
-    "fact_group": ["sa_discount", "sa_date", "sa_quantity"],
+    "fact_pred": ["sa_quantity", "sa_price", "sa_discount", "sa_date", "sa_id", "sa_store"],
+    "fact_group": ["sa_discount", "sa_date", "sa_quantity", "sa_store"],
     "aggs": ["sa_price", "sa_quantity", "sa_quantity * sa_price", "sa_price * sa_discount",
              "sa_price - sa_discount", "sa_price + sa_discount", "sa_id",
              "sa_quantity * sa_discount"],
     "minmax": ["sa_date"],
+    # Columns with NULLs in the data (IS [NOT] NULL predicates; NULL groups).
+    "nullable": ["sa_store", "sa_quantity", "sa_discount", "p_color"],
 }
 FUNCS = ["sum", "sum", "count", "min", "max", "avg"]
 
@@ -89,7 +94,12 @@ def lit(v):
     return str(v)
 
 
-def predicate(rng, col, values):
+def predicate(rng, col, values, nullable=False):
+    """A random predicate on `col` (named as written) with literals from `values`; on a
+    nullable column sometimes `IS [NOT] NULL` (the extra draw only there, so a schema
+    without NULLs draws what it always drew)."""
+    if nullable and rng.random() < 0.3:
+        return f"{col} is {rng.choice(['', 'not '])}null"
     vs = sorted(values)
     kind = rng.choice(["eq", "ne", "in", "not_in", "or", "between", "not_between",
                        "lt", "le", "gt", "ge"])
@@ -112,15 +122,16 @@ def predicate(rng, col, values):
     return f"{col} {op} {lit(rng.choice(vs))}"
 
 
-def or_across(rng, cols, domains, name):
+def or_across(rng, cols, domains, name, nulls=()):
     """An OR across two or three columns of one dimension, an alternative sometimes an
-    AND of two predicates (`(a = 1 or b in (…) or (c < 3 and a <> 2))`)."""
+    AND of two predicates (`(a = 1 or b in (…) or (c < 3 and a <> 2))`); `nulls`: the
+    nullable columns (sometimes `IS [NOT] NULL`)."""
     picked = rng.sample(cols, min(len(cols), rng.randint(2, 3)))
-    alts = [predicate(rng, name(c), domains[c]) for c in picked]
+    alts = [predicate(rng, name(c), domains[c], c in nulls) for c in picked]
     if rng.random() < 0.4:
         c1, c2 = rng.sample(cols, 2)
-        alts.append(f"({predicate(rng, name(c1), domains[c1])} and "
-                    f"{predicate(rng, name(c2), domains[c2])})")
+        alts.append(f"({predicate(rng, name(c1), domains[c1], c1 in nulls)} and "
+                    f"{predicate(rng, name(c2), domains[c2], c2 in nulls)})")
     return "(" + " or ".join(alts) + ")"
 
 
@@ -134,6 +145,7 @@ def random_query(rng, domains, schema=SSB, wide=False, seen=None):
             seen[form] = seen.get(form, 0) + 1
 
     fact, dims_of = schema["fact"], schema["dims"]
+    nulls = schema.get("nullable", [])
     dims = rng.sample(sorted(dims_of), rng.randint(0, min(3, len(dims_of))))
     alias = {}
     if wide and rng.random() < 0.5:
@@ -152,20 +164,22 @@ def random_query(rng, domains, schema=SSB, wide=False, seen=None):
         joins.append(f"{name(fk)} = {name(key)}")
         both.append(joins[-1])
         for col in rng.sample(attrs, rng.randint(0, 2)):
-            where.append(predicate(rng, name(col), domains[col]))
+            where.append(predicate(rng, name(col), domains[col], col in nulls))
             both.append(where[-1])
         if wide and len(attrs) >= 2 and rng.random() < 0.3:
-            where.append(or_across(rng, attrs, domains, name))
+            where.append(or_across(rng, attrs, domains, name, nulls))
             both.append(where[-1])
             mark("or across columns")
         if rng.random() < 0.6:
             groups.append(rng.choice(attrs))
     for col in rng.sample(schema["fact_pred"], rng.randint(0, 2)):
-        where.append(predicate(rng, name(col), domains[col]))
+        where.append(predicate(rng, name(col), domains[col], col in nulls))
         both.append(where[-1])
     if rng.random() < 0.25:
         groups.append(rng.choice(schema["fact_group"]))
     groups = list(dict.fromkeys(groups))
+    if any(g in nulls for g in groups):
+        mark("nullable group")
     # Group-by columns not selected (wide): grouped by, sometimes ordered by.
     hidden_groups = []
     if wide and len(groups) >= 2 and rng.random() < 0.25:
@@ -193,7 +207,14 @@ def random_query(rng, domains, schema=SSB, wide=False, seen=None):
             return t
         return f + "(" + " ".join(name(w) if w[0].isalpha() else w for w in arg.split(" ")) + ")"
 
-    select = [name(g) for g in groups] + [agg_text(t) + (f" as {a}" if a else "") for t, a in aggs]
+    # Aliases on selected group-by columns (wide): named by GROUP BY and ORDER BY too.
+    galias = {}
+    if wide:
+        galias = {g: f"g{i}" for i, g in enumerate(groups) if rng.random() < 0.25}
+        if galias:
+            mark("group-by column alias")
+    select = [name(g) + (f" as {galias[g]}" if g in galias else "") for g in groups]
+    select += [agg_text(t) + (f" as {a}" if a else "") for t, a in aggs]
     from_items = [fact + (f" {alias[fact]}" if fact in alias else "")]
     from_items += [d + (f" {alias[d]}" if d in alias else "") for d in dims]
     if wide and dims and rng.random() < 0.3:
@@ -221,13 +242,15 @@ def random_query(rng, domains, schema=SSB, wide=False, seen=None):
         for i in order:
             if wide and i < len(groups) and rng.random() < 0.2:
                 keys.append(str(i + 1))  # the select-list position
+            elif i < len(groups) and groups[i] in galias and rng.random() < 0.5:
+                keys.append(galias[groups[i]])
             else:
                 keys.append(name(all_groups[i]))
         sql += " group by " + ", ".join(keys)
     # Every select column is a key (a total order of the answer's rows, so LIMIT is
     # deterministic), each named by name, alias, position or (aggregates) the expression
     # written again; wide: first, sometimes, a key that is not selected.
-    keys = [(i + 1, name(g), None) for i, g in enumerate(groups)]
+    keys = [(i + 1, name(g), galias.get(g)) for i, g in enumerate(groups)]
     keys += [(len(groups) + i + 1, agg_text(t), a) for i, (t, a) in enumerate(aggs)]
     rng.shuffle(keys)
     order = []
@@ -327,6 +350,8 @@ def compare(args, label, con, data, queries, seen):
     drawn["not between"] = sum(" not between " in q for q in queries)
     drawn["DATE literal"] = sum("DATE '" in q for q in queries)
     drawn["limit"] = sum(" limit " in q for q in queries)
+    drawn["is null"] = sum(" is null" in q for q in queries)
+    drawn["is not null"] = sum(" is not null" in q for q in queries)
     drawn.update(seen)
     print(f"{label} queries with: " + ", ".join(f"{k} {v}" for k, v in drawn.items()))
     return bad

@@ -162,20 +162,22 @@ pub(crate) enum AnswerFormat {
     /// a comma, a double quote, CR or LF is quoted, its quotes doubled; NULL is empty.
     Csv,
     /// One line: a JSON array of objects, one per row, `{"column": value, …}` in the
-    /// order of the columns (NULL is `null`).
+    /// order of the columns (NULL is `null`; an exact decimal a number with its digits).
     Json,
 }
 
-/// The answer `rows` (each in the order of `columns`) in `format`, ending in a newline.
+/// The answer `rows` (each in the order of `columns`) in `format`, ending in a newline;
+/// `decimals`: the positions of exact DECIMAL columns (their values are text).
 pub(crate) fn render_answer(
     format: AnswerFormat,
     columns: &[String],
     rows: &[Vec<OutValue>],
+    decimals: &[usize],
 ) -> String {
     match format {
         AnswerFormat::Table => answer_table(columns, rows),
         AnswerFormat::Csv => answer_csv(columns, rows),
-        AnswerFormat::Json => answer_json(columns, rows),
+        AnswerFormat::Json => answer_json(columns, rows, decimals),
     }
 }
 
@@ -287,14 +289,18 @@ fn answer_csv(columns: &[String], rows: &[Vec<OutValue>]) -> String {
     out
 }
 
-fn answer_json(columns: &[String], rows: &[Vec<OutValue>]) -> String {
-    let value = |v: &OutValue| match v {
-        OutValue::Null => serde_json::Value::Null,
-        OutValue::Int(i) => (*i).into(),
-        OutValue::Str(s) => s.as_str().into(),
+/// A JSON array of objects; an exact decimal (a value of a `decimals` column) is written
+/// as a JSON number with its own digits (`12.50`), never through a double.
+fn answer_json(columns: &[String], rows: &[Vec<OutValue>], decimals: &[usize]) -> String {
+    let value = |i: usize, v: &OutValue| match v {
+        OutValue::Str(s) if decimals.contains(&i) && is_decimal_text(s) => s.clone(),
+        OutValue::Null => "null".into(),
+        OutValue::Int(i) => i.to_string(),
+        OutValue::Str(s) => serde_json::Value::from(s.as_str()).to_string(),
         // NaN and infinities have no JSON number: null.
         OutValue::Float(d) => serde_json::Number::from_f64(d.0)
-            .map_or(serde_json::Value::Null, serde_json::Value::Number),
+            .map_or(serde_json::Value::Null, serde_json::Value::Number)
+            .to_string(),
     };
     let objects: Vec<String> = rows
         .iter()
@@ -302,7 +308,10 @@ fn answer_json(columns: &[String], rows: &[Vec<OutValue>]) -> String {
             let fields: Vec<String> = columns
                 .iter()
                 .zip(r)
-                .map(|(c, v)| format!("{}:{}", serde_json::Value::from(c.as_str()), value(v)))
+                .enumerate()
+                .map(|(i, (c, v))| {
+                    format!("{}:{}", serde_json::Value::from(c.as_str()), value(i, v))
+                })
                 .collect();
             format!("{{{}}}", fields.join(","))
         })
@@ -403,22 +412,22 @@ mod tests {
             vec![OutValue::Str("c\nd".into()), OutValue::Null],
         ];
         assert_eq!(
-            render_answer(AnswerFormat::Table, &cols, &rows),
+            render_answer(AnswerFormat::Table, &cols, &rows, &[]),
             "name    sum(x)\n------  ------\na, \"b\"   12345\nc\\nd      NULL\n(2 rows)\n"
         );
         assert_eq!(
-            render_answer(AnswerFormat::Csv, &cols, &rows),
+            render_answer(AnswerFormat::Csv, &cols, &rows, &[]),
             "name,sum(x)\r\n\"a, \"\"b\"\"\",12345\r\n\"c\nd\",\r\n"
         );
-        let j = render_answer(AnswerFormat::Json, &cols, &rows);
+        let j = render_answer(AnswerFormat::Json, &cols, &rows, &[]);
         assert_eq!(
             j,
             "[{\"name\":\"a, \\\"b\\\"\",\"sum(x)\":12345},{\"name\":\"c\\nd\",\"sum(x)\":null}]\n"
         );
         let v: serde_json::Value = serde_json::from_str(&j).unwrap();
         assert_eq!(v[0]["sum(x)"], 12345);
-        assert_eq!(render_answer(AnswerFormat::Json, &cols, &[]), "[]\n");
-        assert!(render_answer(AnswerFormat::Table, &cols, &[]).ends_with("(0 rows)\n"));
+        assert_eq!(render_answer(AnswerFormat::Json, &cols, &[], &[]), "[]\n");
+        assert!(render_answer(AnswerFormat::Table, &cols, &[], &[]).ends_with("(0 rows)\n"));
     }
 
     /// Exact decimals arrive as text and align as numbers; other text stays left.
@@ -430,12 +439,32 @@ mod tests {
             vec![OutValue::Str("-7.5".into())],
         ];
         assert_eq!(
-            render_answer(AnswerFormat::Table, &cols, &rows),
+            render_answer(AnswerFormat::Table, &cols, &rows, &[]),
             "  revenue\n---------\n15404.190\n     -7.5\n(2 rows)\n"
         );
         for t in ["1.", ".5", "1.2.3", "-", "", "1e5", "12a"] {
             assert!(!is_decimal_text(t), "{t}");
         }
+    }
+
+    /// JSON writes a decimal column's values as numbers with their own digits (no
+    /// double in between: 17 significant digits and trailing zeros stay), the same text
+    /// in another column as a string.
+    #[test]
+    fn json_decimals_are_exact_numbers() {
+        let cols = vec!["s".to_string(), "name".to_string()];
+        let rows = vec![
+            vec![
+                OutValue::Str("1234567890123456.78".into()),
+                OutValue::Str("12.50".into()),
+            ],
+            vec![OutValue::Str("-0.10".into()), OutValue::Null],
+            vec![OutValue::Null, OutValue::Str("x".into())],
+        ];
+        assert_eq!(
+            render_answer(AnswerFormat::Json, &cols, &rows, &[0]),
+            "[{\"s\":1234567890123456.78,\"name\":\"12.50\"},{\"s\":-0.10,\"name\":null},{\"s\":null,\"name\":\"x\"}]\n"
+        );
     }
 
     #[test]

@@ -37,7 +37,8 @@ pub struct SqlArgs {
     placement: Option<PathBuf>,
     /// How answers are printed: table (column names over aligned rows), csv (RFC 4180,
     /// a header record) or json (one line per statement: an array of objects, one per
-    /// row, `{"column": value}`). Several statements print one answer each (tables and
+    /// row, `{"column": value}`; decimals as numbers with their exact digits). Several
+    /// statements print one answer each (tables and
     /// CSV separated by an empty line).
     #[arg(long, value_enum, default_value_t = AnswerFormat::Table)]
     format: AnswerFormat,
@@ -104,7 +105,12 @@ pub fn run(a: &SqlArgs) -> Result<()> {
         if several && a.format == AnswerFormat::Table {
             out.push_str(&format!("-- {}\n", ans.id));
         }
-        out.push_str(&render_answer(a.format, &ans.columns, &ans.rows));
+        out.push_str(&render_answer(
+            a.format,
+            &ans.columns,
+            &ans.rows,
+            &ans.decimal_columns,
+        ));
     }
     print_text(&out)?;
     if r.warmed_up {

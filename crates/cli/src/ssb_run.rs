@@ -228,7 +228,12 @@ pub fn run_printing(
     if a.print {
         // Each answer under its query's name, with its column names.
         for f in &r.queries {
-            let answer = render_answer(format, &f.last.columns, &f.last.rows);
+            let answer = render_answer(
+                format,
+                &f.last.columns,
+                &f.last.rows,
+                &f.last.decimal_columns,
+            );
             print_text(&format!("-- {}\n{answer}", f.id))?;
         }
     }
@@ -283,7 +288,10 @@ pub fn resolve_queries(
         .and_then(|e| e.to_str())
         .is_some_and(|e| ["sql", "yaml", "yml", "json"].contains(&e.to_ascii_lowercase().as_str()));
     if !is_file {
-        return Ok((ssb_list(q)?, "SSB".into()));
+        let list = ssb_list(q)?;
+        // The built-in queries on another schema would fail on a missing `lo_` column.
+        ssb::check_ssb_database(data, pb)?;
+        return Ok((list, "SSB".into()));
     }
     let path = Path::new(q);
     let queries = match load_query_file(path).with_context(|| format!("--queries {q}"))? {

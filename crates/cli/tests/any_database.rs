@@ -2,7 +2,8 @@
 //! (workloads/star-retail, loaded by `pmolap load`): `pmolap query FILE` (SQL, and YAML
 //! naming no fact table) and its alias `ssb query`, `pmolap tiers --queries FILE.sql` on
 //! the machine's tiers, `place workload --queries FILE.sql`, and `store info` of the
-//! database — each answering what workloads/star-retail/expected.py computes.
+//! database — each answering what workloads/star-retail/expected.py computes; without
+//! `--queries` (the SSB queries) a one-line error saying the database is not SSB.
 
 mod common;
 
@@ -155,6 +156,39 @@ fn tiers_runs_a_sql_file_on_the_machines_tiers() {
             .collect();
         assert_eq!(Value::Object(got), expected(), "{}", t["tier"]["name"]);
     }
+}
+
+/// Without `--queries`, `tiers` and `place workload` (the built-in SSB queries) on a
+/// database that is not SSB are refused with one line saying so and to pass a query
+/// file (not an error about a missing `lo_` column), writing nothing.
+#[test]
+fn the_ssb_queries_on_another_schema_say_to_pass_a_query_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = retail_db(tmp.path());
+    let json = tmp.path().join("out.json");
+    let tiers = refused(
+        pmolap()
+            .args(["tiers", "--quiet", "--reps", "1", "--data"])
+            .arg(&db)
+            .arg("--json")
+            .arg(&json),
+    );
+    let place = refused(
+        pmolap()
+            .args(["place", "workload", "--reps", "1", "--data"])
+            .arg(&db)
+            .arg("--out")
+            .arg(&json),
+    );
+    for e in [tiers, place] {
+        assert!(
+            e.contains("this database is not SSB (its fact table is `sales`, not `lineorder`)")
+                && e.contains("pass --queries FILE.sql")
+                && !e.contains("lo_"),
+            "{e}"
+        );
+    }
+    assert!(!json.exists());
 }
 
 /// `place workload --queries FILE.sql` records the star-retail structures the queries

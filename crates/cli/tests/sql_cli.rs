@@ -2,7 +2,7 @@
 //! (RFC 4180) or JSON; SQL from an argument, `-f FILE` or stdin; one run and a quiet
 //! stderr by default, timings with `--reps`; lazy open and verification (a missing or
 //! damaged structure of a column a query does not read does not fail it, one it reads
-//! fails with one line).
+//! fails with one line); JSON writes exact decimals as numbers with their own digits.
 
 mod common;
 
@@ -270,4 +270,57 @@ fn a_damaged_column_fails_only_the_queries_that_read_it() {
             .unwrap(),
     );
     assert!(e.contains(name), "{e}");
+}
+
+/// JSON answers write a DECIMAL(15,2) column's sums, minima and values as JSON numbers
+/// with their exact digits (16 significant digits and trailing zeros a double would
+/// lose), a text column holding `12.50` as a string, AVG as a double, NULL as `null`;
+/// the same when run as the benchmark (`--answers`).
+#[test]
+fn json_writes_exact_decimals_as_numbers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    std::fs::create_dir(&src).unwrap();
+    std::fs::write(
+        src.join("schema.sql"),
+        "CREATE TABLE tag (t_id INTEGER PRIMARY KEY, t_name VARCHAR(10) NOT NULL);\n\
+         CREATE TABLE ledger (l_tag INTEGER NOT NULL REFERENCES tag (t_id), \
+         l_amount DECIMAL(15,2), l_note VARCHAR(10) NOT NULL);\n",
+    )
+    .unwrap();
+    std::fs::write(src.join("tag.csv"), "t_id,t_name\n1,a\n2,b\n").unwrap();
+    std::fs::write(
+        src.join("ledger.csv"),
+        "l_tag,l_amount,l_note\n1,9999999999999.99,12.50\n1,9999999999999.99,x\n1,0.02,x\n\
+         2,-0.10,y\n2,,y\n2,,z\n",
+    )
+    .unwrap();
+    let db = tmp.path().join("db");
+    ok(pmolap()
+        .arg("load")
+        .arg("--schema")
+        .arg(src.join("schema.sql"))
+        .arg("--from")
+        .arg(&src)
+        .arg("--out")
+        .arg(&db)
+        .arg("--quiet"));
+    let query = "select t_name, l_note, sum(l_amount) as s, min(l_amount) as lo, avg(l_amount) as m \
+                 from ledger, tag where l_tag = t_id group by t_name, l_note order by t_name, l_note";
+    let out = quietly(sql(&db).args(["--format", "json", query]));
+    assert_eq!(
+        out,
+        "[{\"t_name\":\"a\",\"l_note\":\"12.50\",\"s\":9999999999999.99,\"lo\":9999999999999.99,\"m\":9999999999999.99},\
+         {\"t_name\":\"a\",\"l_note\":\"x\",\"s\":10000000000000.01,\"lo\":0.02,\"m\":5000000000000.005},\
+         {\"t_name\":\"b\",\"l_note\":\"y\",\"s\":-0.10,\"lo\":-0.10,\"m\":-0.1},\
+         {\"t_name\":\"b\",\"l_note\":\"z\",\"s\":null,\"lo\":null,\"m\":null}]\n"
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v[1]["s"].is_number(), "{out}");
+    // The benchmark's printing path (`--answers`: run as `ssb query`) writes them so too.
+    let out = ok(sql(&db)
+        .args(["--format", "json", "--quiet", "--answers"])
+        .arg(tmp.path().join("answers.json"))
+        .arg(query));
+    assert!(out.contains("\"s\":10000000000000.01,\"lo\":0.02"), "{out}");
 }

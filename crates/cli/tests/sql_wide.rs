@@ -2,8 +2,9 @@
 //! ORs across several columns of one dimension, table aliases, GROUP BY in any order, by
 //! position and of columns not selected, ORDER BY aggregates and group-by columns that
 //! are not selected, `count(*)` with ORDER BY and LIMIT, `a * b` of decimals at the sum
-//! of their scales and DATE ranges give DuckDB's answers; an OR across fact columns stays
-//! a one-line error with its position.
+//! of their scales, DATE ranges and aliases on group-by columns (named by GROUP BY and
+//! ORDER BY, heading the answer's column) give DuckDB's answers; an OR across fact
+//! columns stays a one-line error with its position.
 
 mod common;
 
@@ -90,5 +91,25 @@ fn an_or_across_fact_columns_is_one_line_with_its_position() {
         e.contains("the OR over several columns of the fact table")
             && e.contains("at line 1 column 34"),
         "{e}"
+    );
+}
+
+/// `SELECT p_color AS c, d_year AS y … GROUP BY y, c ORDER BY c DESC, y`: DuckDB 2.0.0's
+/// rows and column names (`c,y,q`) on the same files.
+#[test]
+fn aliases_on_group_by_columns_name_the_answer_and_group_and_order_by() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("db");
+    load(&db);
+    let out = ok(pmolap()
+        .args(["sql", "--format", "csv", "--data"])
+        .arg(&db)
+        .arg(
+            "select p_color as c, d_year as y, sum(sa_quantity) as q from sales, product, day \
+         where sa_product = p_id and sa_date = d_date group by y, c order by c desc, y limit 4",
+        ));
+    assert_eq!(
+        out,
+        "c,y,q\r\nred,2023,65.5\r\nred,2024,285.0\r\ngreen,2023,97.5\r\ngreen,2024,343.0\r\n"
     );
 }

@@ -101,6 +101,12 @@ pub struct QueryRun {
     #[serde(default)]
     pub columns: Vec<String>,
     pub rows: Vec<Vec<OutValue>>,
+    /// The positions (in `columns`, from 0) of the exact DECIMAL columns, whose values
+    /// are their digits at their scale as text (`"12.50"`, [`OutValue::Str`]): answers
+    /// printed as JSON write them as numbers. Absent where there is none (and from older
+    /// documents).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub decimal_columns: Vec<usize>,
     pub plan_ms: f64,
     pub probe_ms: f64,
     pub total_ms: f64,

@@ -193,8 +193,10 @@ pub fn run_query(
     let query = typed.as_ref().map_or(query, |(q, _)| q);
     let p = plan(db, query)?;
     let (mut rows, exec) = execute(&p, layout, striped, opts, region)?;
+    let mut decimal_columns = Vec::new();
     if let Some((_, shown)) = &typed {
         crate::typed::show(&mut rows, shown);
+        decimal_columns = crate::typed::decimal_columns(&rows, shown);
     }
     let steps = p
         .steps
@@ -216,8 +218,9 @@ pub fn run_query(
         .collect();
     Ok(QueryRun {
         id: query.id.clone(),
-        columns: query.select.clone(),
+        columns: query.column_names(),
         rows,
+        decimal_columns,
         plan_ms: p.plan_ms,
         probe_ms: exec.probe_ms,
         total_ms: t0.elapsed().as_secs_f64() * 1e3,

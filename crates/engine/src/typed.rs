@@ -219,6 +219,19 @@ pub(crate) fn show(rows: &mut [Vec<OutValue>], shown: &[Shown]) {
     }
 }
 
+/// The positions of `shown`'s exact decimal columns in `rows` (after [`show`]): those
+/// written at a scale whose values are text (an AVG at a scale is a double).
+pub(crate) fn decimal_columns(rows: &[Vec<OutValue>], shown: &[Shown]) -> Vec<usize> {
+    (0..shown.len())
+        .filter(|&i| {
+            matches!(shown[i], Shown::Scaled(_))
+                && rows
+                    .iter()
+                    .all(|r| matches!(r.get(i), Some(OutValue::Str(_) | OutValue::Null)))
+        })
+        .collect()
+}
+
 /// The integer `x`·10^-scale written exactly with `scale` decimals.
 pub(crate) fn decimal(x: i64, scale: u32) -> String {
     if scale == 0 {

@@ -296,6 +296,7 @@ fn random_query(rng: &mut Rng, db: &BTreeMap<String, Data>, i: usize) -> Query {
         carry,
         aggregates,
         select,
+        aliases: Default::default(),
         order_by,
         limit: None,
     }

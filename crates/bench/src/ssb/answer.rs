@@ -24,6 +24,8 @@ pub struct Answer {
     pub columns: Vec<String>,
     /// The rows, each in the order of `columns`.
     pub rows: Vec<Vec<OutValue>>,
+    /// The positions of the exact DECIMAL columns (values as text: `QueryRun::decimal_columns`).
+    pub decimal_columns: Vec<usize>,
     /// Wall time of each timed run in ms (one run: the one that answered).
     pub times_ms: Vec<f64>,
 }
@@ -87,6 +89,7 @@ pub fn answer(
                 id: q.id.clone(),
                 columns: run.columns,
                 rows: run.rows,
+                decimal_columns: run.decimal_columns,
                 times_ms: vec![run.total_ms],
             });
         }
@@ -98,6 +101,7 @@ pub fn answer(
                 id: f.id,
                 columns: f.last.columns,
                 rows: f.last.rows,
+                decimal_columns: f.last.decimal_columns,
                 times_ms: f.times_ms,
             })
             .collect()

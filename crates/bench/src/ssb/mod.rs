@@ -26,5 +26,6 @@ pub use tiers::{
     TiersConfig, TiersReport,
 };
 pub use workload::{
-    given_or_recorded, recording_overhead, ssb_workload, translate, RecordingTimes,
+    check_ssb_database, given_or_recorded, recording_overhead, ssb_workload, translate,
+    RecordingTimes,
 };

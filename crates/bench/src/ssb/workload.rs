@@ -18,6 +18,23 @@ use super::run::median;
 use super::validate::open_fresh_dram;
 use crate::error::{Error, Result};
 
+/// Checks that the database of `data` is SSB — its fact table `lineorder`, the one the
+/// built-in SSB queries read (its schema read without reading its data); otherwise a
+/// one-line error saying so and to pass a query file of its schema.
+pub fn check_ssb_database(data: &DataOptions, pb: &ProgressBar) -> Result<()> {
+    let dir = database_dir_noting(data, pb)?;
+    let db = open_database(&dir, "home", false)?;
+    match db.fact_table() {
+        Some(("lineorder", _)) => Ok(()),
+        fact => Err(Error::Ssb(format!(
+            "{}: this database is not SSB (its fact table is {}, not `lineorder`), so the \
+             built-in SSB queries do not apply: pass --queries FILE.sql with queries of its schema",
+            dir.display(),
+            fact.map_or("missing".to_string(), |(n, _)| format!("`{n}`"))
+        ))),
+    }
+}
+
 /// The statements of `script` as queries of the database of `data` (its schema read
 /// without reading its data).
 pub fn translate(data: &DataOptions, script: &Script, pb: &ProgressBar) -> Result<Vec<Query>> {

@@ -528,3 +528,111 @@ fn another_name_of_a_table_resolves_through_the_synonyms() {
     .unwrap()[0];
     assert_eq!(q.joins[0].dim, "date");
 }
+
+/// A comparison with the literal NULL (never true in SQL) is a one-line error with its
+/// position saying to write IS NULL / IS NOT NULL, on either side, inside an OR, in an
+/// IN list or BETWEEN; `IS [NOT] NULL` itself translates.
+#[test]
+fn a_comparison_with_null_says_to_write_is_null() {
+    for (sql, want) in [
+        (
+            "select count(*) from lineorder where lo_discount = NULL",
+            "`lo_discount = NULL` at line 1 column 38: a comparison with NULL is never true; write IS NULL",
+        ),
+        (
+            "select count(*) from lineorder where lo_discount <> null",
+            "`lo_discount <> NULL` at line 1 column 38: a comparison with NULL is never true; write IS NOT NULL",
+        ),
+        (
+            "select count(*) from lineorder where NULL = lo_discount",
+            "`NULL = lo_discount` at line 1 column 38: a comparison with NULL is never true; write IS NULL",
+        ),
+        (
+            "select count(*) from lineorder where lo_discount < (NULL)",
+            "a comparison with NULL is never true; write IS NULL or IS NOT NULL",
+        ),
+        (
+            "select count(*) from lineorder, part where lo_partkey = p_partkey and (p_mfgr = 'MFGR#1' or p_category = NULL)",
+            "`p_category = NULL` at line 1 column 93: a comparison with NULL is never true; write IS NULL",
+        ),
+        (
+            "select count(*) from lineorder where lo_discount = 1 or lo_discount = NULL",
+            "`lo_discount = NULL` at line 1 column 57: a comparison with NULL is never true; write IS NULL",
+        ),
+        (
+            "select count(*) from lineorder where lo_discount in (1, NULL)",
+            "write IS NULL or IS NOT NULL",
+        ),
+        (
+            "select count(*) from lineorder where lo_discount between NULL and 3",
+            "write IS NULL or IS NOT NULL",
+        ),
+    ] {
+        let e = parse_sql(sql, "x", &ssb_tables).unwrap_err().to_string();
+        assert!(e.contains(want), "{sql}: {e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+    let q = parse_sql(
+        "select count(*) from lineorder where lo_discount is null and lo_quantity is not null",
+        "x",
+        &ssb_tables,
+    )
+    .unwrap();
+    assert_eq!(q.filters["lo_discount"].is_null, Some(true));
+    assert_eq!(q.filters["lo_quantity"].is_null, Some(false));
+}
+
+/// A selected group-by column may have an alias: the answer's column is named by it, and
+/// ORDER BY and GROUP BY may name it (GROUP BY: a column of that name comes first); an
+/// alias naming two select items is refused.
+#[test]
+fn aliases_on_group_by_columns() {
+    let q = parse_sql(
+        "select d_year as y, c.c_nation as n, sum(lo_revenue) as s from lineorder, date, customer c \
+         where lo_orderdate = d_datekey and lo_custkey = c_custkey group by y, c.c_nation order by y desc, n, s",
+        "a",
+        &ssb_tables,
+    )
+    .unwrap();
+    assert_eq!(q.select, ["d_year", "c_nation", "s"]);
+    assert_eq!(q.column_names(), ["y", "n", "s"]);
+    let carry = |dim: &str| q.joins.iter().find(|j| j.dim == dim).unwrap().carry.clone();
+    assert_eq!(carry("date"), ["d_year"]);
+    assert_eq!(carry("customer"), ["c_nation"]);
+    let keys: Vec<(&str, bool)> = q
+        .order_by
+        .iter()
+        .map(|k| (k.name.as_str(), k.desc))
+        .collect();
+    assert_eq!(keys, [("d_year", true), ("c_nation", false), ("s", false)]);
+    // GROUP BY the column itself, ORDER BY its alias.
+    let q = parse_sql(
+        "select d_year as y, count(*) from lineorder, date where lo_orderdate = d_datekey group by d_year order by y",
+        "b",
+        &ssb_tables,
+    )
+    .unwrap();
+    assert_eq!(q.column_names(), ["y", "count(*)"]);
+    assert_eq!(q.order_by[0].name, "d_year");
+    // Written with the query (a query without aliases is written as before).
+    let text = serde_yaml_ng::to_string(&q).unwrap();
+    assert!(text.contains("aliases:\n  d_year: y\n"), "{text}");
+    for (sql, want) in [
+        (
+            "select d_year as s, sum(lo_revenue) as s from lineorder, date where lo_orderdate = d_datekey group by d_year",
+            "the alias `s` names two select items",
+        ),
+        (
+            "select d_year as y, d_yearmonth, count(*) from lineorder, date where lo_orderdate = d_datekey group by d_year, y",
+            "the selected column `d_yearmonth` is not in GROUP BY (d_year)",
+        ),
+        (
+            "select d_year as y, count(*) from lineorder, date where lo_orderdate = d_datekey group by z",
+            "no FROM table (lineorder, date) has the column `z`",
+        ),
+    ] {
+        let e = parse_sql(sql, "x", &ssb_tables).unwrap_err().to_string();
+        assert!(e.contains(want), "{sql}: {e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+}

@@ -480,6 +480,7 @@ pub fn random_query(rng: &mut Rng, db: &BTreeMap<String, Data>, i: usize, classi
         carry: carry_fact,
         aggregates,
         select,
+        aliases: Default::default(),
         order_by,
         limit: if rng.below(4) == 0 { Some(3) } else { None },
     }
