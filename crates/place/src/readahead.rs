@@ -430,9 +430,9 @@ mod tests {
     use pmolap_store::PageStep;
 
     /// Two data vectors A and B of 5 pages (page 0 the header), one query touching
-    /// pages 1–4 of each in step 1; morsels of 2 pages (rows 1 a page, 2 a morsel), one
-    /// worker; read-around window 4; a cache of 4 pages, LRU; the second pass counted.
-    fn two_streams(order: Order) -> PageReads {
+    /// pages 1–4 of each in step 1; morsels of 2 pages (rows 1 a page, 2 a morsel);
+    /// read-around window 4; the second pass counted behind a cache of `cache` pages.
+    fn two_streams(order: Order, workers: u64, policy: Policy, cache: Option<u64>) -> PageReads {
         let q: Vec<StructurePages> = (0..2)
             .map(|s| StructurePages {
                 structure: s,
@@ -455,14 +455,14 @@ mod tests {
             schedule: Schedule {
                 order,
                 morsel_rows: 2,
-                workers: 1,
+                workers,
             },
-            policy: Policy::Lru,
+            policy,
             rec_bytes: 4096,
             page_bytes: 4096,
             window: 4,
         };
-        simulate(&st, Some(4))[0]
+        simulate(&st, cache)[0]
     }
 
     #[test]
@@ -471,51 +471,20 @@ mod tests {
         // (window from 1 − 2, cut at 0), marking A3; touching A3 reads A4 ahead; A's
         // 5 pages then evict B's, and B likewise: per pass 10 pages, 2 faults; the 2
         // pages read ahead in a step where both structures read ahead: 2 streams.
-        let steps = two_streams(Order::Steps);
+        let steps = two_streams(Order::Steps, 1, Policy::Lru, Some(4));
         assert_eq!((steps.read, steps.faults), (10.0, 2.0));
         assert_eq!((steps.around, steps.by_streams[1]), (8.0, 2.0));
         // In the engine's order (morsels of 2 pages: A1 A2 B1 B2 A3 A4 B3 B4): A1 reads
         // A0–A3, B1 reads B0–B3 and evicts them all, A3 faults again and reads A1–A4
         // (mark A4: nothing after it), B3 reads B1–B4: 16 pages, 4 faults, all around.
-        let engine = two_streams(Order::Engine);
+        let engine = two_streams(Order::Engine, 1, Policy::Lru, Some(4));
         assert_eq!((engine.read, engine.faults), (16.0, 4.0));
         assert_eq!(engine.around, 16.0);
     }
 
     #[test]
     fn the_order_does_not_change_cold_reads() {
-        let cold = |order| {
-            let q: Vec<StructurePages> = (0..2)
-                .map(|s| StructurePages {
-                    structure: s,
-                    steps: vec![PageStep {
-                        step: 1,
-                        runs: vec![[1, 4]],
-                    }],
-                })
-                .collect();
-            let all = vec![q];
-            let geo = [Some(Geometry {
-                rows_per_page: 1.0,
-                rows: 4,
-            }); 2];
-            let st = Stream {
-                all: &all,
-                sizes: &[5, 5],
-                on: &|_| true,
-                geometry: &geo,
-                schedule: Schedule {
-                    order,
-                    morsel_rows: 2,
-                    workers: 2,
-                },
-                policy: Policy::TwoList,
-                rec_bytes: 4096,
-                page_bytes: 4096,
-                window: 4,
-            };
-            simulate(&st, None)[0]
-        };
+        let cold = |order| two_streams(order, 2, Policy::TwoList, None);
         assert_eq!(cold(Order::Steps), cold(Order::Engine));
         assert_eq!(cold(Order::Steps).read, 10.0);
     }
