@@ -28,6 +28,12 @@
 //! its mark), with readahead state kept across queries, over two passes of the whole
 //! workload; the second pass (the steady state of `place validate`'s warm-up then timed
 //! passes) is counted.
+//!
+//! The stream is built by [`schedule::query_refs`] and the cache is a
+//! [`crate::pagecache::Cache`]; [`workload_reads_with`] takes the other stream order
+//! ([`Order::Engine`], the engine's morsels and workers) and reclaim
+//! ([`Policy::TwoList`], the kernel's two lists), which the model does not use
+//! (docs/placement.md: against the device counters they predict worse).
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
