@@ -28,13 +28,19 @@
 //! its mark), with readahead state kept across queries, over two passes of the whole
 //! workload; the second pass (the steady state of `place validate`'s warm-up then timed
 //! passes) is counted.
+//!
+//! The stream is built by [`schedule::query_refs`] and the cache is a
+//! [`crate::pagecache::Cache`]; [`workload_reads_with`] takes the other stream order
+//! ([`Order::Engine`], the engine's morsels and workers) and reclaim
+//! ([`Policy::TwoList`], the kernel's two lists), which the model does not use
+//! (docs/placement.md: against the device counters they predict worse).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 
-use pmolap_store::PageStep;
-
+use crate::pagecache::{Cache, Key, Policy};
 use crate::profile::PageCosts;
+use crate::schedule::{self, Geometry, Order, Schedule};
 use crate::workload::{StructurePages, Workload};
 
 /// What the device reads for a query (or a workload): pages and major faults.
@@ -94,62 +100,6 @@ impl PageReads {
     }
 }
 
-/// A page of one structure file.
-type Key = (u32, u64);
-
-/// One touch of the stream: (step, structure, page).
-type Touch = (u32, u32, u64);
-
-/// The page cache: unbounded (cold, per query) or an LRU list of a fixed size.
-struct Cache {
-    capacity: Option<u64>,
-    /// Page → its position in `order` (larger = more recent).
-    stamp: HashMap<Key, u64>,
-    order: BTreeMap<u64, Key>,
-    clock: u64,
-}
-
-impl Cache {
-    fn new(capacity: Option<u64>) -> Self {
-        Cache {
-            capacity,
-            stamp: HashMap::new(),
-            order: BTreeMap::new(),
-            clock: 0,
-        }
-    }
-
-    fn contains(&self, k: &Key) -> bool {
-        self.stamp.contains_key(k)
-    }
-
-    /// Moves (or inserts) `k` to the head; returns the pages evicted.
-    fn put(&mut self, k: Key, evicted: &mut Vec<Key>) {
-        self.clock += 1;
-        if self.capacity.is_none() {
-            self.stamp.insert(k, self.clock);
-            return;
-        }
-        if let Some(old) = self.stamp.insert(k, self.clock) {
-            self.order.remove(&old);
-        }
-        self.order.insert(self.clock, k);
-        let cap = self.capacity.unwrap_or(u64::MAX);
-        while self.stamp.len() as u64 > cap {
-            let Some((_, victim)) = self.order.pop_first() else {
-                break;
-            };
-            self.stamp.remove(&victim);
-            evicted.push(victim);
-        }
-    }
-
-    fn clear(&mut self) {
-        self.stamp.clear();
-        self.order.clear();
-    }
-}
-
 /// A file's readahead state (`struct file_ra_state`): the last window read.
 #[derive(Debug, Clone, Copy)]
 struct Window {
@@ -185,7 +135,7 @@ impl Sim<'_> {
             if self.cache.contains(&(s, p)) {
                 continue;
             }
-            self.cache.put((s, p), &mut self.evicted);
+            self.cache.insert((s, p), false, &mut self.evicted);
             n += 1;
             if p == mark {
                 self.marked.insert((s, p));
@@ -242,40 +192,16 @@ impl Sim<'_> {
                 },
             );
         }
-        self.cache.put((s, p), &mut self.evicted);
+        if self.cache.contains(&(s, p)) {
+            self.cache.touch(&(s, p));
+        } else {
+            // Read and evicted again by its own window (a cache smaller than one).
+            self.cache.insert((s, p), true, &mut self.evicted);
+        }
         for k in self.evicted.drain(..) {
             self.marked.remove(&k);
         }
         out
-    }
-}
-
-/// The touches of one query's records `pages` over the structures `on` selects, in
-/// stream order (steps ascending: planning, then the fact rows in order; within a step
-/// structures in workload order, pages ascending). Recorded pages of `rec_bytes` map to
-/// the profile's pages of `page_bytes` (the page holding their start; repeats dropped).
-fn query_refs(
-    pages: &[StructurePages],
-    on: &dyn Fn(usize) -> bool,
-    rec_bytes: u64,
-    page_bytes: u64,
-    out: &mut Vec<Touch>,
-) {
-    let mut steps: Vec<(u32, usize, &PageStep)> = pages
-        .iter()
-        .filter(|p| on(p.structure))
-        .flat_map(|p| p.steps.iter().map(move |st| (st.step, p.structure, st)))
-        .collect();
-    steps.sort_by_key(|&(step, s, _)| (step, s));
-    for (step, s, st) in steps {
-        let mut last = None;
-        for p in st.pages() {
-            let q = u64::from(p) * rec_bytes / page_bytes.max(1);
-            if last != Some(q) {
-                out.push((step, s as u32, q));
-                last = Some(q);
-            }
-        }
     }
 }
 
@@ -288,11 +214,17 @@ pub struct Stream<'a> {
     pub sizes: &'a [u64],
     /// The structures simulated (those on the tier).
     pub on: &'a dyn Fn(usize) -> bool,
+    /// Per structure, rows per recorded page and rows (data vectors; [`schedule`]).
+    pub geometry: &'a [Option<Geometry>],
+    /// How the engine's workers walk the fact rows.
+    pub schedule: Schedule,
     /// The recorded page size and the profile's.
     pub rec_bytes: u64,
     pub page_bytes: u64,
     /// The readahead window `R` in pages.
     pub window: u64,
+    /// What a bounded cache reclaims.
+    pub policy: Policy,
 }
 
 impl std::fmt::Debug for Stream<'_> {
@@ -316,8 +248,13 @@ impl Stream<'_> {
             self.page_bytes,
             self.window,
             cache_pages,
+            self.schedule,
+            self.policy,
         )
             .hash(&mut h);
+        for g in self.geometry {
+            g.map(|g| (g.rows_per_page.to_bits(), g.rows)).hash(&mut h);
+        }
         (0..self.sizes.len())
             .map(self.on)
             .collect::<Vec<bool>>()
@@ -341,7 +278,7 @@ pub fn simulate(st: &Stream<'_>, cache_pages: Option<u64>) -> Vec<PageReads> {
     let mut sim = Sim {
         sizes: st.sizes,
         window: st.window.max(1),
-        cache: Cache::new(cache_pages),
+        cache: Cache::new(cache_pages, st.policy),
         marked: HashSet::new(),
         ra: HashMap::new(),
         evicted: Vec::new(),
@@ -355,7 +292,15 @@ pub fn simulate(st: &Stream<'_>, cache_pages: Option<u64>) -> Vec<PageReads> {
                 sim.reset();
             }
             refs.clear();
-            query_refs(q, st.on, st.rec_bytes, st.page_bytes, &mut refs);
+            schedule::query_refs(
+                q,
+                st.on,
+                st.geometry,
+                st.schedule,
+                st.rec_bytes,
+                st.page_bytes,
+                &mut refs,
+            );
             let mut reads = PageReads::default();
             // Pages read per structure in the current step: the step's streams.
             let mut step_reads: HashMap<u32, f64> = HashMap::new();
@@ -420,12 +365,25 @@ pub fn simulate_memo(st: &Stream<'_>, cache_pages: Option<u64>) -> Vec<PageReads
 /// What the device reads for the structures `on` of `w` from its page records, summed
 /// over its queries (a workload cut from a larger one, [`Workload::query`], is priced
 /// inside its whole workload's stream: its query's share). `None` when `w` recorded no
-/// pages.
+/// pages. The stream in [`Order::Steps`], a bounded cache under [`Policy::Lru`]: what
+/// the model uses ([`workload_reads_with`] for the others).
 pub fn workload_reads(
     w: &Workload,
     on: &dyn Fn(usize) -> bool,
     pc: &PageCosts,
     cache_pages: Option<u64>,
+) -> Option<PageReads> {
+    workload_reads_with(w, on, pc, cache_pages, Order::default(), Policy::default())
+}
+
+/// [`workload_reads`] with the stream in `order` and a bounded cache under `policy`.
+pub fn workload_reads_with(
+    w: &Workload,
+    on: &dyn Fn(usize) -> bool,
+    pc: &PageCosts,
+    cache_pages: Option<u64>,
+    order: Order,
+    policy: Policy,
 ) -> Option<PageReads> {
     let rec = w.page_bytes.filter(|_| !w.queries.is_empty())?;
     let page = pc.page_bytes.max(rec);
@@ -445,10 +403,15 @@ pub fn workload_reads(
             (&own, None)
         }
     };
+    let geometry = schedule::geometry(w, rec);
+    let sched = Schedule::engine(order, w.threads.unwrap_or(1));
     let stream = |all| Stream {
         all,
         sizes: &sizes,
         on,
+        geometry: &geometry,
+        schedule: sched,
+        policy,
         rec_bytes: rec,
         page_bytes: page,
         window,
@@ -465,4 +428,70 @@ pub fn workload_reads(
         _ => per_query.iter().for_each(|r| out.add(*r)),
     }
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pmolap_store::PageStep;
+
+    /// Two data vectors A and B of 5 pages (page 0 the header), one query touching
+    /// pages 1–4 of each in step 1; morsels of 2 pages (rows 1 a page, 2 a morsel);
+    /// read-around window 4; the second pass counted behind a cache of `cache` pages.
+    fn two_streams(order: Order, workers: u64, policy: Policy, cache: Option<u64>) -> PageReads {
+        let q: Vec<StructurePages> = (0..2)
+            .map(|s| StructurePages {
+                structure: s,
+                steps: vec![PageStep {
+                    step: 1,
+                    runs: vec![[1, 4]],
+                }],
+            })
+            .collect();
+        let all = vec![q];
+        let geo = [Some(Geometry {
+            rows_per_page: 1.0,
+            rows: 4,
+        }); 2];
+        let st = Stream {
+            all: &all,
+            sizes: &[5, 5],
+            on: &|_| true,
+            geometry: &geo,
+            schedule: Schedule {
+                order,
+                morsel_rows: 2,
+                workers,
+            },
+            policy,
+            rec_bytes: 4096,
+            page_bytes: 4096,
+            window: 4,
+        };
+        simulate(&st, cache)[0]
+    }
+
+    #[test]
+    fn interleaved_streams_evict_each_others_windows() {
+        // In steps (A1 A2 A3 A4 B1 B2 B3 B4), worked by hand: A1 faults and reads A0–A3
+        // (window from 1 − 2, cut at 0), marking A3; touching A3 reads A4 ahead; A's
+        // 5 pages then evict B's, and B likewise: per pass 10 pages, 2 faults; the 2
+        // pages read ahead in a step where both structures read ahead: 2 streams.
+        let steps = two_streams(Order::Steps, 1, Policy::Lru, Some(4));
+        assert_eq!((steps.read, steps.faults), (10.0, 2.0));
+        assert_eq!((steps.around, steps.by_streams[1]), (8.0, 2.0));
+        // In the engine's order (morsels of 2 pages: A1 A2 B1 B2 A3 A4 B3 B4): A1 reads
+        // A0–A3, B1 reads B0–B3 and evicts them all, A3 faults again and reads A1–A4
+        // (mark A4: nothing after it), B3 reads B1–B4: 16 pages, 4 faults, all around.
+        let engine = two_streams(Order::Engine, 1, Policy::Lru, Some(4));
+        assert_eq!((engine.read, engine.faults), (16.0, 4.0));
+        assert_eq!(engine.around, 16.0);
+    }
+
+    #[test]
+    fn the_order_does_not_change_cold_reads() {
+        let cold = |order| two_streams(order, 2, Policy::TwoList, None);
+        assert_eq!(cold(Order::Steps), cold(Order::Engine));
+        assert_eq!(cold(Order::Steps).read, 10.0);
+    }
 }
