@@ -8,8 +8,11 @@ use pmolap_store::dictionary::IntValues;
 use pmolap_store::table::Column;
 use pmolap_store::{ColumnType, Table};
 
+use pmolap_store::datavector::BLOCK;
+
 use super::codes::{all_ids, CodeSet};
 use super::order::TestKind;
+use super::par::{Workers, MIN_CHUNK};
 use super::{
     qerr, GroupSource, GroupValues, Hull, JoinReport, Lut, OutValue, Planner, Step, Test, MISS,
 };
@@ -33,16 +36,14 @@ impl Planner<'_, '_> {
         let dim = db.table(&j.dim).map_err(|e| qerr(query, e.to_string()))?;
         let m = dim.rows();
         // Once the result is known to be empty, the remaining joins are only validated.
-        let pass = dimension_pass(query, j, dim, !self.never)?;
+        let pass = dimension_pass(query, j, dim, !self.never, self.workers)?;
         let carried: Vec<&Column> = j
             .carry
             .iter()
             .map(|c| dim_column(query, j, dim, c))
             .collect::<Result<_>>()?;
         check_carried_domain(query, j, &carried)?;
-        let dim_rows_passing = pass
-            .as_ref()
-            .map_or(0, |p| p.iter().filter(|&&x| x).count());
+        let dim_rows_passing = pass.as_ref().map_or(0, |p| p.1);
         // The join filter, by value id of the fact foreign key, or (under `auto`, when the
         // database has one) of its row-reference column: then no join index is needed,
         // and the filter is a range when the passing rows are one run of the dimension's
@@ -60,7 +61,7 @@ impl Planner<'_, '_> {
         }
         let _ = dim_column(query, j, dim, &j.on.1)?;
         let evaluated = pass.is_some();
-        let Some(pass) = pass.filter(|_| dim_rows_passing > 0) else {
+        let Some((pass, _)) = pass.filter(|_| dim_rows_passing > 0) else {
             // No dimension row passes (or an earlier step passes nothing): the inner join
             // is empty, so is the result; no join index, lookup or step is built.
             self.never = true;
@@ -84,7 +85,7 @@ impl Planner<'_, '_> {
                 filter_bytes: 0,
             });
         };
-        let GroupCodes { code, tuples } = group_codes(&carried, &pass);
+        let GroupCodes { code, tuples } = group_codes(&carried, &pass, self.workers);
         let (fk, lut, index, built) = match via_ref {
             Some(r) => {
                 let refs = self.fact.column(&r.column)?.dict.ints();
@@ -216,106 +217,150 @@ fn dim_column<'t>(query: &Query, j: &Join, dim: &'t Table, name: &str) -> Result
     })
 }
 
-/// Whether each row of `dim` passes every predicate and condition of join `j`; with
-/// `evaluate` false the predicates are only validated (None).
+/// Whether each row of `dim` passes every predicate and condition of join `j`, and how
+/// many do; with `evaluate` false the predicates are only validated (None). The rows are
+/// tested in chunks on `workers`.
 fn dimension_pass(
     query: &Query,
     j: &Join,
     dim: &Table,
     evaluate: bool,
-) -> Result<Option<Vec<bool>>> {
-    let mut pass = evaluate.then(|| vec![true; dim.rows()]);
+    workers: &Workers,
+) -> Result<Option<(Vec<bool>, usize)>> {
+    let mut parts = Vec::new();
     for (name, p) in &j.filters {
-        and_predicate(query, j, dim, name, p, pass.as_deref_mut())?;
+        parts.push(bind_predicate(query, j, dim, name, p, evaluate)?);
     }
     for c in &j.conditions {
-        let mut this = evaluate.then(|| vec![true; dim.rows()]);
-        condition(query, j, dim, c, this.as_deref_mut())?;
-        if let (Some(pass), Some(this)) = (pass.as_mut(), this) {
-            for (p, t) in pass.iter_mut().zip(this) {
-                *p &= t;
-            }
-        }
+        parts.push(bind_condition(query, j, dim, c, evaluate)?);
     }
-    Ok(pass)
+    if !evaluate {
+        return Ok(None);
+    }
+    let test = RowTest::All(parts);
+    let mut pass = vec![true; dim.rows()];
+    let passing = workers.fill(&mut pass, MIN_CHUNK, |start, pass| {
+        test.and_into(start, pass);
+        pass.iter().filter(|&&p| p).count()
+    });
+    Ok(Some((pass, passing.into_iter().sum())))
 }
 
-/// Clears the rows of `pass` (None: only validates) that fail predicate `p` on column
-/// `name`.
-fn and_predicate(
-    query: &Query,
-    j: &Join,
-    dim: &Table,
-    name: &str,
-    p: &Predicate,
-    pass: Option<&mut [bool]>,
-) -> Result<()> {
-    let col = dim_column(query, j, dim, name)?;
-    let set = CodeSet::of_column(col, p, &format!("{}.{name}", j.dim))
-        .map_err(|e| qerr(query, e.to_string()))?;
-    let Some(pass) = pass else {
-        return Ok(());
-    };
-    let ids = all_ids(col);
-    match set.range() {
-        // A range: two compares per row (the loop vectorises).
-        Some((lo, hi)) => {
-            for (p, &id) in pass.iter_mut().zip(&ids) {
-                *p &= id >= lo && id < hi;
-            }
-        }
-        // A list: its verdict per value id once (instead of a binary search per row),
-        // then one table lookup per row.
-        None => {
-            let ok: Vec<bool> = (0..col.ids() as u32).map(|c| set.contains(c)).collect();
-            for (p, &id) in pass.iter_mut().zip(&ids) {
-                *p &= ok.get(id as usize).copied().unwrap_or(false);
-            }
-        }
-    }
-    Ok(())
+/// A dimension's predicates and conditions bound to its columns.
+enum RowTest<'t> {
+    /// A row passes when its value id in `col` does.
+    Ids {
+        col: &'t Column,
+        ok: IdSet,
+    },
+    All(Vec<RowTest<'t>>),
+    Any(Vec<RowTest<'t>>),
 }
 
-/// Clears the rows of `pass` (all set on entry; None: only validates) that fail
-/// condition `c`: a `where` as predicates, an `all` part by part, an `any` as the union
-/// of its parts' rows.
-fn condition(
-    query: &Query,
-    j: &Join,
-    dim: &Table,
-    c: &Cond,
-    mut pass: Option<&mut [bool]>,
-) -> Result<()> {
-    match c {
-        Cond::Where(preds) => {
-            for (name, p) in preds {
-                and_predicate(query, j, dim, name, p, pass.as_deref_mut())?;
+/// The value ids a predicate passes.
+enum IdSet {
+    /// `lo..hi`: two compares per row (the loop vectorises).
+    Range(u32, u32),
+    /// A list: its verdict per value id (instead of a binary search per row).
+    Table(Vec<bool>),
+}
+
+impl RowTest<'_> {
+    /// Clears the rows of `pass` (rows `start..start + pass.len()`) that fail: a
+    /// predicate's column unpacked a block at a time, an `all` part by part, an `any` as
+    /// the union of its parts' rows.
+    fn and_into(&self, start: usize, pass: &mut [bool]) {
+        match self {
+            RowTest::Ids { col, ok } => {
+                let mut buf = [0u32; BLOCK];
+                for (k, pass) in pass.chunks_mut(BLOCK).enumerate() {
+                    let ids = &mut buf[..pass.len()];
+                    col.dv.unpack(start + k * BLOCK, ids);
+                    match ok {
+                        IdSet::Range(lo, hi) => {
+                            for (p, &id) in pass.iter_mut().zip(ids.iter()) {
+                                *p &= id >= *lo && id < *hi;
+                            }
+                        }
+                        IdSet::Table(t) => {
+                            for (p, &id) in pass.iter_mut().zip(ids.iter()) {
+                                *p &= t.get(id as usize).copied().unwrap_or(false);
+                            }
+                        }
+                    }
+                }
             }
-        }
-        Cond::All(parts) => {
-            for part in parts {
-                condition(query, j, dim, part, pass.as_deref_mut())?;
+            RowTest::All(parts) => {
+                for part in parts {
+                    part.and_into(start, pass);
+                }
             }
-        }
-        Cond::Any(parts) => {
-            let mut any = pass.as_ref().map(|p| vec![false; p.len()]);
-            for part in parts {
-                let mut this = pass.as_ref().map(|p| vec![true; p.len()]);
-                condition(query, j, dim, part, this.as_deref_mut())?;
-                if let (Some(any), Some(this)) = (any.as_mut(), this) {
+            RowTest::Any(parts) => {
+                let mut any = vec![false; pass.len()];
+                for part in parts {
+                    let mut this = vec![true; pass.len()];
+                    part.and_into(start, &mut this);
                     for (a, t) in any.iter_mut().zip(this) {
                         *a |= t;
                     }
                 }
-            }
-            if let (Some(pass), Some(any)) = (pass, any) {
                 for (p, a) in pass.iter_mut().zip(any) {
                     *p &= a;
                 }
             }
         }
     }
-    Ok(())
+}
+
+/// Predicate `p` on column `name`, validated, and bound when it is to be `evaluate`d.
+fn bind_predicate<'t>(
+    query: &Query,
+    j: &Join,
+    dim: &'t Table,
+    name: &str,
+    p: &Predicate,
+    evaluate: bool,
+) -> Result<RowTest<'t>> {
+    let col = dim_column(query, j, dim, name)?;
+    let set = CodeSet::of_column(col, p, &format!("{}.{name}", j.dim))
+        .map_err(|e| qerr(query, e.to_string()))?;
+    let ok = match set.range() {
+        Some((lo, hi)) => IdSet::Range(lo, hi),
+        None if !evaluate => IdSet::Table(Vec::new()),
+        None => IdSet::Table((0..col.ids() as u32).map(|c| set.contains(c)).collect()),
+    };
+    Ok(RowTest::Ids { col, ok })
+}
+
+/// Condition `c`, validated and bound: a `where` as its predicates, an `all` part by
+/// part, an `any` as the union of its parts.
+fn bind_condition<'t>(
+    query: &Query,
+    j: &Join,
+    dim: &'t Table,
+    c: &Cond,
+    evaluate: bool,
+) -> Result<RowTest<'t>> {
+    Ok(match c {
+        Cond::Where(preds) => RowTest::All(
+            preds
+                .iter()
+                .map(|(name, p)| bind_predicate(query, j, dim, name, p, evaluate))
+                .collect::<Result<_>>()?,
+        ),
+        Cond::All(parts) => RowTest::All(
+            parts
+                .iter()
+                .map(|part| bind_condition(query, j, dim, part, evaluate))
+                .collect::<Result<_>>()?,
+        ),
+        Cond::Any(parts) => RowTest::Any(
+            parts
+                .iter()
+                .map(|part| bind_condition(query, j, dim, part, evaluate))
+                .collect::<Result<_>>()?,
+        ),
+    })
 }
 
 /// The mixed radix of the carried columns' value ids (their dictionary sizes, and one
@@ -344,16 +389,28 @@ fn check_carried_domain(query: &Query, j: &Join, carried: &[&Column]) -> Result<
 
 /// Group codes: carried tuples numbered densely among the passing rows (the carried
 /// domain was checked by [`check_carried_domain`]), by [`number_tuples`].
-fn group_codes(carried: &[&Column], pass: &[bool]) -> GroupCodes {
+fn group_codes(carried: &[&Column], pass: &[bool], workers: &Workers) -> GroupCodes {
     if carried.is_empty() {
-        let code = pass.iter().map(|&p| if p { 0 } else { MISS }).collect();
+        let mut code = vec![MISS; pass.len()];
+        workers.fill(&mut code, MIN_CHUNK, |start, code| {
+            let pass = &pass[start..start + code.len()];
+            for (c, &p) in code.iter_mut().zip(pass) {
+                *c = if p { 0 } else { MISS };
+            }
+        });
         return GroupCodes {
             code,
             tuples: Vec::new(),
         };
     }
-    let carried_ids: Vec<Vec<u32>> = carried.iter().map(|c| all_ids(c)).collect();
-    let (code, firsts) = number_tuples(&carried_ids, &carried_radix(carried), pass);
+    let carried_ids: Vec<Vec<u32>> = carried.iter().map(|c| all_ids(c, workers)).collect();
+    let (code, firsts) = number_tuples(
+        &carried_ids,
+        &carried_radix(carried),
+        pass,
+        workers,
+        MIN_CHUNK,
+    );
     let tuples = firsts
         .into_iter()
         .map(|r| {
@@ -375,66 +432,140 @@ fn group_codes(carried: &[&Column], pass: &[bool]) -> GroupCodes {
 /// `radix`): the tuples of passing rows numbered 0, 1, … in the order they first
 /// appear, [`MISS`] for the other rows; and the row where each code first appears.
 ///
+/// On several `workers`, each chunk of rows numbers its tuples on its own
+/// ([`number_chunk`]); then the chunks' tuples, in chunk order and each chunk's in its
+/// order, are numbered once more — the order they first appear in the whole — and each
+/// chunk's codes are renumbered: the same codes as on one thread.
+fn number_tuples(
+    ids: &[Vec<u32>],
+    radix: &[u64],
+    pass: &[bool],
+    workers: &Workers,
+    min_chunk: usize,
+) -> (Vec<u32>, Vec<usize>) {
+    let mut code = vec![MISS; pass.len()];
+    let mut local = workers.fill(&mut code, min_chunk, |start, code| {
+        number_chunk(ids, radix, pass, start, code)
+    });
+    if local.len() <= 1 {
+        return (code, local.pop().unwrap_or_default());
+    }
+    let mut codes = TupleCodes::new(radix);
+    let mut firsts = Vec::new();
+    let renumber: Vec<Vec<u32>> = local
+        .iter()
+        .map(|chunk| {
+            chunk
+                .iter()
+                .map(|&r| {
+                    let known = codes.entry(tuple_key(ids, radix, r));
+                    if *known == MISS {
+                        *known = firsts.len() as u32;
+                        firsts.push(r);
+                    }
+                    *known
+                })
+                .collect()
+        })
+        .collect();
+    let starts: Vec<usize> = workers
+        .chunks(pass.len(), min_chunk)
+        .iter()
+        .map(|r| r.start)
+        .collect();
+    workers.fill(&mut code, min_chunk, |start, code| {
+        let to = &renumber[starts.partition_point(|&s| s < start)];
+        for c in code {
+            *c = to.get(*c as usize).copied().unwrap_or(MISS);
+        }
+    });
+    (code, firsts)
+}
+
+/// Row `r`'s tuple of value ids as one key in mixed radix `radix`.
+#[inline]
+fn tuple_key(ids: &[Vec<u32>], radix: &[u64], r: usize) -> u64 {
+    ids.iter()
+        .zip(radix)
+        .fold(0u64, |k, (ids, &rad)| k * rad + ids[r] as u64)
+}
+
+/// Tuple key → code: a dense array when the key space is small, else a hash map.
+enum TupleCodes {
+    Dense(Vec<u32>),
+    Hash(HashMap<u64, u32>),
+}
+
+impl TupleCodes {
+    fn new(radix: &[u64]) -> TupleCodes {
+        let combos: u64 = radix.iter().product();
+        if combos <= 1 << 20 {
+            TupleCodes::Dense(vec![MISS; combos as usize])
+        } else {
+            TupleCodes::Hash(HashMap::new())
+        }
+    }
+
+    /// The code slot of key `k` ([`MISS`] while it has none).
+    #[inline]
+    fn entry(&mut self, k: u64) -> &mut u32 {
+        match self {
+            TupleCodes::Dense(d) => &mut d[k as usize],
+            TupleCodes::Hash(h) => h.entry(k).or_insert(MISS),
+        }
+    }
+}
+
+/// [`number_tuples`] of the rows `start..start + code.len()` alone (`pass` and `ids`
+/// over all rows): writes their codes, numbered from 0 in this chunk, and returns the
+/// row where each first appears.
+///
 /// Whether a row passes is not branched on where it can be avoided: half of a
 /// dimension's 800,000 rows passing mispredicts a branch per row (2.9 ms at SF 10 of a
 /// plan of 12); a new tuple, which is rare, is the only branch. Where few rows pass (a
 /// brand and a container among 800,000 parts: 0.6 %), a branch per row that is nearly
 /// never taken skips the others (R12's plan 3.7 -> 2.8 ms).
-fn number_tuples(ids: &[Vec<u32>], radix: &[u64], pass: &[bool]) -> (Vec<u32>, Vec<usize>) {
-    let combos: u64 = radix.iter().product();
-    let key = |r: usize| {
-        ids.iter()
-            .zip(radix)
-            .fold(0u64, |k, (ids, &rad)| k * rad + ids[r] as u64)
-    };
-    // Tuple key → code: a dense array when the key space is small, else a hash map.
-    let dense = combos <= 1 << 20;
-    let mut dense_of: Vec<u32> = if dense {
-        vec![MISS; combos as usize]
-    } else {
-        Vec::new()
-    };
-    let mut tuple_of: HashMap<u64, u32> = HashMap::new();
+fn number_chunk(
+    ids: &[Vec<u32>],
+    radix: &[u64],
+    pass: &[bool],
+    start: usize,
+    code: &mut [u32],
+) -> Vec<usize> {
+    let pass = &pass[start..start + code.len()];
+    let key = |r: usize| tuple_key(ids, radix, r);
+    let mut codes = TupleCodes::new(radix);
     let mut firsts: Vec<usize> = Vec::new();
-    let mut code = vec![MISS; pass.len()];
     let passing = pass.iter().filter(|&&p| p).count();
     if passing * 16 < pass.len() {
-        for r in (0..pass.len()).filter(|&r| pass[r]) {
+        for i in (0..pass.len()).filter(|&i| pass[i]) {
+            let r = start + i;
             let next = firsts.len() as u32;
-            let known = if dense {
-                &mut dense_of[key(r) as usize]
-            } else {
-                tuple_of.entry(key(r)).or_insert(MISS)
-            };
+            let known = codes.entry(key(r));
             if *known == MISS {
                 *known = next;
                 firsts.push(r);
             }
-            code[r] = *known;
+            code[i] = *known;
         }
-        return (code, firsts);
+        return firsts;
     }
-    for (r, (c, &p)) in code.iter_mut().zip(pass).enumerate() {
+    for (i, (c, &p)) in code.iter_mut().zip(pass).enumerate() {
+        let r = start + i;
         let k = key(r);
-        let mut known = if dense {
-            dense_of[k as usize]
-        } else if p {
-            tuple_of.get(&k).copied().unwrap_or(MISS)
-        } else {
-            MISS
+        let mut known = match &codes {
+            TupleCodes::Dense(d) => d[k as usize],
+            TupleCodes::Hash(h) if p => h.get(&k).copied().unwrap_or(MISS),
+            TupleCodes::Hash(_) => MISS,
         };
         if p & (known == MISS) {
             known = firsts.len() as u32;
             firsts.push(r);
-            if dense {
-                dense_of[k as usize] = known;
-            } else {
-                tuple_of.insert(k, known);
-            }
+            *codes.entry(k) = known;
         }
         *c = if p { known } else { MISS };
     }
-    (code, firsts)
+    firsts
 }
 
 /// `code[row]` for each row reference of `refs` (by value id), `miss` for the dimension's
@@ -594,7 +725,7 @@ mod tests {
         }
     }
 
-    use super::{join_filter, Test, MISS};
+    use super::{join_filter, Test, Workers, MIN_CHUNK, MISS};
 
     /// The filter of `lut` as the definition says: no test when every key passes, a
     /// range when the passing keys are contiguous, ranges when they are at most
@@ -667,24 +798,32 @@ mod tests {
                     .map(|&r| (0..rows).map(|_| (next() % r.min(9)) as u32).collect())
                     .collect();
                 let pass: Vec<bool> = (0..rows).map(|_| next() % 64 < per_64).collect();
-                let (code, firsts) = super::number_tuples(&ids, &radix, &pass);
-                // By definition: a list of the tuples seen so far.
-                let mut seen: Vec<Vec<u32>> = Vec::new();
-                let mut want_firsts = Vec::new();
-                for r in 0..rows {
-                    let t: Vec<u32> = ids.iter().map(|c| c[r]).collect();
-                    let want = if !pass[r] {
-                        MISS
-                    } else if let Some(i) = seen.iter().position(|s| *s == t) {
-                        i as u32
-                    } else {
-                        seen.push(t);
-                        want_firsts.push(r);
-                        seen.len() as u32 - 1
-                    };
-                    assert_eq!(code[r], want, "radix {radix:?} density {per_64}/64 row {r}");
+                // One thread, and chunks of 64 and 192 rows on three.
+                let runs = [
+                    (Workers::serial(), MIN_CHUNK),
+                    (Workers::unpinned(3), 64),
+                    (Workers::unpinned(3), 192),
+                ];
+                for (workers, min) in runs {
+                    let (code, firsts) = super::number_tuples(&ids, &radix, &pass, &workers, min);
+                    // By definition: a list of the tuples seen so far.
+                    let mut seen: Vec<Vec<u32>> = Vec::new();
+                    let mut want_firsts = Vec::new();
+                    for r in 0..rows {
+                        let t: Vec<u32> = ids.iter().map(|c| c[r]).collect();
+                        let want = if !pass[r] {
+                            MISS
+                        } else if let Some(i) = seen.iter().position(|s| *s == t) {
+                            i as u32
+                        } else {
+                            seen.push(t);
+                            want_firsts.push(r);
+                            seen.len() as u32 - 1
+                        };
+                        assert_eq!(code[r], want, "radix {radix:?} density {per_64}/64 row {r}");
+                    }
+                    assert_eq!(firsts, want_firsts, "radix {radix:?} density {per_64}/64");
                 }
-                assert_eq!(firsts, want_firsts, "radix {radix:?} density {per_64}/64");
             }
         }
     }
