@@ -105,7 +105,7 @@ impl Planner<'_, '_> {
                 (self.col(&j.on.0)?, lut, index.info(), built)
             }
         };
-        let (mut filter_test, any_hit) = join_filter(&lut);
+        let (mut filter_test, any_hit) = join_filter(&lut, self.workers);
         if filter_test.is_none() && via_ref.is_none() && !lut.is_empty() {
             // Every key passes, but a NULL key (the id past the lookup table) joins no
             // row: the join still filters, on the keys that are not NULL.
@@ -127,7 +127,7 @@ impl Planner<'_, '_> {
             (Some(_), false) => "bitmap + lookup",
         };
         self.never |= !any_hit;
-        let lut = Lut::narrow(lut, tuples.len());
+        let lut = Lut::narrow_on(lut, tuples.len(), self.workers);
         let filter_bytes = match &filter_test {
             Some(Test::Bits(b)) => b.len() * 8,
             _ => 0,
@@ -592,16 +592,20 @@ fn codes_by_row(refs: IntValues<'_>, code: &[u32], miss: u32) -> Option<Vec<u32>
 /// A join becomes a filter step (unless every fact key passes) and, when it carries
 /// attributes, a group-code lookup that runs after every filter, on the few rows left:
 /// the filter probes a bit per value id (or a range, or a few), not a 32-bit code.
-fn join_filter(lut: &[u32]) -> (Option<Test>, bool) {
+fn join_filter(lut: &[u32], workers: &Workers) -> (Option<Test>, bool) {
     // One branch-free pass: a dimension of 800,000 keys half of which pass costs a
     // mispredicted branch per key when the hits are listed first (2.9 ms at SF 10).
+    // Chunks of words on `workers`.
     let mut bits = vec![0u64; lut.len().div_ceil(64) + 1];
-    for (w, chunk) in bits.iter_mut().zip(lut.chunks(64)) {
-        *w = chunk
-            .iter()
-            .enumerate()
-            .fold(0, |x, (j, &g)| x | u64::from(g != MISS) << j);
-    }
+    let words = lut.len().div_ceil(64);
+    workers.fill(&mut bits[..words], MIN_CHUNK / 64, |w0, part| {
+        for (w, chunk) in part.iter_mut().zip(lut[w0 * 64..].chunks(64)) {
+            *w = chunk
+                .iter()
+                .enumerate()
+                .fold(0, |x, (j, &g)| x | u64::from(g != MISS) << j);
+        }
+    });
     let hits = pmolap_kernels::bits::active().count_ones(&bits);
     let bit_at = |i: usize, b: u32| (i * 64) as u32 + b;
     let first = bits
@@ -899,7 +903,7 @@ mod tests {
                     .map(|_| if next() % 64 < density { 7 } else { MISS })
                     .collect();
                 assert_eq!(
-                    join_filter(&lut),
+                    join_filter(&lut, &Workers::serial()),
                     reference(&lut),
                     "len {len} density {density}"
                 );
@@ -908,13 +912,17 @@ mod tests {
                 let run: Vec<u32> = (0..len)
                     .map(|i| if (a..b).contains(&i) { 0 } else { MISS })
                     .collect();
-                assert_eq!(join_filter(&run), reference(&run), "len {len} run {a}..{b}");
+                assert_eq!(
+                    join_filter(&run, &Workers::serial()),
+                    reference(&run),
+                    "len {len} run {a}..{b}"
+                );
                 let hole: Vec<u32> = run
                     .iter()
                     .map(|&g| if g == MISS { 0 } else { MISS })
                     .collect();
                 assert_eq!(
-                    join_filter(&hole),
+                    join_filter(&hole, &Workers::serial()),
                     reference(&hole),
                     "len {len} hole {a}..{b}"
                 );
@@ -926,7 +934,7 @@ mod tests {
                     .map(|i| if (i / size) % 3 == 0 { 1 } else { MISS })
                     .collect();
                 assert_eq!(
-                    join_filter(&striped),
+                    join_filter(&striped, &Workers::serial()),
                     reference(&striped),
                     "len {len} blocks of {size}"
                 );

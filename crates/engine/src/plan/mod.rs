@@ -40,16 +40,15 @@ impl Lut {
     /// `codes` (each below `domain`, or [`MISS`]) narrowed to the smallest type whose
     /// largest value (the miss marker) is above every code.
     pub fn narrow(codes: Vec<u32>, domain: usize) -> Lut {
-        fn to<T: TryFrom<u32> + Copy>(codes: &[u32], miss: T) -> Vec<T> {
-            codes
-                .iter()
-                .map(|&c| T::try_from(c).ok().filter(|_| c != MISS).unwrap_or(miss))
-                .collect()
-        }
+        Lut::narrow_on(codes, domain, &Workers::serial())
+    }
+
+    /// [`Lut::narrow`] in chunks on `workers`.
+    pub fn narrow_on(codes: Vec<u32>, domain: usize, workers: &Workers) -> Lut {
         if domain <= u8::MAX as usize {
-            Lut::U8(to(&codes, u8::MAX))
+            Lut::U8(narrowed(&codes, u8::MAX, workers))
         } else if domain <= u16::MAX as usize {
-            Lut::U16(to(&codes, u16::MAX))
+            Lut::U16(narrowed(&codes, u16::MAX, workers))
         } else {
             Lut::U32(codes)
         }
@@ -79,6 +78,21 @@ impl Lut {
             Lut::U32(l) => l.get(i).copied().unwrap_or(MISS),
         }
     }
+}
+
+/// `codes` in type `T`, [`MISS`] (and any code `T` cannot hold) as `miss`.
+fn narrowed<T: TryFrom<u32> + Copy + Send + Sync>(
+    codes: &[u32],
+    miss: T,
+    workers: &Workers,
+) -> Vec<T> {
+    let mut out = vec![miss; codes.len()];
+    workers.fill(&mut out, par::MIN_CHUNK, |start, out| {
+        for (o, &c) in out.iter_mut().zip(&codes[start..]) {
+            *o = T::try_from(c).ok().filter(|_| c != MISS).unwrap_or(miss);
+        }
+    });
+    out
 }
 
 /// Largest group domain aggregated in dense per-thread arrays; larger ones use hash tables.

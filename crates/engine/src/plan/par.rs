@@ -135,3 +135,63 @@ impl Workers {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Workers, ALIGN};
+
+    /// Chunks cover `0..len` once, in order, one per thread at most, each of at least
+    /// `min` items but the last, aligned starts; one chunk below two `min`s.
+    #[test]
+    fn chunks_cover_the_range_in_order() {
+        for threads in [1usize, 2, 3, 8, 16] {
+            let w = Workers::unpinned(threads);
+            for len in [0usize, 1, 63, 64, 4095, 4096, 100_000, 800_000, 6_000_001] {
+                for min in [1usize, 64, 512, 64 * 1024] {
+                    let c = w.chunks(len, min);
+                    assert!(!c.is_empty() && c.len() <= threads, "{len} {min} {c:?}");
+                    assert_eq!((c[0].start, c[c.len() - 1].end), (0, len));
+                    for (a, b) in c.iter().zip(&c[1..]) {
+                        assert_eq!(a.end, b.start, "{c:?}");
+                        assert!(a.len() >= min, "{len} {min} {c:?}");
+                        assert_eq!(b.start % ALIGN.min(min), 0, "{c:?}");
+                    }
+                    if len < 2 * min {
+                        assert_eq!(c.len(), 1, "{len} {min} {c:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Results come back in chunk order, each part written by its own chunk, the same
+    /// on any number of threads.
+    #[test]
+    fn fill_and_map_keep_chunk_order() {
+        let serial = {
+            let mut v = vec![0u64; 10_000];
+            Workers::serial().fill(&mut v, 64, |s, p| {
+                for (i, x) in p.iter_mut().enumerate() {
+                    *x = ((s + i) as u64).wrapping_mul(0x9e37_79b9);
+                }
+            });
+            v
+        };
+        for threads in [2usize, 3, 7] {
+            let w = Workers::unpinned(threads);
+            let mut v = vec![0u64; 10_000];
+            let starts = w.fill(&mut v, 64, |s, p| {
+                for (i, x) in p.iter_mut().enumerate() {
+                    *x = ((s + i) as u64).wrapping_mul(0x9e37_79b9);
+                }
+                s
+            });
+            assert_eq!(v, serial, "{threads} threads");
+            let want: Vec<usize> = w.chunks(10_000, 64).iter().map(|r| r.start).collect();
+            assert_eq!(starts, want);
+            assert_eq!(starts.len(), threads);
+            let sums = w.map(10_000, 64, |r| r.map(|i| i as u64).sum::<u64>());
+            assert_eq!(sums.iter().sum::<u64>(), (0..10_000u64).sum::<u64>());
+        }
+    }
+}
