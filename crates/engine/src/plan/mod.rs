@@ -6,6 +6,7 @@
 //! never touches a dimension: it reads packed fact value ids and small arrays.
 
 mod codes;
+mod groupcodes;
 mod join;
 pub(crate) mod order;
 mod par;
@@ -528,6 +529,18 @@ impl<'db> Planner<'_, 'db> {
             }
         }
         order::order(&mut self.steps);
+    }
+}
+
+/// A tiny deterministic generator (xorshift) from `seed`, for the planner's tests.
+#[cfg(test)]
+fn xorshift(seed: u64) -> impl FnMut() -> u64 {
+    let mut x = seed;
+    move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
     }
 }
 
