@@ -22,7 +22,7 @@ use crate::answer::{QueryRun, StepReport};
 use crate::db::Database;
 use crate::error::{Error, Result};
 use crate::exec::{execute, ExecOptions, Layout, StripedFact};
-use crate::plan::{plan_on, Test, Workers};
+use crate::plan::{plan, Test};
 use crate::query::{IndexChoice, Query};
 use crate::sql::Script;
 
@@ -191,7 +191,7 @@ pub fn run_query(
     // DECIMAL and DATE columns: literals read at their types, answers written so.
     let typed = crate::typed::bind(db, query)?;
     let query = typed.as_ref().map_or(query, |(q, _)| q);
-    let p = plan_on(db, query, &Workers::of_layout(layout))?;
+    let p = plan(db, query)?;
     let (mut rows, exec) = execute(&p, layout, striped, opts, region)?;
     let mut decimal_columns = Vec::new();
     if let Some((_, shown)) = &typed {

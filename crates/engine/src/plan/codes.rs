@@ -6,7 +6,6 @@ use pmolap_store::dictionary::Dictionary;
 use pmolap_store::table::Column;
 use pmolap_store::{AccessCounts, ColumnType};
 
-use super::par::{Workers, MIN_CHUNK};
 use super::{FactCol, Test, MISS};
 use crate::error::{Error, Result};
 use crate::query::{Literal, Predicate};
@@ -234,10 +233,10 @@ impl CodeSet {
     }
 }
 
-/// Value ids of every row of a column, unpacked in chunks on `workers`.
-pub(super) fn all_ids(col: &Column, workers: &Workers) -> Vec<u32> {
-    let mut v = vec![0; col.rows()];
-    workers.fill(&mut v, MIN_CHUNK, |start, part| col.dv.unpack(start, part));
+/// Value ids of every row of a column.
+pub(super) fn all_ids(col: &Column) -> Vec<u32> {
+    let mut v = Vec::with_capacity(col.rows());
+    col.dv.for_each_block(|_, ids| v.extend_from_slice(ids));
     v
 }
 
@@ -252,43 +251,24 @@ pub(crate) fn passes(test: &Test, id: u32) -> bool {
     }
 }
 
-/// Rows of a fact column sampled for a test's selectivity (fewer in a smaller table).
-const SAMPLES: usize = 4096;
-
-/// Fewest samples a thread takes: each is a random read (a cache and TLB miss on a large
-/// table), so a few hundred are worth a thread's start.
-const MIN_SAMPLES: usize = 512;
-
-/// The fraction of fact rows passing each `(column, test)`, from one even sample of the
-/// `rows` rows (the same rows for every test), the samples split over `workers`.
-pub(super) fn sample_selectivities(
-    tests: &[(&FactCol<'_>, &Test)],
-    rows: usize,
-    workers: &Workers,
-) -> Vec<f64> {
+/// The fraction of fact rows passing `test`, from an even sample of the column.
+pub(super) fn sample_selectivity(col: &FactCol<'_>, rows: usize, test: &Test) -> f64 {
+    const SAMPLES: usize = 4096;
     if rows == 0 {
-        return vec![0.0; tests.len()];
+        return 0.0;
     }
     let n = SAMPLES.min(rows);
-    let row = |i: usize| (i as u128 * rows as u128 / n as u128) as usize;
-    for (col, _) in tests {
-        col.store.dv.record(&AccessCounts::lookups(n as u64));
-        if col.store.dv.counting() {
-            col.store.dv.record_reads((0..n).map(|i| row(i) as u64));
-        }
+    col.store.dv.record(&AccessCounts::lookups(n as u64));
+    if col.store.dv.counting() {
+        col.store
+            .dv
+            .record_reads((0..n).map(|i| (i as u128 * rows as u128 / n as u128) as u64));
     }
-    let parts = workers.map(n, MIN_SAMPLES, |samples| {
-        tests
-            .iter()
-            .map(|(col, test)| {
-                samples
-                    .clone()
-                    .filter(|&i| passes(test, bitpack::get(col.words, col.width, row(i))))
-                    .count()
-            })
-            .collect::<Vec<usize>>()
-    });
-    (0..tests.len())
-        .map(|t| parts.iter().map(|p| p[t]).sum::<usize>() as f64 / n as f64)
-        .collect()
+    let hits = (0..n)
+        .filter(|&i| {
+            let row = (i as u128 * rows as u128 / n as u128) as usize;
+            passes(test, bitpack::get(col.words, col.width, row))
+        })
+        .count();
+    hits as f64 / n as f64
 }

@@ -6,18 +6,15 @@
 //! never touches a dimension: it reads packed fact value ids and small arrays.
 
 mod codes;
-mod groupcodes;
 mod join;
 pub(crate) mod order;
-mod par;
 
 use std::time::Instant;
 
 use pmolap_store::dictionary::IntValues;
 use pmolap_store::{ColumnType, Table};
 
-use self::codes::{sample_selectivities, CodeSet};
-pub use self::par::Workers;
+use self::codes::{sample_selectivity, CodeSet};
 pub use crate::answer::{Double, JoinReport, OutValue};
 use crate::db::Database;
 use crate::error::{Error, Result};
@@ -41,15 +38,16 @@ impl Lut {
     /// `codes` (each below `domain`, or [`MISS`]) narrowed to the smallest type whose
     /// largest value (the miss marker) is above every code.
     pub fn narrow(codes: Vec<u32>, domain: usize) -> Lut {
-        Lut::narrow_on(codes, domain, &Workers::serial())
-    }
-
-    /// [`Lut::narrow`] in chunks on `workers`.
-    pub fn narrow_on(codes: Vec<u32>, domain: usize, workers: &Workers) -> Lut {
+        fn to<T: TryFrom<u32> + Copy>(codes: &[u32], miss: T) -> Vec<T> {
+            codes
+                .iter()
+                .map(|&c| T::try_from(c).ok().filter(|_| c != MISS).unwrap_or(miss))
+                .collect()
+        }
         if domain <= u8::MAX as usize {
-            Lut::U8(narrowed(&codes, u8::MAX, workers))
+            Lut::U8(to(&codes, u8::MAX))
         } else if domain <= u16::MAX as usize {
-            Lut::U16(narrowed(&codes, u16::MAX, workers))
+            Lut::U16(to(&codes, u16::MAX))
         } else {
             Lut::U32(codes)
         }
@@ -79,21 +77,6 @@ impl Lut {
             Lut::U32(l) => l.get(i).copied().unwrap_or(MISS),
         }
     }
-}
-
-/// `codes` in type `T`, [`MISS`] (and any code `T` cannot hold) as `miss`.
-fn narrowed<T: TryFrom<u32> + Copy + Send + Sync>(
-    codes: &[u32],
-    miss: T,
-    workers: &Workers,
-) -> Vec<T> {
-    let mut out = vec![miss; codes.len()];
-    workers.fill(&mut out, par::MIN_CHUNK, |start, out| {
-        for (o, &c) in out.iter_mut().zip(&codes[start..]) {
-            *o = T::try_from(c).ok().filter(|_| c != MISS).unwrap_or(miss);
-        }
-    });
-    out
 }
 
 /// Largest group domain aggregated in dense per-thread arrays; larger ones use hash tables.
@@ -269,8 +252,6 @@ fn qerr(q: &Query, m: String) -> Error {
 /// group sources (each with the index of the step producing its codes).
 struct Planner<'q, 'db> {
     query: &'q Query,
-    /// The threads dimension-sized work is split over.
-    workers: &'q Workers,
     fact: &'db Table,
     cols: Vec<FactCol<'db>>,
     steps: Vec<Step>,
@@ -279,16 +260,8 @@ struct Planner<'q, 'db> {
     sources: Vec<(GroupSource<'db>, u64)>,
 }
 
-/// Binds `query` to `db` (a query naming no fact table to the database's), on the
-/// calling thread.
+/// Binds `query` to `db` (a query naming no fact table to the database's).
 pub fn plan<'db>(db: &'db Database, query: &Query) -> Result<Plan<'db>> {
-    plan_on(db, query, &Workers::serial())
-}
-
-/// [`plan`] with the work proportional to dimension rows (predicates over dimension
-/// columns, group codes, join filters and lookups) and the selectivity samples split
-/// into chunks over `workers`: the same plan on any number of them.
-pub fn plan_on<'db>(db: &'db Database, query: &Query, workers: &Workers) -> Result<Plan<'db>> {
     let t0 = Instant::now();
     let query = db.with_fact(query)?;
     let query = query.as_ref();
@@ -297,7 +270,6 @@ pub fn plan_on<'db>(db: &'db Database, query: &Query, workers: &Workers) -> Resu
     let fact_rows = fact.rows();
     let mut p = Planner {
         query,
-        workers,
         fact,
         cols: Vec::new(),
         steps: Vec::new(),
@@ -508,39 +480,14 @@ impl<'db> Planner<'_, 'db> {
             // Nothing runs: no sample.
             return;
         }
-        // Each step's test, then its hull's (if any), all on one sample.
-        let hulls: Vec<Option<Test>> = self
-            .steps
-            .iter()
-            .map(|s| s.hull.as_ref().map(|h| Test::Ranges(h.runs.clone())))
-            .collect();
-        let mut tests = Vec::new();
-        for (s, h) in self.steps.iter().zip(&hulls) {
-            tests.push((&self.cols[s.col], &s.test));
-            if let Some(h) = h {
-                tests.push((&self.cols[s.col], h));
-            }
-        }
-        let mut sel = sample_selectivities(&tests, fact_rows, self.workers).into_iter();
         for s in &mut self.steps {
-            s.selectivity = sel.next().unwrap_or(0.0);
+            let col = &self.cols[s.col];
+            s.selectivity = sample_selectivity(col, fact_rows, &s.test);
             if let Some(h) = &mut s.hull {
-                h.selectivity = sel.next().unwrap_or(0.0);
+                h.selectivity = sample_selectivity(col, fact_rows, &Test::Ranges(h.runs.clone()));
             }
         }
         order::order(&mut self.steps);
-    }
-}
-
-/// A tiny deterministic generator (xorshift) from `seed`, for the planner's tests.
-#[cfg(test)]
-fn xorshift(seed: u64) -> impl FnMut() -> u64 {
-    let mut x = seed;
-    move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
     }
 }
 
