@@ -169,6 +169,15 @@ impl Database {
         self.tables.iter().map(|(n, t)| (n.as_str(), t))
     }
 
+    /// Unmaps every structure mapped from its file from this process's page tables
+    /// ([`Table::release_pages`]): after it, dropping the files' pages leaves the
+    /// database cold (page-cache control).
+    pub fn release_pages(&self) {
+        for t in self.tables.values() {
+            t.release_pages();
+        }
+    }
+
     /// Every file of every table (for page-cache control).
     pub fn files(&self) -> Vec<PathBuf> {
         self.tables

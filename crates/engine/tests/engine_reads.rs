@@ -416,3 +416,43 @@ fn a_sparse_bitmask_selection_reads_its_rows_by_the_mask() {
         assert_eq!(run.rows, want, "grouped, dictionaries: {dictionary_only}");
     }
 }
+
+/// A join through the foreign key (a join index, not the row references) looks every key
+/// of the key column's dictionary up once while planning: counted (one random lookup,
+/// the rest near dense) and every page of the dictionary recorded in the planning step,
+/// so the placement model knows the dictionary is read (issue 33: it was not, and a
+/// dictionary "never accessed" faulted in every cold query).
+#[test]
+fn a_join_through_the_key_counts_its_dictionary_pass() {
+    let f = Fixture::with(0xd1c7, 4_000, 300, true, ExecOptions::default());
+    let fact = f.db.table("fact").unwrap();
+    let dict = &fact.column("f_b").unwrap().dict;
+    assert!(dict.len() > 1, "a sorted dictionary of several keys");
+    let mut q = f.sql("select sum(f_x) from fact, b where f_b = b_key");
+    q.joins[0].index = IndexChoice::Hash;
+    for counting in [true, false] {
+        fact.reset_counters();
+        fact.set_counting(counting);
+        f.run(&q);
+        fact.set_counting(false);
+        let c = dict.counts();
+        let pages: Vec<u32> = dict
+            .page_steps()
+            .iter()
+            .filter(|s| s.step == pmolap_store::pagelog::PLAN_STEP)
+            .flat_map(|s| s.pages())
+            .collect();
+        if counting {
+            assert_eq!((c.lookup, c.near_dense), (1, dict.len() as u64 - 1));
+            // Every payload page (the header page is the file's first).
+            let want: Vec<u32> = (1..dict.file_pages() as u32).collect();
+            let mut got = pages.clone();
+            got.sort_unstable();
+            got.dedup();
+            assert_eq!(got, want);
+        } else {
+            assert_eq!(c, pmolap_store::AccessCounts::default());
+            assert!(pages.is_empty());
+        }
+    }
+}

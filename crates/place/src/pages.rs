@@ -175,19 +175,22 @@ impl PageReads {
     /// The extra CPU time (wall × threads) in ns for `threads` workers:
     ///
     /// ```text
-    /// t = threads · (around · fault_page_ns + Σ_k ahead_k · page_ns(k))
+    /// t = threads · (faults · L + around · (fault_page_ns − L / R) + Σ_k ahead_k · page_ns(k))
     /// ```
     ///
-    /// `around` are the pages read around major faults (the faulting worker waits for
-    /// the whole window: `fault_page_ns` per page, measured with isolated faults) and
-    /// `ahead_k` the pages read ahead of a sequential reader in steps that read `k`
-    /// structures (streams) at once, at `page_ns(k)`, the wall time per page with every
-    /// worker streaming `k` files together ([`PageCosts::page_ns`]: the profile's
-    /// `streams`, else `sequential_page_ns`). Both are device time that stalls every
-    /// worker sharing the device, hence `threads ·` against `T_DRAM` in CPU time. A
-    /// profile without `fault_page_ns` (from before it was measured) prices the pages
-    /// around a fault like those read ahead and each fault at `random_page_ns` of CPU
-    /// time, as the page model did.
+    /// `around` are the pages read around major faults: the faulting worker waits for
+    /// the device's latency `L` ([`PageCosts::fault_latency_ns`]) and then for the
+    /// window's pages, at `fault_page_ns` per page (measured with isolated faults that
+    /// each read a whole window of `R` pages, latency included: hence `− L / R`). `ahead_k`
+    /// are the pages read ahead of a sequential reader in steps that read `k` structures
+    /// (streams) at once, at `page_ns(k)`, the wall time per page with every worker
+    /// streaming `k` files together ([`PageCosts::page_ns`]: the profile's `streams`,
+    /// else `sequential_page_ns`). Both are device time that stalls every worker sharing
+    /// the device, hence `threads ·` against `T_DRAM` in CPU time. A profile without
+    /// `fault_latency_ns` prices a fault by its pages alone (`L = 0`); one without
+    /// `fault_page_ns` (from before it was measured) prices the pages around a fault like
+    /// those read ahead and each fault at `random_page_ns` of CPU time, as the page
+    /// model did.
     pub fn cost(&self, pc: &PageCosts, threads: u32) -> f64 {
         let t = threads.max(1) as f64;
         let ahead: f64 = self
@@ -197,7 +200,11 @@ impl PageReads {
             .map(|(k, &r)| r * pc.page_ns(k as u32 + 1))
             .sum();
         let around = match pc.fault_page_ns {
-            Some(f) => t * self.around * f.max(0.0),
+            Some(f) => {
+                let l = pc.fault_latency_ns.unwrap_or(0.0).max(0.0);
+                let window = pc.readahead_pages.unwrap_or(DEFAULT_READAHEAD_PAGES).max(1) as f64;
+                t * (self.faults * l + self.around * (f.max(0.0) - l / window).max(0.0))
+            }
             None => t * self.around * pc.page_ns(1) + self.faults * pc.random_page_ns.max(0.0),
         };
         t * ahead + around
@@ -269,6 +276,7 @@ mod tests {
             fault_pages: 1,
             readahead_pages: None,
             fault_page_ns: None,
+            fault_latency_ns: None,
             streams: None,
             note: None,
         };
@@ -318,5 +326,32 @@ mod tests {
         assert_eq!(resident_share(10, 40), 0.25);
         assert_eq!(resident_share(10, 0), 1.0);
         assert_eq!(resident_share(100, 40), 1.0);
+    }
+
+    /// A fault pays the device's latency once, then its window's pages: a small file
+    /// (6 pages read around one fault) costs about the latency, not 6/R of a whole
+    /// window's time; a whole window costs what the isolated fault measured.
+    #[test]
+    fn a_fault_pays_the_latency_then_its_pages() {
+        let mut pc = PageCosts {
+            page_bytes: 4096,
+            random_page_ns: 0.0,
+            sequential_page_ns: 1_000.0,
+            fault_pages: 1,
+            readahead_pages: Some(100),
+            fault_page_ns: Some(3_000.0),
+            fault_latency_ns: Some(100_000.0),
+            streams: None,
+            note: None,
+        };
+        let small = PageReads::new(6.0, 0.0, 1.0);
+        // 1 · 100 µs + 6 · (3 µs − 100 µs / 100) = 112 µs, for each of 2 workers.
+        assert!((small.cost(&pc, 2) - 2.0 * 112_000.0).abs() < 1e-6);
+        // A whole window: 100 µs + 100 · 2 µs = 300 µs = 100 · fault_page_ns.
+        let window = PageReads::new(100.0, 0.0, 1.0);
+        assert!((window.cost(&pc, 1) - 300_000.0).abs() < 1e-6);
+        // Without a measured latency, pages alone (older profiles).
+        pc.fault_latency_ns = None;
+        assert!((small.cost(&pc, 1) - 18_000.0).abs() < 1e-6);
     }
 }

@@ -259,6 +259,13 @@ pub struct PageCosts {
     /// them. Absent in profiles from before it was measured
     /// ([`crate::pages::PageReads::cost`]).
     pub fault_page_ns: Option<f64>,
+    /// The wall ns of one small read from the device (one page, no readahead): the
+    /// latency every major fault pays before its window's pages, measured by `place
+    /// profile` with scattered one-page reads. With it, a fault that reads few pages (a
+    /// small file: a dictionary, a dimension's column) costs at least this much instead
+    /// of its pages' share of a whole window's time. Absent in older profiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault_latency_ns: Option<f64>,
     /// The wall ns per page read when several files are streamed at once by every
     /// worker (the engine's morsels read the columns of a query together), by number of
     /// streams, ascending; where given, the page model prices the pages of a step with
@@ -502,6 +509,7 @@ impl Profile {
                 ("random_page_ns", pc.random_page_ns),
                 ("sequential_page_ns", pc.sequential_page_ns),
                 ("fault_page_ns", pc.fault_page_ns.unwrap_or(0.0)),
+                ("fault_latency_ns", pc.fault_latency_ns.unwrap_or(0.0)),
             ]
             .into_iter()
             .chain(

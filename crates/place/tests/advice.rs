@@ -23,6 +23,7 @@ fn paged() -> Profile {
         fault_pages: 4,
         readahead_pages: None,
         fault_page_ns: None,
+        fault_latency_ns: None,
         streams: None,
         note: None,
     });

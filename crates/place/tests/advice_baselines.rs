@@ -33,6 +33,7 @@ fn disk() -> Profile {
         fault_pages: 1,
         readahead_pages: Some(1),
         fault_page_ns: Some(10_000.0),
+        fault_latency_ns: None,
         streams: None,
         note: None,
     });

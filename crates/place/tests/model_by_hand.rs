@@ -283,6 +283,7 @@ fn page_model_by_hand() {
         fault_pages: 1,
         readahead_pages: None,
         fault_page_ns: None,
+        fault_latency_ns: None,
         streams: None,
         note: None,
     });

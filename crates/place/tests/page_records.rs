@@ -60,6 +60,7 @@ fn disk(readahead: u64) -> Profile {
         fault_pages: 1,
         readahead_pages: Some(readahead),
         fault_page_ns: Some(20_000.0),
+        fault_latency_ns: None,
         streams: None,
         note: None,
     });

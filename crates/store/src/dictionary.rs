@@ -244,6 +244,22 @@ impl Dictionary {
         self.record_codes(codes.iter().copied());
     }
 
+    /// Records (when counting) a pass an engine made over every value with its own
+    /// kernels while planning, in id order: counted as a batch of lookups of every id
+    /// (the first random, the rest near dense: stride 1; the per-access model prices
+    /// dictionaries by lookups) and every page of them ([`crate::pagelog::PLAN_STEP`]).
+    pub fn record_scan(&self) {
+        if !self.counting() || self.len == 0 {
+            return;
+        }
+        self.s.record(&AccessCounts {
+            lookup: 1,
+            near_dense: self.len as u64 - 1,
+            ..AccessCounts::default()
+        });
+        self.record_codes(0..self.len as u32);
+    }
+
     /// The pages counted runs touched, by step.
     pub fn page_steps(&self) -> Vec<crate::pagelog::PageStep> {
         self.s.pages.snapshot()

@@ -181,6 +181,15 @@ impl Structure {
         Ok(())
     }
 
+    /// Unmaps a structure mapped from its file from this process's page tables (a copy:
+    /// nothing), so the page cache can drop what reading it brought in
+    /// ([`pmolap_tier::ReadOnlyRegion::release_pages`]).
+    pub(crate) fn release_pages(&self) {
+        if let Bytes::Mapped(r) = &self.region {
+            r.release_pages();
+        }
+    }
+
     /// The payload bytes.
     #[inline]
     pub(crate) fn payload(&self) -> &[u8] {

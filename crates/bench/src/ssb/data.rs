@@ -173,8 +173,18 @@ fn open_under_with(
 /// `place validate`).
 pub fn open_cold(dir: &Path, at: Where<'_>) -> Result<Database> {
     let db = at.open(dir, false)?;
-    drop_pages(&db.files())?;
+    drop_db_pages(&db, &db.files())?;
     Ok(db)
+}
+
+/// Drops the pages of `files` (files of `db`) from the page cache, the pages `db`'s own
+/// mappings hold included: the open reads some payload through them (a string
+/// dictionary's offsets and text are checked when it opens), and a mapped page is not
+/// dropped ([`Database::release_pages`] unmaps them first). Pages another process maps
+/// stay.
+pub fn drop_db_pages(db: &Database, files: &[PathBuf]) -> Result<()> {
+    db.release_pages();
+    drop_pages(files)
 }
 
 /// Drops `files`' pages from the page cache (pages some process maps stay).

@@ -122,6 +122,7 @@ pub(super) fn page_costs(c: &mut Copies, o: &ProfileOptions) -> Result<PageCosts
         }
         Ok(r)
     })?;
+    let latency = fault_latency(c, o)?;
     let seq_ns = (seq.1 - seq.0).max(0.0);
     // The faulting worker waits for its whole read-around window: ns per page of it.
     let fault_page_ns = ((fault.1 - fault.0) / read_per_fault.get().max(1.0)).max(0.0);
@@ -139,6 +140,7 @@ pub(super) fn page_costs(c: &mut Copies, o: &ProfileOptions) -> Result<PageCosts
             .clamp(1.0, readahead_pages(&c.dir, page) as f64) as u64,
         readahead_pages: Some(window),
         fault_page_ns: Some(fault_page_ns),
+        fault_latency_ns: latency,
         streams: Some(vec![
             StreamCost {
                 streams: 1,
@@ -150,10 +152,77 @@ pub(super) fn page_costs(c: &mut Copies, o: &ProfileOptions) -> Result<PageCosts
             },
         ]),
         note: Some(format!(
-            "per page over DRAM: random {:.0} vs {:.0} ns, sequential {:.0} vs {:.0} ns, 3 streams {:.0} vs {:.0} ns; an isolated fault {:.0} vs {:.0} ns reading {:.0} pages (tier vs DRAM); {workers} workers",
-            random.1, random.0, seq.1, seq.0, multi.1, multi.0, fault.1, fault.0, read_per_fault.get()
+            "per page over DRAM: random {:.0} vs {:.0} ns, sequential {:.0} vs {:.0} ns, 3 streams {:.0} vs {:.0} ns; an isolated fault {:.0} vs {:.0} ns reading {:.0} pages (tier vs DRAM); a one-page read {} ns; {workers} workers",
+            random.1, random.0, seq.1, seq.0, multi.1, multi.0, fault.1, fault.0, read_per_fault.get(),
+            latency.map_or("-".to_string(), |l| format!("{l:.0}"))
         )),
     })
+}
+
+/// The latency of one small read from the tier: one page read with `pread` at
+/// scattered offsets of the wide data vector's file, its pages dropped and readahead off
+/// (`POSIX_FADV_RANDOM`), so each read waits for the device once and reads one page;
+/// the median over `reps` runs of the mean per read. What a major fault on a small file
+/// waits for before its pages (the page model's [`PageCosts::fault_latency_ns`]). `None`
+/// when the tier's copy is not the table's files (nothing is paged in).
+fn fault_latency(c: &mut Copies, o: &ProfileOptions) -> Result<Option<f64>> {
+    use pmolap_tier::io::{fadvise, Advice};
+    use std::os::unix::fs::FileExt;
+    if !c.paged {
+        return Ok(None);
+    }
+    let path = {
+        let t = c.tier()?;
+        let col = t
+            .manifest()
+            .columns
+            .iter()
+            .find(|col| col.name == INT_WIDE.0)
+            .ok_or_else(|| crate::error::Error::Ssb(format!("no column {}", INT_WIDE.0)))?;
+        let f = col
+            .files
+            .iter()
+            .find(|f| f.kind == pmolap_store::StructureKind::DataVector)
+            .ok_or_else(|| {
+                crate::error::Error::Ssb(format!("{} has no data vector", INT_WIDE.0))
+            })?;
+        t.dir().join(&f.file)
+    };
+    // No mapping of the table may keep the file's pages: the copy is reopened later.
+    c.tier = None;
+    let page = 4096u64;
+    let file = std::fs::File::open(&path).map_err(|e| crate::error::Error::io(&path, e))?;
+    let pages = (file
+        .metadata()
+        .map_err(|e| crate::error::Error::io(&path, e))?
+        .len()
+        / page)
+        .max(1);
+    let golden = (pages as f64 * 0.618_033_988_7) as u64;
+    let stride = (golden..)
+        .find(|s| gcd(*s as usize, pages as usize) == 1)
+        .unwrap_or(1);
+    let touch = (pages / 64).clamp(1, o.lookups as u64);
+    let mut buf = vec![0u8; page as usize];
+    let mut runs = Vec::new();
+    for _ in 0..o.reps.max(1) {
+        if pmolap_os::signal::interrupted() {
+            return Err(pmolap_os::Error::Interrupted.into());
+        }
+        fadvise(&file, &path, Advice::Random)?;
+        crate::ssb::data::drop_pages(std::slice::from_ref(&path))?;
+        let (ns, n) = timed(|| {
+            let mut p = 0u64;
+            for _ in 0..touch {
+                // A short read (the last page) still waited for the device.
+                let _ = file.read_at(&mut buf, p * page);
+                p = (p + stride) % pages;
+            }
+            touch
+        });
+        runs.push(ns / n.max(1) as f64);
+    }
+    Ok(Some(pmolap_results::stats::median(&runs)))
 }
 
 /// Pages the kernel reads around a fault on the filesystem of `dir`: the backing

@@ -87,7 +87,10 @@ impl Planner<'_, '_> {
         let GroupCodes { code, tuples } = group_codes(&carried, &pass);
         let (fk, lut, index, built) = match via_ref {
             Some(r) => {
-                let refs = self.fact.column(&r.column)?.dict.ints();
+                let ref_dict = &self.fact.column(&r.column)?.dict;
+                // Every reference value is read once (counted for the placement model).
+                ref_dict.record_scan();
+                let refs = ref_dict.ints();
                 let lut = codes_by_row(refs, &code, MISS).ok_or_else(|| {
                     qerr(query, format!("{}: a reference past {} rows", r.column, m))
                 })?;
@@ -100,6 +103,8 @@ impl Planner<'_, '_> {
             }
             None => {
                 let (index, built) = db.join_index(&j.dim, &j.on.1, j.index)?;
+                // Every key of the foreign key's dictionary is looked up once.
+                fk_col.dict.record_scan();
                 let lut = index.codes_of(fk_col.dict.ints(), &code, MISS);
                 (self.col(&j.on.0)?, lut, index.info(), built)
             }

@@ -103,7 +103,7 @@ fn open_slow_cold(dir: &Path, pf: &PlacementFile) -> Result<Database> {
                 .collect::<Vec<_>>()
         })
         .collect();
-    crate::ssb::data::drop_pages(&files)?;
+    crate::ssb::data::drop_db_pages(&db, &files)?;
     Ok(db)
 }
 
