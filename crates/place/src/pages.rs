@@ -175,7 +175,8 @@ impl PageReads {
     /// The extra CPU time (wall × threads) in ns for `threads` workers:
     ///
     /// ```text
-    /// t = threads · (faults · L + around · (fault_page_ns − L / R) + Σ_k ahead_k · page_ns(k))
+    /// t = threads · (faults · L + around · (fault_page_ns − L / R) + Σ_k ahead_k · page_ns(k)
+    ///                + evicting · reclaim_page_ns)
     /// ```
     ///
     /// `around` are the pages read around major faults: the faulting worker waits for
@@ -190,7 +191,9 @@ impl PageReads {
     /// `fault_latency_ns` prices a fault by its pages alone (`L = 0`); one without
     /// `fault_page_ns` (from before it was measured) prices the pages around a fault like
     /// those read ahead and each fault at `random_page_ns` of CPU time, as the page
-    /// model did.
+    /// model did. `evicting` are the pages whose coming in evicted a cached page (a full
+    /// bounded cache: the kernel reclaims one for each), each at the profile's
+    /// `reclaim_page_ns` more (0 where absent).
     pub fn cost(&self, pc: &PageCosts, threads: u32) -> f64 {
         let t = threads.max(1) as f64;
         let ahead: f64 = self
@@ -207,7 +210,8 @@ impl PageReads {
             }
             None => t * self.around * pc.page_ns(1) + self.faults * pc.random_page_ns.max(0.0),
         };
-        t * ahead + around
+        let reclaim = t * self.evicting * pc.reclaim_page_ns.unwrap_or(0.0).max(0.0);
+        t * ahead + around + reclaim
     }
 
     /// The same as `/proc/self/io` and `ru_majflt` count it.
@@ -277,6 +281,7 @@ mod tests {
             readahead_pages: None,
             fault_page_ns: None,
             fault_latency_ns: None,
+            reclaim_page_ns: None,
             streams: None,
             note: None,
         };
@@ -341,6 +346,7 @@ mod tests {
             readahead_pages: Some(100),
             fault_page_ns: Some(3_000.0),
             fault_latency_ns: Some(100_000.0),
+            reclaim_page_ns: None,
             streams: None,
             note: None,
         };
@@ -350,6 +356,12 @@ mod tests {
         // A whole window: 100 µs + 100 · 2 µs = 300 µs = 100 · fault_page_ns.
         let window = PageReads::new(100.0, 0.0, 1.0);
         assert!((window.cost(&pc, 1) - 300_000.0).abs() < 1e-6);
+        // Pages read into a full cache pay the reclaim on top.
+        pc.reclaim_page_ns = Some(500.0);
+        let mut full = window;
+        full.evicting = 100.0;
+        assert!((full.cost(&pc, 1) - 350_000.0).abs() < 1e-6);
+        pc.reclaim_page_ns = None;
         // Without a measured latency, pages alone (older profiles).
         pc.fault_latency_ns = None;
         assert!((small.cost(&pc, 1) - 18_000.0).abs() < 1e-6);

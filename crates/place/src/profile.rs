@@ -266,6 +266,13 @@ pub struct PageCosts {
     /// of its pages' share of a whole window's time. Absent in older profiles.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fault_latency_ns: Option<f64>,
+    /// The extra wall ns per page read while the page cache it goes into is full (a
+    /// memory cgroup at its limit reclaims a page for every page read in), over a page
+    /// read with room to spare; measured by `place profile` streaming a file twice
+    /// inside a memory cgroup smaller than it. Absent in older profiles and where no
+    /// memory cgroup could be made (then 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reclaim_page_ns: Option<f64>,
     /// The wall ns per page read when several files are streamed at once by every
     /// worker (the engine's morsels read the columns of a query together), by number of
     /// streams, ascending; where given, the page model prices the pages of a step with
@@ -510,6 +517,7 @@ impl Profile {
                 ("sequential_page_ns", pc.sequential_page_ns),
                 ("fault_page_ns", pc.fault_page_ns.unwrap_or(0.0)),
                 ("fault_latency_ns", pc.fault_latency_ns.unwrap_or(0.0)),
+                ("reclaim_page_ns", pc.reclaim_page_ns.unwrap_or(0.0)),
             ]
             .into_iter()
             .chain(

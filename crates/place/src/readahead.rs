@@ -51,6 +51,9 @@ pub struct PageReads {
     pub read: f64,
     /// Touches of a page not in the cache: major faults.
     pub faults: f64,
+    /// Of `read`, the pages whose coming in evicted a cached page (a bounded cache that
+    /// is full: the kernel reclaims a page for each, [`PageCosts::reclaim_page_ns`]).
+    pub evicting: f64,
     /// Of `read`, the pages read around faults (the faulting worker waits for them).
     pub around: f64,
     /// The rest of `read`, the pages read ahead (async readahead), split by how many
@@ -71,6 +74,7 @@ impl PageReads {
         PageReads {
             read: around + ahead,
             faults,
+            evicting: 0.0,
             around,
             by_streams,
         }
@@ -79,6 +83,7 @@ impl PageReads {
     fn add(&mut self, o: PageReads) {
         self.read += o.read;
         self.faults += o.faults;
+        self.evicting += o.evicting;
         self.around += o.around;
         for (a, b) in self.by_streams.iter_mut().zip(o.by_streams) {
             *a += b;
@@ -128,15 +133,18 @@ impl Sim<'_> {
     }
 
     /// Reads pages `start..end` of structure `s` that are not cached; marks `mark` if it
-    /// is among the pages read. Returns the pages read.
-    fn read(&mut self, s: u32, start: u64, end: u64, mark: u64) -> u64 {
-        let mut n = 0;
+    /// is among the pages read. Returns the pages read and how many of them evicted a
+    /// cached page.
+    fn read(&mut self, s: u32, start: u64, end: u64, mark: u64) -> (u64, u64) {
+        let (mut n, mut evicting) = (0, 0);
         for p in start..end {
             if self.cache.contains(&(s, p)) {
                 continue;
             }
+            let before = self.evicted.len();
             self.cache.insert((s, p), false, &mut self.evicted);
             n += 1;
+            evicting += u64::from(self.evicted.len() > before);
             if p == mark {
                 self.marked.insert((s, p));
             }
@@ -144,7 +152,7 @@ impl Sim<'_> {
         for k in self.evicted.drain(..) {
             self.marked.remove(&k);
         }
-        n
+        (n, evicting)
     }
 
     /// One touch of page `p` of structure `s`.
@@ -164,7 +172,9 @@ impl Sim<'_> {
                 };
                 if start < size {
                     let end = (start + r).min(size);
-                    out.read += self.read(s, start, end, start) as f64;
+                    let (n, e) = self.read(s, start, end, start);
+                    out.read += n as f64;
+                    out.evicting += e as f64;
                     self.ra.insert(
                         s,
                         Window {
@@ -181,7 +191,9 @@ impl Sim<'_> {
             let start = p.saturating_sub(r / 2);
             let end = (start + r).min(size).max(p + 1);
             let async_size = r / 4;
-            out.around += self.read(s, start, end, start + r - async_size) as f64;
+            let (n, e) = self.read(s, start, end, start + r - async_size);
+            out.around += n as f64;
+            out.evicting += e as f64;
             out.read += out.around;
             self.ra.insert(
                 s,
@@ -322,6 +334,7 @@ pub fn simulate(st: &Stream<'_>, cache_pages: Option<u64>) -> Vec<PageReads> {
                 reads.read += t.read;
                 reads.faults += t.faults;
                 reads.around += t.around;
+                reads.evicting += t.evicting;
                 *step_reads.entry(s).or_default() += t.read - t.around;
             }
             flush(&mut step_reads, &mut reads);
@@ -480,12 +493,20 @@ mod tests {
         let steps = two_streams(Order::Steps, 1, Policy::Lru, Some(4));
         assert_eq!((steps.read, steps.faults), (10.0, 2.0));
         assert_eq!((steps.around, steps.by_streams[1]), (8.0, 2.0));
+        // The counted pass starts with the cache full: every page read evicts one.
+        assert_eq!(steps.evicting, 10.0);
         // In the engine's order (morsels of 2 pages: A1 A2 B1 B2 A3 A4 B3 B4): A1 reads
         // A0–A3, B1 reads B0–B3 and evicts them all, A3 faults again and reads A1–A4
         // (mark A4: nothing after it), B3 reads B1–B4: 16 pages, 4 faults, all around.
         let engine = two_streams(Order::Engine, 1, Policy::Lru, Some(4));
         assert_eq!((engine.read, engine.faults), (16.0, 4.0));
         assert_eq!(engine.around, 16.0);
+        assert_eq!(engine.evicting, 16.0);
+        // Behind a cache that holds everything nothing is evicted.
+        assert_eq!(
+            two_streams(Order::Steps, 1, Policy::Lru, Some(64)).evicting,
+            0.0
+        );
     }
 
     #[test]
@@ -493,5 +514,10 @@ mod tests {
         let cold = |order| two_streams(order, 2, Policy::TwoList, None);
         assert_eq!(cold(Order::Steps), cold(Order::Engine));
         assert_eq!(cold(Order::Steps).read, 10.0);
+        assert_eq!(
+            cold(Order::Steps).evicting,
+            0.0,
+            "cold: no bound, no eviction"
+        );
     }
 }

@@ -24,6 +24,7 @@ fn paged() -> Profile {
         readahead_pages: None,
         fault_page_ns: None,
         fault_latency_ns: None,
+        reclaim_page_ns: None,
         streams: None,
         note: None,
     });

@@ -34,6 +34,7 @@ fn disk() -> Profile {
         readahead_pages: Some(1),
         fault_page_ns: Some(10_000.0),
         fault_latency_ns: None,
+        reclaim_page_ns: None,
         streams: None,
         note: None,
     });

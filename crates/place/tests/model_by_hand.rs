@@ -284,6 +284,7 @@ fn page_model_by_hand() {
         readahead_pages: None,
         fault_page_ns: None,
         fault_latency_ns: None,
+        reclaim_page_ns: None,
         streams: None,
         note: None,
     });

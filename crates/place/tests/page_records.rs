@@ -61,6 +61,7 @@ fn disk(readahead: u64) -> Profile {
         readahead_pages: Some(readahead),
         fault_page_ns: Some(20_000.0),
         fault_latency_ns: None,
+        reclaim_page_ns: None,
         streams: None,
         note: None,
     });

@@ -92,6 +92,7 @@ pub(super) fn page_costs(c: &mut Copies, o: &ProfileOptions) -> Result<PageCosts
         }
     };
     let seq = both(c, o.reps, &streams(&[INT_WIDE.0]))?;
+    let reclaim = reclaim_cost(c, o, &streams(&[INT_WIDE.0]), seq.1)?;
     let multi = both(c, o.reps, &streams(&[INT_WIDE.0, STR.0, INT_NARROW.0]))?;
     // Isolated faults: one touch in the middle of each readahead window of the wide
     // vector, so each touch is a major fault reading its own window; the time per fault
@@ -141,6 +142,7 @@ pub(super) fn page_costs(c: &mut Copies, o: &ProfileOptions) -> Result<PageCosts
         readahead_pages: Some(window),
         fault_page_ns: Some(fault_page_ns),
         fault_latency_ns: latency,
+        reclaim_page_ns: reclaim.map(|r| r.0),
         streams: Some(vec![
             StreamCost {
                 streams: 1,
@@ -152,11 +154,73 @@ pub(super) fn page_costs(c: &mut Copies, o: &ProfileOptions) -> Result<PageCosts
             },
         ]),
         note: Some(format!(
-            "per page over DRAM: random {:.0} vs {:.0} ns, sequential {:.0} vs {:.0} ns, 3 streams {:.0} vs {:.0} ns; an isolated fault {:.0} vs {:.0} ns reading {:.0} pages (tier vs DRAM); a one-page read {} ns; {workers} workers",
+            "per page over DRAM: random {:.0} vs {:.0} ns, sequential {:.0} vs {:.0} ns, 3 streams {:.0} vs {:.0} ns; an isolated fault {:.0} vs {:.0} ns reading {:.0} pages (tier vs DRAM); a one-page read {} ns; a page read into a full page cache {}; {workers} workers",
             random.1, random.0, seq.1, seq.0, multi.1, multi.0, fault.1, fault.0, read_per_fault.get(),
-            latency.map_or("-".to_string(), |l| format!("{l:.0}"))
+            latency.map_or("-".to_string(), |l| format!("{l:.0}")),
+            reclaim.map_or("- (no memory cgroup)".to_string(), |r| format!(
+                "{:.0} ns (streaming in a memory cgroup of {} MiB)",
+                r.1,
+                r.2 >> 20
+            ))
         )),
     })
+}
+
+/// What a page read into a full page cache costs more than one read with room to spare:
+/// the wide data vector streamed by every worker (as `pass`, the sequential
+/// measurement) twice inside a memory cgroup limited to half the file (at least two
+/// readahead windows per worker), so the second pass reads every page again and the
+/// cgroup reclaims one for each; its wall ns per page read (`/proc/self/io`) minus
+/// `free_page_ns`, the same pass's ns per page cold with room to spare. Returns (extra
+/// ns, ns per page in the cgroup, limit); `None` where no memory cgroup can be made (not
+/// root, no memory controller) or the tier's copy is not the table's files. The median
+/// over `reps` runs.
+fn reclaim_cost(
+    c: &mut Copies,
+    o: &ProfileOptions,
+    pass: &dyn Fn(&pmolap_store::table::Table) -> Result<(f64, u64)>,
+    free_page_ns: f64,
+) -> Result<Option<(f64, f64, u64)>> {
+    if !c.paged {
+        return Ok(None);
+    }
+    let page = 4096u64;
+    let file_bytes = {
+        let t = c.tier()?;
+        let dv = &t.column(INT_WIDE.0)?.dv;
+        dv.words().len() as u64 * 8
+    };
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+    let window = readahead_pages(&c.dir, page) * page;
+    let limit = (file_bytes / 2).max(2 * window * workers);
+    if limit >= file_bytes {
+        return Ok(None);
+    }
+    let mut runs = Vec::new();
+    for _ in 0..o.reps.max(1) {
+        if pmolap_os::signal::interrupted() {
+            return Err(pmolap_os::Error::Interrupted.into());
+        }
+        let t = c.tier()?;
+        let Ok(guard) = pmolap_os::cgroup::MemoryLimit::enter(limit) else {
+            return Ok(None);
+        };
+        let warm = pass(t);
+        let before = IoSample::now();
+        let second = pass(t);
+        let io = before.zip(IoSample::now()).map(|(a, b)| a.until(b));
+        drop(guard);
+        warm?;
+        let (ns, touched) = second?;
+        let read = io.map_or(touched as f64, |io| io.read_bytes / page as f64);
+        runs.push(ns / read.max(1.0));
+    }
+    let in_cgroup = pmolap_results::stats::median(&runs);
+    Ok(Some((
+        (in_cgroup - free_page_ns).max(0.0),
+        in_cgroup,
+        limit,
+    )))
 }
 
 /// The latency of one small read from the tier: one page read with `pread` at
