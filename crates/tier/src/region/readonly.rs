@@ -134,6 +134,15 @@ impl ReadOnlyRegion {
 mod tests {
     use super::*;
 
+    /// `path`'s first `len` bytes mapped read-only, every page faulted in.
+    fn open_prefaulted(path: &Path, len: usize) -> ReadOnlyRegion {
+        let opts = RegionOptions {
+            prefault: true,
+            ..RegionOptions::default()
+        };
+        ReadOnlyRegion::open(path, len, &opts).unwrap()
+    }
+
     /// The mapping of `path` in /proc/self/maps: its permission field.
     fn perms_of(path: &Path) -> Vec<String> {
         let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
@@ -157,15 +166,7 @@ mod tests {
             .unwrap()
             .set_modified(old)
             .unwrap();
-        let r = ReadOnlyRegion::open(
-            &path,
-            bytes.len(),
-            &RegionOptions {
-                prefault: true,
-                ..RegionOptions::default()
-            },
-        )
-        .unwrap();
+        let r = open_prefaulted(&path, bytes.len());
         assert_eq!(r.as_slice(), &bytes[..]);
         assert_eq!(perms_of(&path), vec!["r--s".to_string()]);
         assert!(r.info().prefaulted);
@@ -202,15 +203,7 @@ mod tests {
             std::io::Write::write_all(&mut f, &bytes).unwrap();
             f.sync_all().unwrap();
         }
-        let r = ReadOnlyRegion::open(
-            &path,
-            bytes.len(),
-            &RegionOptions {
-                prefault: true,
-                ..RegionOptions::default()
-            },
-        )
-        .unwrap();
+        let r = open_prefaulted(&path, bytes.len());
         assert_eq!(r.as_slice(), &bytes[..]);
         let f = File::open(&path).unwrap();
         // Mapped pages survive a drop; released ones do not.
