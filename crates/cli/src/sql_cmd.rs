@@ -127,6 +127,9 @@ pub fn run(a: &SqlArgs) -> Result<()> {
             script.len()
         );
     }
+    // The process exits next: its teardown unmaps the database's structures at once,
+    // cheaper than unmapping them one by one first (the shared lock goes with it).
+    std::mem::forget(r.session);
     Ok(())
 }
 

@@ -272,6 +272,39 @@ fn a_damaged_column_fails_only_the_queries_that_read_it() {
     assert!(e.contains(name), "{e}");
 }
 
+/// A join through a row-reference column (`lo_partkey@part`) reads neither the foreign
+/// key column nor any other reference column: damaged data vectors of `lo_partkey` and
+/// `lo_custkey@customer` leave a query joining part the same answer; a query reading
+/// `lo_partkey` itself fails with one line naming its file.
+#[test]
+fn a_join_through_row_references_reads_no_foreign_key_column() {
+    let (_d, db) = database();
+    let q = "select sum(lo_revenue), d_year, p_brand1 from lineorder, ddate, part \
+             where lo_orderdate = d_datekey and lo_partkey = p_partkey \
+             and p_category = 'MFGR#12' group by d_year, p_brand1 order by d_year, p_brand1";
+    let want = quietly(sql(&db).args([q, "--format", "csv"]));
+    let key = structure_file(&db, "lineorder", "lo_partkey", "data_vector");
+    let other = structure_file(&db, "lineorder", "lo_custkey@customer", "data_vector");
+    for f in [&key, &other] {
+        let mut b = std::fs::read(f).unwrap();
+        let last = b.len() - 1;
+        b[last] ^= 0x01;
+        std::fs::write(f, b).unwrap();
+    }
+    assert_eq!(quietly(sql(&db).args([q, "--format", "csv"])), want);
+    let e = one_line_error(
+        &sql(&db)
+            .arg("select count(*) from lineorder where lo_partkey < 100")
+            .output()
+            .unwrap(),
+    );
+    let name = key.file_name().unwrap().to_str().unwrap();
+    assert!(
+        e.contains(name) && e.contains("payload checksum mismatch"),
+        "{e}"
+    );
+}
+
 /// JSON answers write a DECIMAL(15,2) column's sums, minima and values as JSON numbers
 /// with their exact digits (16 significant digits and trailing zeros a double would
 /// lose), a text column holding `12.50` as a string, AVG as a double, NULL as `null`;

@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Once};
 
 use pmolap_tier::region::RegionInfo;
 use pmolap_tier::{ReadOnlyRegion, Region, RegionOptions, TierSpec};
@@ -70,6 +70,9 @@ pub(crate) struct Structure {
     /// The pages counted runs touched ([`crate::pagelog`]).
     pub(crate) pages: crate::pagelog::PageLog,
     counting: Arc<AtomicBool>,
+    /// A lazily opened structure mapped in place whose prefault waits for its first use
+    /// ([`Structure::fault_in`]); None: prefaulted at open, or not asked to be.
+    fault_in: Option<Once>,
 }
 
 /// How to map when opening a structure (its payload checksum is checked later, by
@@ -77,6 +80,14 @@ pub(crate) struct Structure {
 pub(crate) struct OpenCtx<'a> {
     pub region: &'a RegionOptions,
     pub counting: Arc<AtomicBool>,
+    /// Opened on its column's first use (a lazy table): a structure mapped in place is
+    /// not prefaulted at open but on its own first use (when `region.prefault`), so a use
+    /// of a column's dictionary alone never faults in its data vector.
+    pub lazy: bool,
+    /// The structure's checks run on its first use (the table verifies): reading every
+    /// payload byte (in parallel parts for big payloads), they fault its pages in, so a
+    /// lazily opened structure needs no prefault pass of its own.
+    pub verified: bool,
 }
 
 impl Structure {
@@ -128,7 +139,15 @@ impl Structure {
             )));
         }
         let len = file_len as usize;
+        let defer = target.is_none() && ctx.lazy && ctx.region.prefault;
         let (region, zero_copy) = match target {
+            None if defer => {
+                let opts = RegionOptions {
+                    prefault: false,
+                    ..ctx.region.clone()
+                };
+                (Bytes::Mapped(ReadOnlyRegion::open(path, len, &opts)?), true)
+            }
             None => (
                 Bytes::Mapped(ReadOnlyRegion::open(path, len, ctx.region)?),
                 true,
@@ -160,7 +179,16 @@ impl Structure {
             counters: Counters::default(),
             pages: crate::pagelog::PageLog::default(),
             counting: ctx.counting.clone(),
+            fault_in: (defer && !ctx.verified).then(Once::new),
         })
+    }
+
+    /// Faults every page in for reading, once, when the open left that to the first use
+    /// and no check will read the payload ([`OpenCtx::lazy`]); nothing otherwise.
+    pub(crate) fn fault_in(&self) {
+        if let Some(once) = &self.fault_in {
+            once.call_once(|| pmolap_tier::io::prefault_read(self.region.as_slice()));
+        }
     }
 
     /// Computes the payload checksum and fails unless it is the header's (which open

@@ -99,21 +99,30 @@ fn replay(e: &Error) -> Error {
 }
 
 impl Column {
-    /// Verifies the dictionary (payload checksum, order), once.
+    /// Verifies the dictionary (payload checksum, order), once. Unverified, its pages
+    /// are faulted in where a lazy open left that to its first use.
     fn verify_dict(&self) -> Result<()> {
         match &self.checks {
             Some(c) => once(&c.dict, || self.dict.check_deep()),
-            None => Ok(()),
+            None => {
+                self.dict.s.fault_in();
+                Ok(())
+            }
         }
     }
 
     /// Verifies every structure of the column (payload checksums, order, ids in range),
-    /// each once.
+    /// each once. Unverified, their pages are faulted in where a lazy open left that to
+    /// their first use.
     fn verify(&self) -> Result<()> {
+        self.verify_dict()?;
         let Some(c) = &self.checks else {
+            self.dv.s.fault_in();
+            if let Some(ix) = &self.index {
+                ix.s.fault_in();
+            }
             return Ok(());
         };
-        self.verify_dict()?;
         once(&c.dv, || self.dv.check_deep(self.ids()))?;
         if let Some(ix) = &self.index {
             once(&c.index, || ix.check_deep(self.dv.len()))?;
@@ -435,6 +444,8 @@ impl Table {
         let ctx = OpenCtx {
             region: &self.opts.region,
             counting: self.counting.clone(),
+            lazy: self.opts.lazy,
+            verified: self.opts.verify_checksums,
         };
         let open_kind = |k: usize| -> Result<Option<Structure>> {
             let kind = KINDS[k];

@@ -45,6 +45,10 @@ pub struct Answers {
     pub notes: Vec<String>,
     /// Whether each statement was warmed up once before its timed runs.
     pub warmed_up: bool,
+    /// The open database the statements ran on. A one-off process about to exit may
+    /// leak it (`std::mem::forget`): dropping it unmaps every structure first, work the
+    /// kernel's teardown of the whole process then does again, cheaper, at exit.
+    pub session: Session,
 }
 
 /// Runs every statement of `script` on the database of `data` with every structure on
@@ -110,5 +114,6 @@ pub fn answer(
         answers,
         notes,
         warmed_up: reps > 1,
+        session,
     })
 }

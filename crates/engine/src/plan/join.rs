@@ -51,8 +51,9 @@ impl Planner<'_, '_> {
             IndexChoice::Auto => db.row_ref(&query.fact, &j.on.0, &j.dim, &j.on.1),
             _ => None,
         };
-        let fk_col = self.fact.column(&j.on.0)?;
-        if fk_col.ty() != ColumnType::Int {
+        // The key's type from the manifest: a join through the row references never reads
+        // the key column, so it is opened (and verified) only for a join index below.
+        if self.fact.column_type(&j.on.0)? != ColumnType::Int {
             return Err(qerr(
                 query,
                 format!("foreign key {}.{} is not an int column", query.fact, j.on.0),
@@ -104,8 +105,9 @@ impl Planner<'_, '_> {
             None => {
                 let (index, built) = db.join_index(&j.dim, &j.on.1, j.index)?;
                 // Every key of the foreign key's dictionary is looked up once.
-                fk_col.dict.record_scan();
-                let lut = index.codes_of(fk_col.dict.ints(), &code, MISS);
+                let fk_dict = &self.fact.column(&j.on.0)?.dict;
+                fk_dict.record_scan();
+                let lut = index.codes_of(fk_dict.ints(), &code, MISS);
                 (self.col(&j.on.0)?, lut, index.info(), built)
             }
         };
@@ -113,7 +115,7 @@ impl Planner<'_, '_> {
         if filter_test.is_none() && via_ref.is_none() && !lut.is_empty() {
             // Every key passes, but a NULL key (the id past the lookup table) joins no
             // row: the join still filters, on the keys that are not NULL.
-            if fk_col.null_id().is_some() {
+            if self.fact.column(&j.on.0)?.null_id().is_some() {
                 filter_test = Some(Test::Range {
                     lo: 0,
                     span: lut.len() as u32 - 1,
