@@ -196,6 +196,27 @@ fn fold(
     over
 }
 
+/// The largest group domain folded by [`few_groups`]' masked sums.
+const FEW_GROUPS_MAX: usize = 8;
+
+/// Whether a dense group domain of `domain` groups folds by masked sums per group (the
+/// bit kernels' `group_sums`, `group_counts`) rather than by a store per row into the
+/// rows' slots: at most [`FEW_GROUPS_MAX`] groups, every aggregate a `COUNT(*)` or a sum
+/// (`SUM`, `AVG`) of a column without NULLs that [`sums_fit`] after `rows` rows. R11's
+/// four sums over 6 groups spent half their time on the stores (a load that may alias
+/// the store before it: with a handful of slots, it often does).
+fn few_groups(plan: &Plan<'_>, domain: u32, rows: u64) -> bool {
+    (2..=FEW_GROUPS_MAX as u32).contains(&domain)
+        && plan.aggs.iter().all(|a| {
+            !a.nullable
+                && match (a.func, a.arg) {
+                    (AggFn::Count, None) => true,
+                    (AggFn::Sum | AggFn::Avg, Some(arg)) => sums_fit(plan, arg, rows),
+                    _ => false,
+                }
+        })
+}
+
 /// Whether no sum of argument `arg`'s values over `rows` rows can leave the 64-bit range:
 /// every value lies between its columns' first and last values (dictionaries are sorted,
 /// frames ascend), so `rows` times the largest magnitude of `a` (or of `a op b`) bounds
@@ -489,6 +510,37 @@ pub(super) fn accumulate(
         if let Some(ai) = over {
             if overflow.is_none_or(|o| o > ai) {
                 *overflow = Some(ai);
+            }
+        }
+        return;
+    }
+    if hash.is_none() && few_groups(plan, *domain, *folded) {
+        // A few groups, sums and counts that cannot overflow: each a compare and a masked
+        // add per row and group (`group_sums`), into the first lane's states.
+        let d = *domain as usize;
+        let keys = &gid[..k];
+        let kern = bits::active();
+        let mut c = [0u64; FEW_GROUPS_MAX];
+        kern.group_counts(keys, &mut c[..d]);
+        for (n, &add) in counts.iter_mut().zip(&c[..d]) {
+            *n += add;
+        }
+        vals.resize(k, 0);
+        let mut have: Option<(usize, Option<(Op, usize)>)> = None;
+        for (ai, a) in plan.aggs.iter().enumerate() {
+            let Some(arg) = a.arg else { continue };
+            if have != Some(arg) {
+                if arg_values(plan, rows, arg, ids, vals, tally) && overflow.is_none_or(|o| o > ai)
+                {
+                    *overflow = Some(ai);
+                }
+                have = Some(arg);
+            }
+            let mut sums = [0i64; FEW_GROUPS_MAX];
+            kern.group_sums(&vals[..k], keys, &mut sums[..d]);
+            for (g, &add) in sums[..d].iter().enumerate() {
+                let st = &mut states[g * naggs + ai];
+                *st = st.wrapping_add(add);
             }
         }
         return;
