@@ -124,9 +124,10 @@ fn fold_states(funcs: &[AggFn], t: &mut [i64], s: &[i64], over: &mut Option<usiz
 /// group id, qualifying rows and morsels. The first failed thread's error is returned;
 /// an overflow (in a thread or in the merge) is an error naming the aggregate.
 ///
-/// Dense accumulators (every thread's, or none: one plan makes them all) are folded into
-/// the first one's lane 0, slot by slot, and its groups with rows listed in group-id
-/// order; hash accumulators through a map from group id to its place in the totals.
+/// Dense accumulators (every thread's, or none: one plan makes them all) are folded slot
+/// by slot into the first one's arrays (fresh ones when it keeps several copies of each
+/// group), and the groups with rows listed in group-id order; hash accumulators through a
+/// map from group id to its place in the totals.
 pub(super) fn merge(
     plan: &Plan<'_>,
     results: Vec<Result<(Acc, u64, usize)>>,
