@@ -58,6 +58,8 @@ pub(super) struct Acc {
     pub(super) nullable: bool,
     /// Scratch of [`fold_nullable`].
     nulls: NullScratch,
+    /// Rows folded so far, this batch's included: no group of a sum holds more.
+    folded: u64,
 }
 
 /// Buffers of [`fold_nullable`]: the rows' ids of the argument's columns and their slots,
@@ -130,6 +132,7 @@ impl Acc {
             took,
             nullable,
             nulls: NullScratch::default(),
+            folded: 0,
         }
     }
 
@@ -146,25 +149,34 @@ fn single_group(hash: &Option<HashGroups>, counts: &[u64]) -> bool {
 }
 
 /// Folds `vals` (one per selected row) into the states of the rows' slots, aggregate
-/// `ai` of `naggs`; true when a sum overflowed.
+/// `ai` of `naggs`; true when a sum overflowed. `checked`: test each sum for overflow;
+/// unchecked only where [`sums_fit`] proved that no sum can leave the 64-bit range.
 #[inline(always)]
 fn fold(
     func: AggFn,
     states: &mut [i64],
     slots: &[u32],
     vals: &[i64],
-    ai: usize,
-    naggs: usize,
+    (ai, naggs): (usize, usize),
+    checked: bool,
 ) -> bool {
     let mut over = false;
     let at = |g: u32| g as usize * naggs + ai;
     match func {
-        AggFn::Sum | AggFn::Avg => {
+        AggFn::Sum | AggFn::Avg if checked => {
             for (&g, &v) in slots.iter().zip(vals) {
                 let s = &mut states[at(g)];
                 let (r, o) = s.overflowing_add(v);
                 *s = r;
                 over |= o;
+            }
+        }
+        AggFn::Sum | AggFn::Avg => {
+            // A plain add per row: no flag to test and carry (R11's four sums over 6
+            // groups spent most of their time there).
+            for (&g, &v) in slots.iter().zip(vals) {
+                let s = &mut states[at(g)];
+                *s = s.wrapping_add(v);
             }
         }
         AggFn::Min => {
@@ -182,6 +194,50 @@ fn fold(
         AggFn::Count => {}
     }
     over
+}
+
+/// The largest group domain folded by [`few_groups`]' masked sums.
+const FEW_GROUPS_MAX: usize = 8;
+
+/// Whether a dense group domain of `domain` groups folds by masked sums per group (the
+/// bit kernels' `group_sums`, `group_counts`) rather than by a store per row into the
+/// rows' slots: at most [`FEW_GROUPS_MAX`] groups, every aggregate a `COUNT(*)` or a sum
+/// (`SUM`, `AVG`) of a column without NULLs that [`sums_fit`] after `rows` rows. R11's
+/// four sums over 6 groups spent half their time on the stores (a load that may alias
+/// the store before it: with a handful of slots, it often does).
+fn few_groups(plan: &Plan<'_>, domain: u32, rows: u64) -> bool {
+    (2..=FEW_GROUPS_MAX as u32).contains(&domain)
+        && plan.aggs.iter().all(|a| {
+            !a.nullable
+                && match (a.func, a.arg) {
+                    (AggFn::Count, None) => true,
+                    (AggFn::Sum | AggFn::Avg, Some(arg)) => sums_fit(plan, arg, rows),
+                    _ => false,
+                }
+        })
+}
+
+/// Whether no sum of argument `arg`'s values over `rows` rows can leave the 64-bit range:
+/// every value lies between its columns' first and last values (dictionaries are sorted,
+/// frames ascend), so `rows` times the largest magnitude of `a` (or of `a op b`) bounds
+/// every partial sum of a group that starts at 0 and folds at most `rows` rows.
+fn sums_fit(plan: &Plan<'_>, arg: (usize, Option<(Op, usize)>), rows: u64) -> bool {
+    let mag = |c: usize| {
+        let v = plan.cols[c].ints;
+        match (v.first(), v.last()) {
+            (Some(x), Some(y)) => i128::from(x).abs().max(i128::from(y).abs()),
+            _ => 0,
+        }
+    };
+    let (ca, op) = arg;
+    let bound = match op {
+        None => mag(ca),
+        Some((Op::Mul, cb)) => mag(ca) * mag(cb),
+        Some((Op::Add | Op::Sub, cb)) => mag(ca) + mag(cb),
+    };
+    bound
+        .checked_mul(i128::from(rows))
+        .is_some_and(|b| b <= i128::from(i64::MAX))
 }
 
 /// Dictionaries of more entries than this (2 MiB) are decoded with software prefetch.
@@ -395,7 +451,7 @@ fn fold_nullable(
         let (ia, ib) = (plan.cols[ca].ints, plan.cols[cb].ints);
         over |= combine(op, &mut nb.vals, &nb.b, ib, can_overflow(op, ia, ib));
     }
-    over | fold(a.func, states, &nb.slots, &nb.vals, ai, naggs)
+    over | fold(a.func, states, &nb.slots, &nb.vals, (ai, naggs), true)
 }
 
 /// Adds the `k` selected rows of morsel `[start, start+n)` (selection and group ids in
@@ -443,7 +499,9 @@ pub(super) fn accumulate(
         took,
         nullable,
         nulls,
+        folded,
     } = acc;
+    *folded += k as u64;
     // One group (no GROUP BY): every aggregate folds into registers, not through memory.
     if single_group(hash, counts) {
         counts[0] += k as u64;
@@ -452,6 +510,37 @@ pub(super) fn accumulate(
         if let Some(ai) = over {
             if overflow.is_none_or(|o| o > ai) {
                 *overflow = Some(ai);
+            }
+        }
+        return;
+    }
+    if hash.is_none() && few_groups(plan, *domain, *folded) {
+        // A few groups, sums and counts that cannot overflow: each a compare and a masked
+        // add per row and group (`group_sums`), into the first lane's states.
+        let d = *domain as usize;
+        let keys = &gid[..k];
+        let kern = bits::active();
+        let mut c = [0u64; FEW_GROUPS_MAX];
+        kern.group_counts(keys, &mut c[..d]);
+        for (n, &add) in counts.iter_mut().zip(&c[..d]) {
+            *n += add;
+        }
+        vals.resize(k, 0);
+        let mut have: Option<(usize, Option<(Op, usize)>)> = None;
+        for (ai, a) in plan.aggs.iter().enumerate() {
+            let Some(arg) = a.arg else { continue };
+            if have != Some(arg) {
+                if arg_values(plan, rows, arg, ids, vals, tally) && overflow.is_none_or(|o| o > ai)
+                {
+                    *overflow = Some(ai);
+                }
+                have = Some(arg);
+            }
+            let mut sums = [0i64; FEW_GROUPS_MAX];
+            kern.group_sums(&vals[..k], keys, &mut sums[..d]);
+            for (g, &add) in sums[..d].iter().enumerate() {
+                let st = &mut states[g * naggs + ai];
+                *st = st.wrapping_add(add);
             }
         }
         return;
@@ -517,7 +606,14 @@ pub(super) fn accumulate(
             over |= arg_values(plan, rows, arg, ids, vals, tally);
             have = Some(arg);
         }
-        over |= fold(a.func, states, slots, vals, ai, naggs);
+        over |= fold(
+            a.func,
+            states,
+            slots,
+            vals,
+            (ai, naggs),
+            !sums_fit(plan, arg, *folded),
+        );
         if over && overflow.is_none_or(|o| o > ai) {
             *overflow = Some(ai);
         }

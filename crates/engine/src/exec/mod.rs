@@ -127,12 +127,12 @@ pub fn execute(
     }
     // A plan known to be empty, or answered by the dictionaries: no workers.
     let early = if plan.never {
-        Some(Totals::new())
+        Some(Totals::new(plan.aggs.len()))
     } else {
         from_dictionaries(plan)
     };
     if let Some(total) = early {
-        let rows_qualifying = total.values().map(|g| g.rows).sum();
+        let rows_qualifying = total.rows();
         let groups = total.len();
         return Ok((
             result_rows(plan, total),

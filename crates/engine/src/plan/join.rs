@@ -10,31 +10,30 @@ use pmolap_store::{ColumnType, Table};
 
 use super::codes::{all_ids, CodeSet};
 use super::order::TestKind;
-use super::{
-    qerr, GroupSource, GroupValues, Hull, JoinReport, Lut, OutValue, Planner, Step, Test, MISS,
-};
+use super::{qerr, GroupSource, GroupValues, Hull, JoinReport, Lut, Planner, Step, Test, MISS};
 use crate::db::Database;
 use crate::error::Result;
 use crate::joinindex::JoinIndexInfo;
 use crate::query::{Cond, IndexChoice, Join, Predicate, Query};
 
 /// Group codes of a dimension's rows: the carried tuples numbered densely among the
-/// passing rows ([`MISS`] for the others), and the tuples by code.
+/// passing rows ([`MISS`] for the others), and the tuples' value ids by carried column and
+/// code (decoded only for the result rows).
 struct GroupCodes {
     code: Vec<u32>,
-    tuples: Vec<Vec<OutValue>>,
+    tuple_ids: Vec<Vec<u32>>,
 }
 
-impl Planner<'_, '_> {
+impl<'db> Planner<'_, 'db> {
     /// Evaluates join `j`: pushes its filter step and group-code lookup (and group
     /// source) and reports what was built.
-    pub(super) fn join(&mut self, db: &Database, j: &Join) -> Result<JoinReport> {
+    pub(super) fn join(&mut self, db: &'db Database, j: &Join) -> Result<JoinReport> {
         let query = self.query;
         let dim = db.table(&j.dim).map_err(|e| qerr(query, e.to_string()))?;
         let m = dim.rows();
         // Once the result is known to be empty, the remaining joins are only validated.
         let pass = dimension_pass(query, j, dim, !self.never)?;
-        let carried: Vec<&Column> = j
+        let carried: Vec<&'db Column> = j
             .carry
             .iter()
             .map(|c| dim_column(query, j, dim, c))
@@ -85,7 +84,8 @@ impl Planner<'_, '_> {
                 filter_bytes: 0,
             });
         };
-        let GroupCodes { code, tuples } = group_codes(&carried, &pass);
+        let GroupCodes { code, tuple_ids } = group_codes(&carried, &pass);
+        let groups = tuple_ids.first().map_or(0, Vec::len);
         let (fk, lut, index, built) = match via_ref {
             Some(r) => {
                 let ref_dict = &self.fact.column(&r.column)?.dict;
@@ -133,7 +133,7 @@ impl Planner<'_, '_> {
             (Some(_), false) => "bitmap + lookup",
         };
         self.never |= !any_hit;
-        let lut = Lut::narrow(lut, tuples.len());
+        let lut = Lut::narrow(lut, groups);
         let filter_bytes = match &filter_test {
             Some(Test::Bits(b)) => b.len() * 8,
             _ => 0,
@@ -148,11 +148,15 @@ impl Planner<'_, '_> {
             index_build_ms: built,
             dim_rows: m,
             dim_rows_passing,
-            groups: tuples.len(),
+            groups,
             filter: filter.to_string(),
             filter_bytes,
         };
-        self.push_join_steps(j, fk, filter_test, lut, tuples);
+        let values = GroupValues::Tuples {
+            columns: carried,
+            ids: tuple_ids,
+        };
+        self.push_join_steps(j, fk, filter_test, lut, values);
         Ok(report)
     }
 
@@ -163,7 +167,7 @@ impl Planner<'_, '_> {
         fk: usize,
         filter_test: Option<Test>,
         lut: Lut,
-        tuples: Vec<Vec<OutValue>>,
+        values: GroupValues<'db>,
     ) {
         if let Some(test) = filter_test {
             let hull = match &test {
@@ -198,7 +202,7 @@ impl Planner<'_, '_> {
             self.sources.push((
                 GroupSource {
                     columns: j.carry.clone(),
-                    values: GroupValues::Tuples(tuples),
+                    values,
                     stride: 0,
                 },
                 self.steps.len() as u64 - 1,
@@ -356,26 +360,16 @@ fn group_codes(carried: &[&Column], pass: &[bool]) -> GroupCodes {
         let code = pass.iter().map(|&p| if p { 0 } else { MISS }).collect();
         return GroupCodes {
             code,
-            tuples: Vec::new(),
+            tuple_ids: Vec::new(),
         };
     }
     let carried_ids: Vec<Vec<u32>> = carried.iter().map(|c| all_ids(c)).collect();
     let (code, firsts) = number_tuples(&carried_ids, &carried_radix(carried), pass);
-    let tuples = firsts
-        .into_iter()
-        .map(|r| {
-            carried_ids
-                .iter()
-                .zip(carried)
-                .map(|(ids, c)| match c.null_id() == Some(ids[r]) {
-                    // GROUP BY a nullable attribute: NULL is a group.
-                    true => OutValue::Null,
-                    false => OutValue::from(c.dict.get(ids[r])),
-                })
-                .collect()
-        })
+    let tuple_ids = carried_ids
+        .iter()
+        .map(|ids| firsts.iter().map(|&r| ids[r]).collect())
         .collect();
-    GroupCodes { code, tuples }
+    GroupCodes { code, tuple_ids }
 }
 
 /// The code of each row's tuple of value ids (`ids[column][row]`, keyed in mixed radix

@@ -77,6 +77,36 @@ mod body {
         (u128::from(hi) << 32) + u128::from(lo)
     }
 
+    /// Rows per block of [`group_sums`] and [`group_counts`]: one pass per group over a
+    /// block that stays in the L1 cache.
+    const GROUP_BLOCK: usize = 1024;
+
+    /// `out[g] += Σ vals[j]` over the rows `j` with `keys[j] == g` (wrapping): one pass per
+    /// group, a compare and a masked add, no store per row.
+    #[inline(always)]
+    pub(super) fn group_sums(vals: &[i64], keys: &[u32], out: &mut [i64]) {
+        for (v, k) in vals.chunks(GROUP_BLOCK).zip(keys.chunks(GROUP_BLOCK)) {
+            for (g, o) in out.iter_mut().enumerate() {
+                let g = g as u32;
+                let s = v.iter().zip(k).fold(0i64, |s, (&v, &k)| {
+                    s.wrapping_add(if k == g { v } else { 0 })
+                });
+                *o = o.wrapping_add(s);
+            }
+        }
+    }
+
+    /// `out[g] +=` the rows `j` with `keys[j] == g`.
+    #[inline(always)]
+    pub(super) fn group_counts(keys: &[u32], out: &mut [u64]) {
+        for k in keys.chunks(GROUP_BLOCK) {
+            for (g, o) in out.iter_mut().enumerate() {
+                let g = g as u32;
+                *o += k.iter().map(|&k| u64::from(k == g)).sum::<u64>();
+            }
+        }
+    }
+
     #[inline(always)]
     pub(super) fn min(vals: &[i64], init: i64) -> i64 {
         vals.iter().copied().fold(init, i64::min)
@@ -217,6 +247,16 @@ impl BitKernels {
         fn dot_ids(a: &[u32], b: &[u32]) -> u128;
     }
     multiversion! {
+        /// `out[g] += Σ vals[j]` (wrapping) over the `j < min(vals.len(), keys.len())` with
+        /// `keys[j] == g`, for every `g < out.len()`: the sums of a few groups without a
+        /// store per row.
+        fn group_sums(vals: &[i64], keys: &[u32], out: &mut [i64]);
+    }
+    multiversion! {
+        /// `out[g] +=` the number of `keys` equal to `g`, for every `g < out.len()`.
+        fn group_counts(keys: &[u32], out: &mut [u64]);
+    }
+    multiversion! {
         /// The smallest of `init` and `vals`.
         fn min(vals: &[i64], init: i64) -> i64;
     }
@@ -255,6 +295,43 @@ mod tests {
         let extremes = vec![i64::MAX, i64::MIN, -1, 0, 1, i64::MAX, i64::MIN + 1];
         v.push((vec![u32::MAX, 0, 1, u32::MAX, 7, 0, 2], extremes));
         v
+    }
+
+    /// The sums and counts of a few groups, as a loop over the rows says, in every
+    /// variant: keys at and past the groups asked for, every value magnitude (wrapping),
+    /// lengths around the vector widths and the kernels' blocks.
+    #[test]
+    fn group_sums_and_counts_match_a_loop() {
+        let mut variants = simd_variants();
+        variants.push(&PORTABLE);
+        for (i, len) in [0usize, 1, 7, 8, 9, 17, 1023, 1024, 1025, 3000]
+            .into_iter()
+            .enumerate()
+        {
+            let r = noise(2 * len, i as u64 + 40);
+            let vals: Vec<i64> = r[..len].iter().map(|&x| (x as i64) >> (x % 64)).collect();
+            for groups in [1usize, 2, 6, 8] {
+                let keys: Vec<u32> = r[len..]
+                    .iter()
+                    .map(|&x| (x % (groups as u64 + 2)) as u32)
+                    .collect();
+                let (mut sums, mut counts) = (vec![5i64; groups], vec![3u64; groups]);
+                for (&v, &k) in vals.iter().zip(&keys) {
+                    if (k as usize) < groups {
+                        sums[k as usize] = sums[k as usize].wrapping_add(v);
+                        counts[k as usize] += 1;
+                    }
+                }
+                for k in &variants {
+                    let (mut s, mut c) = (vec![5i64; groups], vec![3u64; groups]);
+                    k.group_sums(&vals, &keys, &mut s);
+                    k.group_counts(&keys, &mut c);
+                    let what = format!("{} on {len} rows, {groups} groups", k.name());
+                    assert_eq!(s, sums, "group sums {what}");
+                    assert_eq!(c, counts, "group counts {what}");
+                }
+            }
+        }
     }
 
     #[test]
