@@ -122,6 +122,16 @@ impl Runs {
         }
     }
 
+    /// Adds `o`'s runs (of the same queries) to these.
+    pub fn extend(&mut self, o: Runs) {
+        for (a, b) in self.times.iter_mut().zip(o.times) {
+            a.extend(b);
+        }
+        for (a, b) in self.io.iter_mut().zip(o.io) {
+            a.extend(b);
+        }
+    }
+
     fn push(&mut self, query: usize, ms: f64, io: Option<IoFigures>) {
         self.times[query].push(ms);
         self.io[query].push(io);
