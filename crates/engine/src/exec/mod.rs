@@ -18,6 +18,7 @@
 //! (threads, node-local copies) beside them.
 
 mod aggregate;
+mod argvalues;
 mod groups;
 mod layout;
 mod morsel;
