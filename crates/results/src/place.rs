@@ -148,9 +148,19 @@ pub struct ScenarioResult {
     pub slow_accessed_bytes: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slow_accessed_fraction: Option<f64>,
-    /// Sum of the queries' medians / the all-DRAM sum.
+    /// Sum of the queries' medians / the sum of the all-DRAM medians measured beside it
+    /// (the runs just before and just after this placement's).
     pub measured: f64,
+    /// The models' relative times, `1 + ΔT / T_DRAM` with `T_DRAM` the all-DRAM time
+    /// measured beside the placement (its `measured` divides by the same): the model
+    /// prices `ΔT`, the slow tier's extra time; `T_DRAM` is measured. Documents written
+    /// before 2026-11-27 11:00 divided by the workload's recorded `T_DRAM`.
     pub predicted: Predicted,
+    /// What `place advise` promised for this placement: the advised model's relative
+    /// time with the workload's recorded `T_DRAM` (absent in older documents: then
+    /// `predicted`'s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub promised: Option<f64>,
     pub queries: Vec<QueryPoint>,
     /// The sum over the queries of what the device did per run (absent in older
     /// documents).
@@ -360,7 +370,10 @@ impl<W> ValidateReport<W> {
             .iter()
             .filter(|s| s.name.starts_with("budget") || s.name.starts_with("target"))
             .map(|s| {
-                let promised = s.predicted.of_model(&model).unwrap_or(f64::NAN);
+                let promised = s
+                    .promised
+                    .or_else(|| s.predicted.of_model(&model))
+                    .unwrap_or(f64::NAN);
                 let mine = crate::stats::Spread::of(&workload_times(&s.queries));
                 let against = BASELINE_KINDS
                     .iter()

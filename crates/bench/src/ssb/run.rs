@@ -11,7 +11,7 @@ use pmolap_os::cgroup::MemoryLimit;
 use pmolap_results::{kind, Header, Machine};
 use pmolap_tier::Topology;
 
-use super::data::{database_dir_noting, load_placement, open_cold, ColdTier, DataOptions, Where};
+use super::data::{database_dir_noting, load_placement, make_cold, open_cold, DataOptions, Where};
 use crate::error::{Error, Result};
 
 pub use pmolap_results::ssb::{RunConfig, RunSetting};
@@ -82,12 +82,12 @@ impl Reps {
     }
 }
 
-/// What queries run on: an engine session (each query warmed up once, then timed), or
-/// a cold disk (reopened cold before every timed run).
+/// What queries run on: an engine session, each query warmed up once and then timed as
+/// it is (warm) or with its pages dropped before every timed run ([`make_cold`]).
 #[derive(Debug, Clone, Copy)]
 pub enum Source<'a> {
     Warm(&'a Session),
-    Cold(&'a ColdTier<'a>, &'a pmolap_engine::ExecOptions),
+    Cold(&'a Session),
 }
 
 /// Runs each query `reps` times ([`Reps`]: a count, or a range with a time budget) after
@@ -108,9 +108,8 @@ pub fn run_queries(
         }
         pb.set_message(format!("Q{}", q.label()));
         let mut runs = Vec::new();
-        if let Source::Warm(p) = src {
-            p.run(q)?;
-        }
+        let (Source::Warm(p) | Source::Cold(p)) = src;
+        p.run(q)?;
         let t0 = std::time::Instant::now();
         for i in 0..reps.max {
             if pmolap_os::signal::interrupted() && !runs.is_empty() {
@@ -119,10 +118,10 @@ pub fn run_queries(
             if i >= reps.min && t0.elapsed() >= reps.budget {
                 break;
             }
-            runs.push(match src {
-                Source::Warm(p) => p.run(q)?,
-                Source::Cold(c, exec) => c.cold_open(exec)?.run(q)?,
-            });
+            if let Source::Cold(p) = src {
+                make_cold(p)?;
+            }
+            runs.push(p.run(q)?);
             pb.inc(1);
         }
         let times: Vec<f64> = runs.iter().map(|r| r.total_ms).collect();
@@ -174,8 +173,8 @@ impl Queries<'_> {
 /// `ssb run` / `ssb query` / `sql`: `queries` on the database of `data`, every structure
 /// on `tier` (or where `data.placement` puts it), kept as `setting` says: `warm` opened
 /// once (checksums verified, every page read in), each query warmed up once then timed
-/// `reps` times; `cold` reopened before every timed run with every database file's pages
-/// dropped ([`open_cold`]); `cache:SIZE` opened once with its pages dropped, then every
+/// `reps` times; `cold` opened once ([`open_cold`]), each query warmed up, every database
+/// file's pages dropped before each timed run ([`make_cold`]); `cache:SIZE` opened once with its pages dropped, then every
 /// query warmed up and timed inside a memory cgroup limited to SIZE plus the queries'
 /// own working memory (measured first, as in `place validate`). `pb` shows progress (its
 /// length is set here).
@@ -225,15 +224,7 @@ pub fn run(
     pb.set_length((queries.len() * reps) as u64);
     let figs = match setting {
         RunSetting::Warm => run_queries(Source::Warm(&p), queries, reps, pb)?,
-        RunSetting::Cold => {
-            drop(p); // its DRAM copies are not needed while the runs reopen
-            let cold = ColdTier {
-                dir: dir.clone(),
-                topo: topo.clone(),
-                at,
-            };
-            run_queries(Source::Cold(&cold, &data.exec), queries, reps, pb)?
-        }
+        RunSetting::Cold => run_queries(Source::Cold(&p), queries, reps, pb)?,
         RunSetting::Cache { bytes } => {
             let (figs, note) = run_cached(p, bytes, &dir, at, &topo, data, queries, reps, pb)?;
             notes.push(note);

@@ -9,7 +9,9 @@ use pmolap_engine::{ExecOptions, Query, QueryRun, Session};
 use pmolap_results::{kind, Header, Machine};
 use pmolap_tier::{Pinning, TierClass, Topology};
 
-use super::data::{database_dir, database_dir_noting, open_database, ColdTier, DataOptions, Where};
+use super::data::{
+    database_dir, database_dir_noting, open_cold, open_database, DataOptions, Where,
+};
 use super::run::{run_queries, Reps, Source};
 use crate::error::{Error, Result};
 
@@ -124,12 +126,8 @@ pub fn tiers(
         pb.set_length((queries.len() * reps.max) as u64);
         let exec = data.exec.clone();
         let figs = if c.cold {
-            let cold = ColdTier {
-                dir: dir.clone(),
-                topo: topo.clone(),
-                at: Where::Tier("home"),
-            };
-            run_queries(Source::Cold(&cold, &exec), queries, reps, pb)?
+            let p = Session::new(open_cold(&dir, Where::Tier("home"))?, &topo, exec)?;
+            run_queries(Source::Cold(&p), queries, reps, pb)?
         } else {
             let p = Session::new(open_database(&dir, &c.spec, true)?, &topo, exec)?;
             run_queries(Source::Warm(&p), queries, reps, pb)?

@@ -2,8 +2,9 @@
 //! the machine's real tiers (issue 12, item 6). The slow tier is the database's own files
 //! on their filesystem (the structures mapped from `home`), the fast tier DRAM (copies):
 //!
-//! - **cold** — every timed run reopens the database under the placement and drops its
-//!   files' pages first (`POSIX_FADV_DONTNEED`), so each query faults its slow data in;
+//! - **cold** — the database is opened once per placement and every query runs once to
+//!   warm up; before each timed run the files' pages are dropped
+//!   ([`crate::ssb::data::make_cold`]), so each query faults its slow data in;
 //! - **cache:SIZE** — the database is opened once per placement, its pages dropped, and
 //!   the process then enters a memory cgroup ([`pmolap_os::cgroup::MemoryLimit`]) whose
 //!   limit is SIZE plus the queries' own working memory (measured on the all-DRAM
@@ -47,7 +48,7 @@ use pmolap_tier::Topology;
 use super::data::{database_dir_noting, DataOptions};
 use super::run::median;
 use crate::error::{Error, Result};
-use runner::{placement_of, Runner};
+use runner::{placement_of, Runner, Runs};
 
 pub mod counters;
 mod runner;
@@ -102,15 +103,27 @@ fn models(o: &ValidateOptions, cache: Option<u64>) -> Result<[Model; 4]> {
     ])
 }
 
-/// The four predictions for `w` under `a`.
+/// The four predictions for `w` under `a`, each `1 + ΔT / T_DRAM` with `T_DRAM` =
+/// `t_dram_ms` (the all-DRAM wall time measured beside the placement, on `threads` worker
+/// threads; the workload's `T_DRAM` is wall time x threads) where given, else
+/// the workload's recorded one: the model prices `ΔT`; dividing by the `T_DRAM` of the
+/// moment keeps the machine's drift between the recording and this run out of the
+/// error (2026-11-27, SF 1: the same all-DRAM runs measured 0.93-1.08x the recorded
+/// `T_DRAM` in different runs, all of it showing up as model error at 10-20x slowdowns).
 fn predict(
     models: &[Model; 4],
     w: &Workload,
     profile: &Profile,
     a: &Assignment,
+    t_dram_ms: Option<(f64, usize)>,
 ) -> Result<Predicted> {
     let ps = std::slice::from_ref(profile);
-    let r = |m: &Model| -> Result<f64> { Ok(m.predict(w, ps, a)?.relative) };
+    let scale = t_dram_ms
+        .filter(|(t, _)| *t > 0.0)
+        .map_or(1.0, |(t, threads)| {
+            w.t_dram_ns / threads.max(1) as f64 / 1e6 / t
+        });
+    let r = |m: &Model| -> Result<f64> { Ok(1.0 + (m.predict(w, ps, a)?.relative - 1.0) * scale) };
     Ok(Predicted {
         paper: r(&models[0])?,
         no_cmr: r(&models[1])?,
@@ -144,7 +157,7 @@ struct Planned {
 /// What one placement measured: per query its times, and the page cache its group held
 /// at the end (cached procedures).
 struct Measured {
-    runs: runner::Runs,
+    runs: Runs,
     page_cache: Option<u64>,
 }
 
@@ -267,7 +280,7 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
     // needs a memory cgroup (left out where none can be made).
     pb.set_message("all DRAM");
     let dram_pf = placement_of(&w, &o.profile, &all_dram);
-    let (mut base_runs, working) = match o.setting {
+    let (first_dram, working) = match o.setting {
         Setting::Cold => {
             let t = runner.cold(&dram_pf)?;
             let working = if o.baselines {
@@ -316,12 +329,41 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
     }
     pb.set_length(
         per_pass
-            * (plan.len() as u64 + 2 + u64::from(working.is_some() && o.setting == Setting::Cold)),
+            * (2 * plan.len() as u64
+                + 1
+                + u64::from(working.is_some() && o.setting == Setting::Cold)),
     );
+    // The all-DRAM placement again, the setting's way: before every placement after the
+    // first and once after the last, so each placement's relative time divides by the
+    // all-DRAM runs just before and just after it. A baseline taken only at the start
+    // (and pooled with one at the end) carried the machine's state of those moments into
+    // every ratio: 2026-11-27, SF 1, the same all-DRAM runs measured 1.3-1.9x slower at
+    // the end of one run than at its start, and "budget 0 %", which reads nothing from
+    // the disk, 0.71-1.32x of the baseline in different rounds.
+    let dram_again = || -> Result<Runs> {
+        pb.set_message("all DRAM (again)");
+        match o.setting {
+            Setting::Cold => runner.cold(&dram_pf),
+            Setting::Cache { bytes } => runner
+                .cached(&dram_pf, Some(bytes + working.unwrap_or(0)))
+                .map(|c| c.runs),
+        }
+    };
     // Measure every placement; stop early (partial) on an interrupt.
     let mut measured: Vec<Measured> = Vec::new();
+    let mut drams: Vec<Runs> = vec![first_dram];
     let mut partial = false;
-    for p in &plan {
+    for (k, p) in plan.iter().enumerate() {
+        if k > 0 {
+            match dram_again() {
+                Ok(r) => drams.push(r),
+                Err(Error::Tier(pmolap_os::Error::Interrupted)) => {
+                    partial = true;
+                    break;
+                }
+                Err(e) => return Err(e),
+            }
+        }
         pb.set_message(p.name.clone());
         let pf = placement_of(&w, &o.profile, &p.assignment);
         let m = match (p.procedure, o.setting) {
@@ -351,25 +393,31 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
             Err(e) => return Err(e),
         }
     }
-    // The all-DRAM placement once more at the end, the same way, its runs pooled with
-    // the first ones: the placements run one after another for minutes, and a baseline
-    // taken only at the start carried the machine's state of that moment into every
-    // ratio (2026-11-27, SF 1: "budget 0 %", which reads nothing from the disk, measured
-    // 0.71-1.32x of it in different rounds).
-    if !partial {
-        pb.set_message("all DRAM (again)");
-        let again = match o.setting {
-            Setting::Cold => runner.cold(&dram_pf),
-            Setting::Cache { bytes } => runner
-                .cached(&dram_pf, Some(bytes + working.unwrap_or(0)))
-                .map(|c| c.runs),
-        };
-        match again {
-            Ok(r) => base_runs.extend(r),
+    if !partial && !measured.is_empty() {
+        match dram_again() {
+            Ok(r) => drams.push(r),
             Err(Error::Tier(pmolap_os::Error::Interrupted)) => partial = true,
             Err(e) => return Err(e),
         }
     }
+    // Placement k's baseline: the all-DRAM runs just before it (k) and after it (k + 1).
+    let pooled = |runs: &[Runs]| {
+        let mut all = Runs::new(o.queries.len());
+        for r in runs {
+            all.extend(r.clone());
+        }
+        all
+    };
+    let pair_medians: Vec<Vec<f64>> = (0..measured.len())
+        .map(|k| {
+            pooled(&drams[k..drams.len().min(k + 2)])
+                .times
+                .iter()
+                .map(|t| median(t))
+                .collect()
+        })
+        .collect();
+    let base_runs = pooled(&drams);
     // The page cache the setting's runs really had: the most their group held (it can
     // exceed SIZE by the working memory the queries are not using between runs).
     let cgroup = match o.setting {
@@ -411,12 +459,11 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
             predicted_io: None,
         })
         .collect();
-    let base_sum: f64 = baseline.iter().map(|b| b.median_ms).sum();
     let mut results = Vec::new();
     let mut baselines_out = Vec::new();
     let mut advised_err = (Vec::new(), Vec::new());
     let advised_model = o.advice.model_name(&o.profile);
-    for (p, m) in plan.iter().zip(&measured) {
+    for ((p, m), pair) in plan.iter().zip(&measured).zip(&pair_medians) {
         let own;
         let models = match (p.procedure, o.setting) {
             // A placement whose group held at least SIZE of page cache was under the
@@ -446,8 +493,14 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
                 id: o.queries[i].id.clone(),
                 median_ms: med,
                 times_ms: t.clone(),
-                measured: med / baseline[i].median_ms,
-                predicted: predict(models, &per_query[i], &o.profile, &p.assignment)?,
+                measured: med / pair[i],
+                predicted: predict(
+                    models,
+                    &per_query[i],
+                    &o.profile,
+                    &p.assignment,
+                    Some((pair[i], threads)),
+                )?,
                 io: counters::median_of(io),
                 predicted_io: models[3].predict_io(&per_query[i], ps, &p.assignment),
             });
@@ -467,8 +520,15 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
             slow_fraction: share.fraction,
             slow_accessed_bytes: Some(share.accessed_bytes),
             slow_accessed_fraction: Some(share.accessed_fraction),
-            measured: sum / base_sum,
-            predicted: predict(models, &w, &o.profile, &p.assignment)?,
+            measured: sum / pair.iter().sum::<f64>(),
+            predicted: predict(
+                models,
+                &w,
+                &o.profile,
+                &p.assignment,
+                Some((pair.iter().sum(), threads)),
+            )?,
+            promised: predict(models, &w, &o.profile, &p.assignment, None)?.of_model(advised_model),
             io: IoFigures::sum(queries.iter().map(|q| q.io.as_ref())),
             predicted_io: models[3].predict_io(&w, ps, &p.assignment),
             page_cache_bytes: m.page_cache,

@@ -1,6 +1,6 @@
 //! How `place validate` runs one placement: in-memory placement documents, the cold
-//! procedure (reopen and drop pages before every timed run) and the cached one (one open,
-//! a memory cgroup, a warm-up pass, then the timed passes).
+//! procedure (one open, each query warmed up, pages dropped before every timed run) and
+//! the cached one (one open, a memory cgroup, a warm-up pass, then the timed passes).
 
 use std::path::{Path, PathBuf};
 
@@ -17,7 +17,7 @@ use pmolap_tier::Topology;
 use super::counters::measured;
 use super::ValidateOptions;
 use crate::error::Result;
-use crate::ssb::data::Where;
+use crate::ssb::data::{make_cold, Where};
 
 /// An in-memory placement document: structures on tier 1 of `a` mapped from their files
 /// (`home`), the rest copied to DRAM.
@@ -79,43 +79,15 @@ fn open_cold(dir: &Path, pf: &PlacementFile) -> Result<Database> {
     crate::ssb::data::open_cold(dir, Where::Placement(pf))
 }
 
-/// Opens `dir` under `pf`, then drops the pages of the files of its slow structures
-/// only: what a query reads from the slow tier starts cold, while the files of the
-/// structures copied to DRAM stay cached so the next open copies them from memory (the
-/// cold procedure reopens for every run; reading every DRAM copy from the disk each time
-/// made repetitions dear).
-fn open_slow_cold(dir: &Path, pf: &PlacementFile) -> Result<Database> {
-    let db = Where::Placement(pf).open(dir, false)?;
-    let slow = |t: &str, c: &str, k: pmolap_store::StructureKind| {
-        pf.structures
-            .iter()
-            .any(|s| s.table == t && s.column == c && s.kind == k && s.tier != REFERENCE_TIER)
-    };
-    let files: Vec<PathBuf> = db
-        .tables()
-        .flat_map(|(name, t)| {
-            t.manifest()
-                .columns
-                .iter()
-                .flat_map(|c| c.files.iter().map(move |f| (c, f)))
-                .filter(|(c, f)| slow(name, &c.name, f.kind))
-                .map(|(_, f)| t.dir().join(&f.file))
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    crate::ssb::data::drop_db_pages(&db, &files)?;
-    Ok(db)
-}
-
 /// Per query, each run's time (ms) and what the device did during it.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(super) struct Runs {
     pub times: Vec<Vec<f64>>,
     pub io: Vec<Vec<Option<IoFigures>>>,
 }
 
 impl Runs {
-    fn new(queries: usize) -> Self {
+    pub fn new(queries: usize) -> Self {
         Runs {
             times: vec![Vec::new(); queries],
             io: vec![Vec::new(); queries],
@@ -155,21 +127,24 @@ pub(super) struct Runner<'a> {
 }
 
 impl Runner<'_> {
-    /// Every query `reps` times, each on a freshly opened database with its slow files'
-    /// pages dropped; the counters cover the query only (not the open, which copies the
-    /// DRAM structures).
+    /// Every query warmed up once, then `reps` times cold ([`make_cold`]: this process's
+    /// mappings released and every file's pages dropped before the run), on one open of
+    /// the database under `pf` (its DRAM copies made once); the counters cover the query
+    /// only.
     pub fn cold(&self, pf: &PlacementFile) -> Result<Runs> {
+        let p = Session::new(
+            open_cold(&self.dir, pf)?,
+            &self.topo,
+            self.o.data.exec.clone(),
+        )?;
         let mut out = Runs::new(self.o.queries.len());
         for (i, q) in self.o.queries.iter().enumerate() {
+            p.run(q)?;
             for _ in 0..self.o.reps {
                 if pmolap_os::signal::interrupted() {
                     return Err(pmolap_os::Error::Interrupted.into());
                 }
-                let p = Session::new(
-                    open_slow_cold(&self.dir, pf)?,
-                    &self.topo,
-                    self.o.data.exec.clone(),
-                )?;
+                make_cold(&p)?;
                 let (r, io) = measured(|| p.run(q));
                 out.push(i, r?.total_ms, io);
                 self.pb.inc(1);
