@@ -48,12 +48,36 @@ pub fn translate(data: &DataOptions, script: &Script, pb: &ProgressBar) -> Resul
     Ok(script.queries_with(&columns, &|t| db.synonym(t))?)
 }
 
+/// How long [`ssb_workload`] runs whole passes of the queries before it times them (at
+/// least one pass). A single warm-up run per query was not enough: the T_DRAM recorded
+/// right after the process started measured 1.2-1.3x the all-DRAM runs `place validate`
+/// made minutes later with the same procedure (2026-11-27, SF 1, quiet: 33.4 ms vs
+/// 25.0-28.0 ms), and every promise `advise` made from it was that much too generous.
+const WARM_UP: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Runs whole passes of `queries` on `p` until [`WARM_UP`] has passed (at least one).
+pub(crate) fn warm_up(p: &Session, queries: &[Query]) -> Result<()> {
+    let t0 = std::time::Instant::now();
+    loop {
+        for q in queries {
+            if pmolap_os::signal::interrupted() {
+                return Err(pmolap_os::Error::Interrupted.into());
+            }
+            p.run(q)?;
+        }
+        if t0.elapsed() >= WARM_UP {
+            return Ok(());
+        }
+    }
+}
+
 /// Runs `queries` on the database of `data` in DRAM and returns its workload.
 ///
 /// `T_DRAM` (the one definition every `place` command uses, `docs/placement.md`): per
 /// query, the median over `reps` runs of its wall time on one open database with every
-/// structure copied to DRAM, each query warmed up by one run first (join indexes built,
-/// as in every setting of `place validate`), times the worker threads (the model adds CPU
+/// structure copied to DRAM, after whole passes of the queries for [`WARM_UP`] (join
+/// indexes built, as in every setting of `place validate`), the timed runs in `reps`
+/// whole passes, times the worker threads (the model adds CPU
 /// time, summed over threads); the workload's is the sum over the queries. The counts
 /// are those of one more run of each query, counted, kept per query. The workload records
 /// its worker threads.
@@ -72,29 +96,36 @@ pub fn ssb_workload(
     let topo = Topology::detect()?;
     let dir = database_dir_noting(data, pb)?;
     // One all-DRAM database for every run, as `place validate` measures its baseline
-    // and a process that keeps its data in DRAM runs: each query warmed up once (join
-    // indexes built, lazily made state made), then timed, then counted.
+    // and a process that keeps its data in DRAM runs: the queries warmed up (join indexes
+    // built, lazily made state made, the machine busy), then timed, then counted.
     let p = Session::new(open_fresh_dram(&dir)?, &topo, data.exec.clone())?;
     let threads = p.layout().threads;
     pb.set_length((queries.len() * (reps + 2)) as u64);
+    let stop = || -> Result<()> {
+        if pmolap_os::signal::interrupted() {
+            return Err(Error::Ssb(
+                "interrupted before every query was timed".into(),
+            ));
+        }
+        Ok(())
+    };
+    pb.set_message("warm-up");
+    warm_up(&p, queries)?;
+    pb.inc(queries.len() as u64);
+    let mut times = vec![Vec::with_capacity(reps); queries.len()];
+    for _ in 0..reps {
+        for (q, t) in queries.iter().zip(&mut times) {
+            stop()?;
+            pb.set_message(format!("Q{}", q.label()));
+            t.push(p.run(q)?.total_ms);
+            pb.inc(1);
+        }
+    }
     let mut per_query = Vec::new();
     let mut pages = Vec::new();
     let mut wall_ms = 0.0;
-    for q in queries {
-        pb.set_message(format!("Q{}", q.label()));
-        p.run(q)?;
-        pb.inc(1);
-        let mut times = Vec::with_capacity(reps);
-        for _ in 0..reps {
-            if pmolap_os::signal::interrupted() {
-                return Err(Error::Ssb(
-                    "interrupted before every query was timed".into(),
-                ));
-            }
-            times.push(p.run(q)?.total_ms);
-            pb.inc(1);
-        }
-        let med = median(&times);
+    for (q, times) in queries.iter().zip(&times) {
+        let med = median(times);
         wall_ms += med;
         // The counted run: what one more run of the query reads.
         for (_, t) in p.database().tables() {
@@ -134,7 +165,7 @@ pub fn ssb_workload(
     w.threads = Some(threads as u32);
     w.attach_pages(pmolap_store::pagelog::PAGE_BYTES, &pages)?;
     w.description = format!(
-        "{} queries ({}) on {}, {threads} threads; T_DRAM = {wall_ms:.1} ms wall x {threads} threads, on an open all-DRAM database, each query warmed up once",
+        "{} queries ({}) on {}, {threads} threads; T_DRAM = {wall_ms:.1} ms wall x {threads} threads, on an open all-DRAM database after {} s of warm-up passes",
         queries.len(),
         queries
             .iter()
@@ -142,6 +173,7 @@ pub fn ssb_workload(
             .collect::<Vec<_>>()
             .join(","),
         dir.display(),
+        WARM_UP.as_secs(),
     );
     Ok(w)
 }

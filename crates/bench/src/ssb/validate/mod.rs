@@ -243,9 +243,13 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
     let slow_fs = topo
         .filesystem_for(&dir)
         .map_or_else(|| "unknown".to_string(), |f| f.fs_type.clone());
-    let threads = Session::new(open_fresh_dram(&dir)?, &topo, o.data.exec.clone())?
-        .layout()
-        .threads;
+    // The machine busy before the first all-DRAM runs, as before the workload's.
+    let threads = {
+        let p = Session::new(open_fresh_dram(&dir)?, &topo, o.data.exec.clone())?;
+        pb.set_message("warm-up");
+        crate::ssb::workload::warm_up(&p, &o.queries)?;
+        p.layout().threads
+    };
     if let Some(t) = w.threads {
         if t as usize != threads {
             return Err(Error::Ssb(format!(
