@@ -207,8 +207,8 @@ pub struct RecordingTimes {
 }
 
 /// What recording pages costs the counted run (issue 33: at most 5 %): `rounds` times,
-/// every query's counted run (counters on, on one open all-DRAM database, each query
-/// warmed up once, as [`ssb_workload`] runs it) with page recording on and off, alternated — on first in
+/// every query's counted run (counters on, on one open all-DRAM database after the
+/// warm-up passes, as [`ssb_workload`] runs it) with page recording on and off, alternated — on first in
 /// odd rounds, off first in even ones, so drift falls on both alike. Recording is on
 /// again when it returns.
 pub fn recording_overhead(
@@ -229,9 +229,7 @@ pub fn recording_overhead(
         .collect();
     pb.set_length((2 * rounds * queries.len()) as u64);
     let p = Session::new(open_fresh_dram(&dir)?, &topo, data.exec.clone())?;
-    for q in queries {
-        p.run(q)?;
-    }
+    warm_up(&p, queries)?;
     let counted = |q: &Query, pages: bool| -> Result<f64> {
         pmolap_store::pagelog::set_recording(pages);
         for (_, t) in p.database().tables() {
