@@ -109,8 +109,8 @@ pub struct RunArgs {
     pub placement: Option<PathBuf>,
     /// How the database's files are kept: `warm` (opened once, every page read in),
     /// `cold` (opened once, each query warmed up, then every database file's pages dropped
-    /// before each timed run) or `cache:SIZE` (the queries run in a memory cgroup that bounds the page
-    /// cache to SIZE, e.g. 64MiB; needs a writable memory cgroup).
+    /// before each timed run) or `cache:SIZE` (the queries run in a memory cgroup that
+    /// bounds the page cache to SIZE, e.g. 64MiB; needs a writable memory cgroup).
     #[arg(long, default_value = "warm")]
     pub setting: ssb::RunSetting,
     /// Timed repetitions per query (after one warm-up run).

@@ -174,8 +174,8 @@ impl Queries<'_> {
 /// on `tier` (or where `data.placement` puts it), kept as `setting` says: `warm` opened
 /// once (checksums verified, every page read in), each query warmed up once then timed
 /// `reps` times; `cold` opened once ([`open_cold`]), each query warmed up, every database
-/// file's pages dropped before each timed run ([`make_cold`]); `cache:SIZE` opened once with its pages dropped, then every
-/// query warmed up and timed inside a memory cgroup limited to SIZE plus the queries'
+/// file's pages dropped before each timed run ([`make_cold`]); `cache:SIZE` opened once
+/// with its pages dropped, then every query warmed up and timed inside a memory cgroup limited to SIZE plus the queries'
 /// own working memory (measured first, as in `place validate`). `pb` shows progress (its
 /// length is set here).
 pub fn run(

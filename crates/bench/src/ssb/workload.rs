@@ -77,10 +77,9 @@ pub(crate) fn warm_up(p: &Session, queries: &[Query]) -> Result<()> {
 /// query, the median over `reps` runs of its wall time on one open database with every
 /// structure copied to DRAM, after whole passes of the queries for [`WARM_UP`] (join
 /// indexes built, as in every setting of `place validate`), the timed runs in `reps`
-/// whole passes, times the worker threads (the model adds CPU
-/// time, summed over threads); the workload's is the sum over the queries. The counts
-/// are those of one more run of each query, counted, kept per query. The workload records
-/// its worker threads.
+/// whole passes, times the worker threads (the model adds CPU time, summed over
+/// threads); the workload's is the sum over the queries. The counts are those of one more
+/// run of each query, counted, kept per query. The workload records its worker threads.
 pub fn ssb_workload(
     data: &DataOptions,
     queries: &[Query],
@@ -208,8 +207,9 @@ pub struct RecordingTimes {
 
 /// What recording pages costs the counted run (issue 33: at most 5 %): `rounds` times,
 /// every query's counted run (counters on, on one open all-DRAM database after the
-/// warm-up passes, as [`ssb_workload`] runs it) with page recording on and off, alternated — on first in
-/// odd rounds, off first in even ones, so drift falls on both alike. Recording is on
+/// warm-up passes, as [`ssb_workload`] runs it) with page recording on and off,
+/// alternated — on first in odd rounds, off first in even ones, so drift falls on both
+/// alike. Recording is on
 /// again when it returns.
 pub fn recording_overhead(
     data: &DataOptions,

@@ -103,27 +103,16 @@ fn models(o: &ValidateOptions, cache: Option<u64>) -> Result<[Model; 4]> {
     ])
 }
 
-/// The four predictions for `w` under `a`, each `1 + ΔT / T_DRAM` with `T_DRAM` =
-/// `t_dram_ms` (the all-DRAM wall time measured beside the placement, on `threads` worker
-/// threads; the workload's `T_DRAM` is wall time x threads) where given, else
-/// the workload's recorded one: the model prices `ΔT`; dividing by the `T_DRAM` of the
-/// moment keeps the machine's drift between the recording and this run out of the
-/// error (2026-11-27, SF 1: the same all-DRAM runs measured 0.93-1.08x the recorded
-/// `T_DRAM` in different runs, all of it showing up as model error at 10-20x slowdowns).
+/// The four predictions for `w` under `a`, each `1 + ΔT / T_DRAM` with the workload's
+/// recorded `T_DRAM` (what `advise` promises).
 fn predict(
     models: &[Model; 4],
     w: &Workload,
     profile: &Profile,
     a: &Assignment,
-    t_dram_ms: Option<(f64, usize)>,
 ) -> Result<Predicted> {
     let ps = std::slice::from_ref(profile);
-    let scale = t_dram_ms
-        .filter(|(t, _)| *t > 0.0)
-        .map_or(1.0, |(t, threads)| {
-            w.t_dram_ns / threads.max(1) as f64 / 1e6 / t
-        });
-    let r = |m: &Model| -> Result<f64> { Ok(1.0 + (m.predict(w, ps, a)?.relative - 1.0) * scale) };
+    let r = |m: &Model| -> Result<f64> { Ok(m.predict(w, ps, a)?.relative) };
     Ok(Predicted {
         paper: r(&models[0])?,
         no_cmr: r(&models[1])?,
@@ -133,6 +122,28 @@ fn predict(
             None => None,
         },
     })
+}
+
+/// `p` (predicted for `w`) with `T_DRAM` = `t_dram_ms`, the all-DRAM wall time measured
+/// beside the placement on `threads` worker threads (the workload's `T_DRAM` is wall time
+/// x threads): `1 + ΔT / T_DRAM` of the moment. The model prices `ΔT`; dividing by the
+/// `T_DRAM` measured beside the placement keeps the machine's drift between the
+/// recording and this run out of the error (2026-11-27, SF 1: the same all-DRAM runs
+/// measured 0.93-1.08x the recorded `T_DRAM` in different runs, all of it showing up as
+/// model error at 10-20x slowdowns).
+fn over_measured(p: &Predicted, w: &Workload, t_dram_ms: f64, threads: usize) -> Predicted {
+    let scale = if t_dram_ms > 0.0 {
+        w.t_dram_ns / threads.max(1) as f64 / 1e6 / t_dram_ms
+    } else {
+        1.0
+    };
+    let r = |x: f64| 1.0 + (x - 1.0) * scale;
+    Predicted {
+        paper: r(p.paper),
+        no_cmr: r(p.no_cmr),
+        no_dense: r(p.no_dense),
+        page: p.page.map(r),
+    }
 }
 
 /// How a placement is run.
@@ -498,18 +509,18 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
                 median_ms: med,
                 times_ms: t.clone(),
                 measured: med / pair[i],
-                predicted: predict(
-                    models,
+                predicted: over_measured(
+                    &predict(models, &per_query[i], &o.profile, &p.assignment)?,
                     &per_query[i],
-                    &o.profile,
-                    &p.assignment,
-                    Some((pair[i], threads)),
-                )?,
+                    pair[i],
+                    threads,
+                ),
                 io: counters::median_of(io),
                 predicted_io: models[3].predict_io(&per_query[i], ps, &p.assignment),
             });
         }
         let sum: f64 = queries.iter().map(|q| q.median_ms).sum();
+        let promised = predict(models, &w, &o.profile, &p.assignment)?;
         let share = SlowShare::of(&w, &p.assignment);
         let r = ScenarioResult {
             name: p.name.clone(),
@@ -525,14 +536,8 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
             slow_accessed_bytes: Some(share.accessed_bytes),
             slow_accessed_fraction: Some(share.accessed_fraction),
             measured: sum / pair.iter().sum::<f64>(),
-            predicted: predict(
-                models,
-                &w,
-                &o.profile,
-                &p.assignment,
-                Some((pair.iter().sum(), threads)),
-            )?,
-            promised: predict(models, &w, &o.profile, &p.assignment, None)?.of_model(advised_model),
+            predicted: over_measured(&promised, &w, pair.iter().sum(), threads),
+            promised: promised.of_model(advised_model),
             io: IoFigures::sum(queries.iter().map(|q| q.io.as_ref())),
             predicted_io: models[3].predict_io(&w, ps, &p.assignment),
             page_cache_bytes: m.page_cache,
