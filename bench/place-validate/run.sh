@@ -8,8 +8,10 @@
 # ROUNDS alternated rounds: each round runs every setting once (round-robin), so drift
 # of the machine spreads over all settings alike. REPS repetitions per placement and
 # round: the cache settings time REPS passes after one shared warm-up pass; the cold
-# setting reopens the database for every run but drops only the slow structures' pages
-# (the DRAM copies are made from the page cache), so REPS >= 3 stays affordable.
+# setting opens the database once per placement, warms each query up once and drops
+# every file's pages before each timed run. Before every placement each run samples the
+# disk's page costs on the database's own files: the page model's `predicted` uses their
+# medians, the promise the profile's (tables.md, last table: both).
 # Every run also records what the device did (bytes read, major faults): tables.md has
 # them beside the page model's prediction (the last table).
 # Usage: [PROFILE_FLAGS=--quick] bench/place-validate/run.sh [SF] [ROUNDS] [REPS]

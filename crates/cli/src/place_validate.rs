@@ -218,6 +218,21 @@ fn print_report(r: &ValidateReport) {
         r.config.t_dram_ns.unwrap_or(f64::NAN) / 1e6,
         r.config.io_threads.unwrap_or(1)
     );
+    if let Some(c) = &r.calibration {
+        let f = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.0}"));
+        println!(
+            "page costs sampled beside every placement ({} samples of the database's files; the page model's `predicted` uses their medians, the promise the profile's), ns: one stream {} per page (profile {}), three streams {} ({}), isolated fault {} per page read ({}), fault on a small file {} ({})",
+            c.samples.len(),
+            f(c.used.one_stream_ns),
+            f(c.profile.one_stream_ns),
+            f(c.used.three_streams_ns),
+            f(c.profile.three_streams_ns),
+            f(c.used.fault_page_ns),
+            f(c.profile.fault_page_ns),
+            f(c.used.fault_latency_ns),
+            f(c.profile.fault_latency_ns),
+        );
+    }
     println!("absolute error of the predicted relative time (median / max):");
     for e in &r.errors {
         println!(

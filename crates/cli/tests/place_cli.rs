@@ -254,6 +254,26 @@ fn workload_advise_apply_and_validate() {
         }
         assert_eq!(b["result"]["queries"].as_array().unwrap().len(), 3);
     }
+    // A page-granular profile is calibrated in the run: the device sampled before every
+    // placement and after the last, the medians used beside the profile's figures.
+    let cal = &r["calibration"];
+    assert_eq!(
+        cal["samples"].as_array().expect("samples").len(),
+        sc.len() + bs.len() + 1,
+        "{cal}"
+    );
+    for k in [
+        "one_stream_ns",
+        "three_streams_ns",
+        "fault_page_ns",
+        "fault_latency_ns",
+    ] {
+        assert!(
+            cal["used"][k].as_f64().is_some_and(|v| v >= 0.0),
+            "{k}: {cal}"
+        );
+    }
+    assert_eq!(cal["profile"]["one_stream_ns"], 1000.0, "{cal}");
     advise_is_what_validate_measured(&f, &r, &v);
 
     // validate behind a bounded page cache, where this machine lets us make a cgroup.
@@ -365,9 +385,9 @@ fn advise_is_what_validate_measured(f: &Fixture, r: &serde_json::Value, v: &Path
         measured.sort();
         assert_eq!(advised, measured, "{name}");
         moved_any |= !advised.is_empty();
-        // The promise is what validate holds the placement to (the same model and
-        // T_DRAM); its `predicted` divides the same extra time by the all-DRAM time
-        // measured beside it, so it moves with that measurement only.
+        // The promise is what validate holds the placement to (the same model, profile
+        // and T_DRAM); its `predicted` prices the extra time with the page costs sampled
+        // in the run and divides it by the all-DRAM time measured beside it.
         let promised = pf["predicted"]["relative"].as_f64().unwrap();
         let held_to = sc["promised"].as_f64().unwrap();
         assert!(

@@ -285,6 +285,36 @@ pub struct ValidateReport<Workload = Detail> {
     /// (absent in older documents).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub baselines: Vec<Baseline>,
+    /// The slow tier's page costs sampled in the run beside every placement, and the
+    /// medians each `predicted` of the page model used (absent in older documents and
+    /// for a profile without page costs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<Calibration>,
+}
+
+/// One sample of the slow tier's page costs in a validation run, on the database's own
+/// files (ns; `None` where the database has no file of the kind).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PageSample {
+    /// Wall ns per page of one cold stream over the same pass warm.
+    pub one_stream_ns: Option<f64>,
+    /// Wall ns per page of three cold streams over the same pass warm.
+    pub three_streams_ns: Option<f64>,
+    /// Wall ns per page read around an isolated fault.
+    pub fault_page_ns: Option<f64>,
+    /// Wall ns of a fault on a small file.
+    pub fault_latency_ns: Option<f64>,
+}
+
+/// What the run's predictions were calibrated with: every sample, in order, and the
+/// medians used beside the profile's figures for the same costs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Calibration {
+    pub samples: Vec<PageSample>,
+    /// The medians over `samples` (what the page model used).
+    pub used: PageSample,
+    /// The profile's figures for the same costs (what the promise used).
+    pub profile: PageSample,
 }
 
 /// The baselines an advice is compared with at equal DRAM bytes (issue 33, item 4).

@@ -51,6 +51,7 @@ use crate::error::{Error, Result};
 use runner::{placement_of, Runner, Runs};
 
 pub mod counters;
+pub mod probe;
 mod runner;
 pub mod tables;
 
@@ -73,6 +74,7 @@ pub struct ValidateOptions {
     pub baselines: bool,
 }
 
+pub use pmolap_results::place::Calibration;
 pub use pmolap_results::place::{
     AdvisedError, Baseline, CgroupFigures, ErrorSummary, IoFigures, Predicted, QueryPoint,
     ScenarioResult, ValidateConfig, BASELINE_KINDS,
@@ -255,11 +257,30 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
         .filesystem_for(&dir)
         .map_or_else(|| "unknown".to_string(), |f| f.fs_type.clone());
     // The machine busy before the first all-DRAM runs, as before the workload's.
-    let threads = {
+    let (threads, files) = {
         let p = Session::new(open_fresh_dram(&dir)?, &topo, o.data.exec.clone())?;
         pb.set_message("warm-up");
         crate::ssb::workload::warm_up(&p, &o.queries)?;
-        p.layout().threads
+        (p.layout().threads, p.database().files())
+    };
+    // A page-granular profile is calibrated in the run: the device sampled beside every
+    // placement ([`probe`]).
+    let probe = match &o.profile.pages {
+        Some(pc) => Some(probe::Probe::new(
+            &files,
+            threads,
+            pc.readahead_pages
+                .unwrap_or(pmolap_place::pages::DEFAULT_READAHEAD_PAGES),
+        )?),
+        None => None,
+    };
+    let mut samples: Vec<probe::PageSample> = Vec::new();
+    let mut sample = |pb: &ProgressBar| -> Result<()> {
+        if let Some(p) = &probe {
+            pb.set_message("page costs");
+            samples.push(p.sample()?);
+        }
+        Ok(())
     };
     if let Some(t) = w.threads {
         if t as usize != threads {
@@ -293,6 +314,7 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
     // The all-DRAM placement first, and the queries' working memory (the limit of a
     // cached run adds it): in the cold setting only for the OS-alone baseline, which
     // needs a memory cgroup (left out where none can be made).
+    sample(pb)?;
     pb.set_message("all DRAM");
     let dram_pf = placement_of(&w, &o.profile, &all_dram);
     let (first_dram, working) = match o.setting {
@@ -370,6 +392,7 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
     let mut partial = false;
     for (k, p) in plan.iter().enumerate() {
         if k > 0 {
+            sample(pb)?;
             match dram_again() {
                 Ok(r) => drams.push(r),
                 Err(Error::Tier(pmolap_os::Error::Interrupted)) => {
@@ -409,6 +432,7 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
         }
     }
     if !partial && !measured.is_empty() {
+        sample(pb)?;
         match dram_again() {
             Ok(r) => drams.push(r),
             Err(Error::Tier(pmolap_os::Error::Interrupted)) => partial = true,
@@ -452,6 +476,20 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
                 model_cache_bytes: Some(max.filter(|&m| m > 0).unwrap_or(bytes)),
             })
         }
+    };
+    // The profile as calibrated in the run: what every `predicted` of the page model
+    // uses (`promised` keeps the profile's, as advise printed it).
+    let calibration = o.profile.pages.as_ref().map(|pc| Calibration {
+        used: probe::medians(&samples),
+        profile: probe::of_costs(pc),
+        samples: samples.clone(),
+    });
+    let run_profile = {
+        let mut p = o.profile.clone();
+        if let (Some(pc), Some(c)) = (&o.profile.pages, &calibration) {
+            p.pages = Some(probe::calibrated(pc, &c.used, c.samples.len()));
+        }
+        p
     };
     let setting_models = models(o, cgroup.as_ref().and_then(|c| c.model_cache_bytes))?;
     let per_query: Vec<Workload> = (0..w.queries.len()).filter_map(|i| w.query(i)).collect();
@@ -510,7 +548,7 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
                 times_ms: t.clone(),
                 measured: med / pair[i],
                 predicted: over_measured(
-                    &predict(models, &per_query[i], &o.profile, &p.assignment)?,
+                    &predict(models, &per_query[i], &run_profile, &p.assignment)?,
                     &per_query[i],
                     pair[i],
                     threads,
@@ -521,6 +559,7 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
         }
         let sum: f64 = queries.iter().map(|q| q.median_ms).sum();
         let promised = predict(models, &w, &o.profile, &p.assignment)?;
+        let in_run = predict(models, &w, &run_profile, &p.assignment)?;
         let share = SlowShare::of(&w, &p.assignment);
         let r = ScenarioResult {
             name: p.name.clone(),
@@ -536,7 +575,7 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
             slow_accessed_bytes: Some(share.accessed_bytes),
             slow_accessed_fraction: Some(share.accessed_fraction),
             measured: sum / pair.iter().sum::<f64>(),
-            predicted: over_measured(&promised, &w, pair.iter().sum(), threads),
+            predicted: over_measured(&in_run, &w, pair.iter().sum(), threads),
             promised: promised.of_model(advised_model),
             io: IoFigures::sum(queries.iter().map(|q| q.io.as_ref())),
             predicted_io: models[3].predict_io(&w, ps, &p.assignment),
@@ -612,6 +651,7 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
         advised,
         cgroup,
         baselines: baselines_out,
+        calibration,
     })
 }
 

@@ -258,6 +258,7 @@ pub fn markdown<W>(docs: &[ValidateReport<W>]) -> String {
         }
     }
     io_table(&mut out, &settings);
+    calibration_table(&mut out, &settings);
     out
 }
 
@@ -275,6 +276,72 @@ fn count(s: Option<Spread>) -> String {
         None => "-".into(),
         Some(s) if s.n <= 1 => format!("{:.0}", s.median),
         Some(s) => format!("{:.0} ({:.0}–{:.0})", s.median, s.min, s.max),
+    }
+}
+
+/// Table 6, the slow tier's page costs: the profile's (what the advice's promise used)
+/// and the medians of the samples each run took of the database's files (what its
+/// `predicted` used), per setting spread over the rounds. Left out where no document has
+/// samples.
+fn calibration_table<W>(out: &mut String, settings: &[(String, Vec<&ValidateReport<W>>)]) {
+    let has = settings
+        .iter()
+        .flat_map(|(_, ds)| ds.iter())
+        .any(|d| d.calibration.is_some());
+    if !has {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\n### Page costs of the slow tier (ns): the profile's (the promise) vs sampled beside every placement in the run (the prediction); median over the rounds, min–max\n"
+    );
+    head(
+        out,
+        &[
+            "setting",
+            "samples per round",
+            "one stream, per page",
+            "three streams, per page",
+            "isolated fault, per page read",
+            "fault on a small file",
+        ],
+    );
+    type Pick = fn(&pmolap_results::place::PageSample) -> Option<f64>;
+    let picks: [Pick; 4] = [
+        |s| s.one_stream_ns,
+        |s| s.three_streams_ns,
+        |s| s.fault_page_ns,
+        |s| s.fault_latency_ns,
+    ];
+    for (label, ds) in settings {
+        let cals: Vec<&pmolap_results::place::Calibration> =
+            ds.iter().filter_map(|d| d.calibration.as_ref()).collect();
+        if cals.is_empty() {
+            continue;
+        }
+        for (who, profile) in [("profile", true), ("in the run", false)] {
+            let mut cells = vec![
+                format!("{label}: {who}"),
+                if profile {
+                    "-".into()
+                } else {
+                    count(Spread::of(
+                        &cals
+                            .iter()
+                            .map(|c| c.samples.len() as f64)
+                            .collect::<Vec<_>>(),
+                    ))
+                },
+            ];
+            for f in picks {
+                let v: Vec<f64> = cals
+                    .iter()
+                    .filter_map(|c| f(if profile { &c.profile } else { &c.used }))
+                    .collect();
+                cells.push(count(Spread::of(&v)));
+            }
+            row(out, &cells);
+        }
     }
 }
 
