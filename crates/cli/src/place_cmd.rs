@@ -413,10 +413,44 @@ fn model_line(w: &Workload, p: &Profile, o: &AdviceOptions) -> String {
     )
 }
 
+/// The profile an advice prices with: `p` with its page costs calibrated by the
+/// workload's samples of the database's files ([`pmolap_place::calibration`]) where the
+/// slow structures stay in those files (`home`), and a line saying which costs apply
+/// (`None` where the profile has no page costs or the workload no samples).
+pub(crate) fn calibrated_for(p: Profile, w: &Workload, home: bool) -> (Profile, Option<String>) {
+    if !pmolap_place::calibration::applies(&p, w) {
+        return (p, None);
+    }
+    if !home {
+        return (
+            p,
+            Some("page costs: the profile's (the slow structures leave the database's files the workload sampled)".into()),
+        );
+    }
+    let c = pmolap_place::calibration::for_workload(&p, w);
+    let f = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.0}"));
+    let (was, now) = (
+        pmolap_place::calibration::of_costs(p.pages.as_ref().expect("applies: page costs")),
+        pmolap_place::calibration::of_costs(c.pages.as_ref().expect("calibrated")),
+    );
+    let line = format!(
+        "page costs: the profile's, calibrated with {} samples of the database's files taken when the workload was recorded (ns: one stream {} a page, profile {}; isolated fault {} a page read, profile {}; fault on a small file {}, profile {})",
+        w.page_samples.len(),
+        f(now.one_stream_ns),
+        f(was.one_stream_ns),
+        f(now.fault_page_ns),
+        f(was.fault_page_ns),
+        f(now.fault_latency_ns),
+        f(was.fault_latency_ns),
+    );
+    (c, Some(line))
+}
+
 fn advise(a: &AdviseArgs) -> Result<()> {
     check_out_file(&a.out, a.overwrite)?;
     let w = Workload::load(&a.model.workload)?;
     let ChosenProfile { profile: p, label } = profile(a.model.solver.profile.as_deref())?;
+    let (p, costs_line) = calibrated_for(p, &w, a.location == "home");
     let mut o = a.model.solver.options(&w)?;
     // The setting the advice is for: its baselines are compared behind this cache.
     o.cache_bytes = a.model.cache;
@@ -437,6 +471,9 @@ fn advise(a: &AdviseArgs) -> Result<()> {
     pf.save(&a.out)?;
     println!("{goal} on {} ({}): {label}", p.tier, p.source);
     println!("{}", model_line(&w, &p, &o));
+    if let Some(l) = &costs_line {
+        println!("{l}");
+    }
     let slow: Vec<usize> = (0..w.structures.len())
         .filter(|&si| s.assignment.tier[si] != 0)
         .collect();
@@ -499,6 +536,9 @@ fn advise(a: &AdviseArgs) -> Result<()> {
 fn whatif(a: &ModelArgs) -> Result<()> {
     let w = Workload::load(&a.workload)?;
     let ChosenProfile { profile: p, label } = profile(a.solver.profile.as_deref())?;
+    // The placements `validate` measures: the slow structures stay in the database's
+    // files.
+    let (p, costs_line) = calibrated_for(p, &w, true);
     let o = a.solver.options(&w)?;
     println!(
         "model output, not a measurement: predicted relative time of {} on {} ({label})",
@@ -506,6 +546,9 @@ fn whatif(a: &ModelArgs) -> Result<()> {
         p.tier,
     );
     println!("{}", model_line(&w, &p, &o));
+    if let Some(l) = &costs_line {
+        println!("{l}");
+    }
     match &p.source {
         Source::Published { citation } => {
             println!("profile {}: published figures, {}", p.tier, p.description);

@@ -104,6 +104,9 @@ pub fn run(a: &ValidateArgs) -> Result<()> {
     let pb = crate::progress::bar(0, a.quiet);
     let (queries, _) = a.q.resolve(&data, &pb)?;
     let w = given_or_recorded(&data, &queries, a.workload.as_deref(), &pb)?;
+    // Validate runs the slow structures from the database's files: the advice's promise
+    // with the workload's samples of them, as `advise --location home` prices it.
+    let (p, costs_line) = crate::place_cmd::calibrated_for(p, &w, true);
     let advice = a.solver.options(&w)?;
     let key = advice.key(&w, &p);
     let o = ValidateOptions {
@@ -119,6 +122,9 @@ pub fn run(a: &ValidateArgs) -> Result<()> {
     pb.finish_and_clear();
     crate::output::write_json(&r, &a.out)?;
     println!("profile: {label}");
+    if let Some(l) = &costs_line {
+        println!("{l}");
+    }
     print_report(&r);
     println!("-> {}", a.out.display());
     if r.header.partial {

@@ -273,7 +273,17 @@ fn workload_advise_apply_and_validate() {
             "{k}: {cal}"
         );
     }
-    assert_eq!(cal["profile"]["one_stream_ns"], 1000.0, "{cal}");
+    // The promise's figures: the profile's calibrated with the workload's samples of
+    // the database's files (taken when it was recorded).
+    let mut recorded: Vec<f64> = w["page_samples"]
+        .as_array()
+        .expect("the workload's page samples")
+        .iter()
+        .map(|s| s["one_stream_ns"].as_f64().unwrap())
+        .collect();
+    assert_eq!(recorded.len(), 9);
+    recorded.sort_by(f64::total_cmp);
+    assert_eq!(cal["profile"]["one_stream_ns"], recorded[4], "{cal}");
     advise_is_what_validate_measured(&f, &r, &v);
 
     // validate behind a bounded page cache, where this machine lets us make a cgroup.
@@ -358,6 +368,12 @@ fn advise_is_what_validate_measured(f: &Fixture, r: &serde_json::Value, v: &Path
             .root
             .join(format!("advice-{}.json", name.replace([' ', '%'], "")));
         let printed = advise(&f.root, flag, value, &out);
+        assert!(
+            printed.contains(
+                "page costs: the profile's, calibrated with 9 samples of the database's files"
+            ),
+            "{printed}"
+        );
         let pf = read_json(&out);
         let mut advised: Vec<String> = pf["structures"]
             .as_array()

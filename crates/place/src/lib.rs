@@ -14,6 +14,7 @@
 pub mod accuracy;
 pub mod advice;
 pub mod baselines;
+pub mod calibration;
 pub mod error;
 mod files;
 pub mod lru;

@@ -137,6 +137,12 @@ pub struct Workload {
     /// model then estimates pages from the counts).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page_bytes: Option<u64>,
+    /// The slow tier's page costs sampled on the database's own files when the workload
+    /// was recorded (`place workload`; [`crate::calibration`]): what the promise of an
+    /// advice whose slow structures stay in those files is priced with. Empty in
+    /// workloads recorded before they were taken or built from counts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub page_samples: Vec<pmolap_results::place::PageSample>,
     /// For a workload of one query cut from a recorded workload ([`Workload::query`]):
     /// every query's page records and this query's index, so a bounded page cache is
     /// priced with what the queries before it left (not part of the document).
@@ -198,6 +204,7 @@ impl Workload {
             queries: Vec::new(),
             threads: None,
             page_bytes: None,
+            page_samples: Vec::new(),
             page_context: None,
         };
         w.validate("<memory>")?;

@@ -73,6 +73,9 @@ pub(crate) fn warm_up(p: &Session, queries: &[Query]) -> Result<()> {
 
 /// Runs `queries` on the database of `data` in DRAM and returns its workload.
 ///
+/// Samples of the database's page costs a recording takes ([`ssb_workload`]).
+const PAGE_SAMPLES: usize = 9;
+
 /// `T_DRAM` (the one definition every `place` command uses, `docs/placement.md`): per
 /// query, the median over `reps` runs of its wall time on one open database with every
 /// structure copied to DRAM, after whole passes of the queries for [`WARM_UP`] (join
@@ -150,7 +153,22 @@ pub fn ssb_workload(
         per_query.push((q.id.clone(), med * 1e6 * threads as f64, counts));
         pb.inc(1);
     }
+    // The slow tier's page costs on the database's own files, as `place validate`
+    // samples them beside every placement: what the advice's promise is priced with
+    // (`pmolap_place::calibration`).
+    pb.set_message("page costs");
+    let files = p.database().files();
     drop(p);
+    let probe = crate::ssb::validate::probe::Probe::new(
+        &files,
+        threads,
+        crate::tierprofile::readahead_pages(&dir, pmolap_store::pagelog::PAGE_BYTES),
+    )?;
+    let mut samples = Vec::with_capacity(PAGE_SAMPLES);
+    for _ in 0..PAGE_SAMPLES {
+        stop()?;
+        samples.push(probe.sample()?);
+    }
     let db = open_database(&dir, "home", false)?;
     let names: Vec<String> = db.tables().map(|(n, _)| n.to_string()).collect();
     let infos: Vec<_> = db.tables().map(|(_, t)| t.info()).collect();
@@ -163,6 +181,7 @@ pub fn ssb_workload(
     let mut w = Workload::from_store_queries(&tables, &per_query)?;
     w.threads = Some(threads as u32);
     w.attach_pages(pmolap_store::pagelog::PAGE_BYTES, &pages)?;
+    w.page_samples = samples;
     w.description = format!(
         "{} queries ({}) on {}, {threads} threads; T_DRAM = {wall_ms:.1} ms wall x {threads} threads, on an open all-DRAM database after {} s of warm-up passes",
         queries.len(),

@@ -480,14 +480,19 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
     // The profile as calibrated in the run: what every `predicted` of the page model
     // uses (`promised` keeps the profile's, as advise printed it).
     let calibration = o.profile.pages.as_ref().map(|pc| Calibration {
-        used: probe::medians(&samples),
-        profile: probe::of_costs(pc),
+        used: pmolap_place::calibration::medians(&samples),
+        profile: pmolap_place::calibration::of_costs(pc),
         samples: samples.clone(),
     });
     let run_profile = {
         let mut p = o.profile.clone();
         if let (Some(pc), Some(c)) = (&o.profile.pages, &calibration) {
-            p.pages = Some(probe::calibrated(pc, &c.used, c.samples.len()));
+            p.pages = Some(pmolap_place::calibration::calibrated(
+                pc,
+                &c.used,
+                c.samples.len(),
+                "in the validation run",
+            ));
         }
         p
     };

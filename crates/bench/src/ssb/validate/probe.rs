@@ -26,8 +26,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use pmolap_place::profile::StreamCost;
-use pmolap_place::PageCosts;
 pub use pmolap_results::place::PageSample;
 use pmolap_tier::region::{ReadOnlyRegion, RegionOptions};
 
@@ -50,7 +48,7 @@ const STREAM_CAP: usize = 128 << 20;
 
 /// The database's files the samples read.
 #[derive(Debug, Clone)]
-pub(super) struct Probe {
+pub(crate) struct Probe {
     /// The largest files, largest first (with their sizes).
     large: Vec<(PathBuf, u64)>,
     /// The smallest files (at most [`SMALL_BYTES`]).
@@ -226,126 +224,9 @@ fn stream_pass(slices: &[&[u8]], workers: usize) -> f64 {
     t0.elapsed().as_nanos() as f64
 }
 
-/// The median of each cost over `samples` (`None` where no sample measured it).
-pub fn medians(samples: &[PageSample]) -> PageSample {
-    let med = |f: fn(&PageSample) -> Option<f64>| -> Option<f64> {
-        let v: Vec<f64> = samples.iter().filter_map(f).collect();
-        (!v.is_empty()).then(|| pmolap_results::stats::median(&v))
-    };
-    PageSample {
-        one_stream_ns: med(|s| s.one_stream_ns),
-        three_streams_ns: med(|s| s.three_streams_ns),
-        fault_page_ns: med(|s| s.fault_page_ns),
-        fault_latency_ns: med(|s| s.fault_latency_ns),
-    }
-}
-
-/// A profile's figures for the costs a sample measures.
-pub fn of_costs(pc: &PageCosts) -> PageSample {
-    PageSample {
-        one_stream_ns: Some(pc.page_ns(1)),
-        three_streams_ns: pc
-            .streams
-            .as_ref()
-            .and_then(|s| s.iter().find(|s| s.streams == 3))
-            .map(|s| s.page_ns),
-        fault_page_ns: pc.fault_page_ns,
-        fault_latency_ns: pc.fault_latency_ns,
-    }
-}
-
-/// The page costs of `base` with the costs `used` measured (the medians of a run's
-/// samples, [`medians`]) in place of its own; a cost `used` lacks keeps `base`'s.
-pub fn calibrated(base: &PageCosts, used: &PageSample, samples: usize) -> PageCosts {
-    let mut out = base.clone();
-    if let Some(one) = used.one_stream_ns {
-        out.sequential_page_ns = one;
-    }
-    let three = used
-        .three_streams_ns
-        .or_else(|| of_costs(base).three_streams_ns);
-    out.streams = Some(
-        std::iter::once(StreamCost {
-            streams: 1,
-            page_ns: out.sequential_page_ns,
-        })
-        .chain(three.map(|t| StreamCost {
-            streams: 3,
-            page_ns: t,
-        }))
-        .collect(),
-    );
-    if let Some(f) = used.fault_page_ns {
-        out.fault_page_ns = Some(f);
-    }
-    if let Some(l) = used.fault_latency_ns {
-        out.fault_latency_ns = Some(l);
-    }
-    out.note = Some(format!(
-        "calibrated in the run: medians of {samples} samples of the database's own files (one stream, three streams, isolated faults, faults on small files); the rest from the profile"
-    ));
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn costs() -> PageCosts {
-        PageCosts {
-            page_bytes: 4096,
-            random_page_ns: 100_000.0,
-            sequential_page_ns: 2000.0,
-            fault_pages: 50,
-            readahead_pages: Some(2048),
-            fault_page_ns: Some(3000.0),
-            fault_latency_ns: Some(50_000.0),
-            reclaim_page_ns: Some(1000.0),
-            streams: Some(vec![
-                StreamCost {
-                    streams: 1,
-                    page_ns: 2000.0,
-                },
-                StreamCost {
-                    streams: 3,
-                    page_ns: 2500.0,
-                },
-            ]),
-            note: None,
-        }
-    }
-
-    #[test]
-    fn calibration_takes_each_fields_median_and_keeps_the_rest() {
-        let s = |a: f64, b: Option<f64>, f: f64, l: f64| PageSample {
-            one_stream_ns: Some(a),
-            three_streams_ns: b,
-            fault_page_ns: Some(f),
-            fault_latency_ns: Some(l),
-        };
-        let samples = [
-            s(1000.0, Some(1500.0), 4000.0, 80_000.0),
-            s(3000.0, None, 5000.0, 60_000.0),
-            s(2500.0, Some(1700.0), 9000.0, 70_000.0),
-        ];
-        let c = calibrated(&costs(), &medians(&samples), samples.len());
-        assert_eq!(c.sequential_page_ns, 2500.0);
-        assert_eq!(c.fault_page_ns, Some(5000.0));
-        assert_eq!(c.fault_latency_ns, Some(70_000.0));
-        let st = c.streams.as_ref().unwrap();
-        assert_eq!((st[0].streams, st[0].page_ns), (1, 2500.0));
-        assert_eq!((st[1].streams, st[1].page_ns), (3, 1600.0));
-        // Not sampled: the profile's.
-        assert_eq!(c.reclaim_page_ns, Some(1000.0));
-        assert_eq!(c.random_page_ns, 100_000.0);
-        assert_eq!(c.readahead_pages, Some(2048));
-        // No samples: the profile's costs unchanged.
-        let same = calibrated(&costs(), &medians(&[]), 0);
-        assert_eq!(same.sequential_page_ns, 2000.0);
-        assert_eq!(same.fault_latency_ns, Some(50_000.0));
-        assert_eq!(same.streams.as_ref().unwrap()[1].page_ns, 2500.0);
-        assert_eq!(of_costs(&same), of_costs(&costs()));
-    }
 
     #[test]
     fn a_sample_of_real_files_measures_every_kind() {
