@@ -471,6 +471,25 @@ impl Workload {
         if self.threads == Some(0) {
             return Err(Error::invalid(file, "threads", "0 (at least 1)"));
         }
+        for (i, s) in self.page_samples.iter().enumerate() {
+            let costs = [
+                s.one_stream_ns,
+                s.three_streams_ns,
+                s.fault_page_ns,
+                s.fault_latency_ns,
+            ];
+            if let Some(v) = costs
+                .into_iter()
+                .flatten()
+                .find(|v| !(v.is_finite() && *v >= 0.0))
+            {
+                return Err(Error::invalid(
+                    file,
+                    "page_samples",
+                    format!("sample {i}: {v} is not a number of nanoseconds >= 0"),
+                ));
+            }
+        }
         let mut ids = BTreeSet::new();
         for q in &self.queries {
             let bad = |p: String| Error::invalid(file, format!("query {}", q.id), p);

@@ -67,7 +67,7 @@ fn bad_workloads_name_file_and_item() {
         fn(&mut serde_json::Value),
         &'static [&'static str],
     );
-    let cases: [Case; 6] = [
+    let cases: [Case; 7] = [
         (
             "dup.json",
             |v| {
@@ -90,6 +90,18 @@ fn bad_workloads_name_file_and_item() {
             "tdram.json",
             |v| v["t_dram_ns"] = json!(0.0),
             &["tdram.json", "t_dram_ns"],
+        ),
+        (
+            "samples.json",
+            |v| {
+                v["page_samples"] = json!([
+                    {"one_stream_ns": 3000.0, "three_streams_ns": null,
+                     "fault_page_ns": 4000.0, "fault_latency_ns": 60000.0},
+                    {"one_stream_ns": -1.0, "three_streams_ns": 2900.0,
+                     "fault_page_ns": 4000.0, "fault_latency_ns": 60000.0}
+                ])
+            },
+            &["samples.json", "page_samples", "sample 1", "-1"],
         ),
         (
             "fmt.json",
