@@ -71,11 +71,11 @@ pub(crate) fn warm_up(p: &Session, queries: &[Query]) -> Result<()> {
     }
 }
 
-/// Runs `queries` on the database of `data` in DRAM and returns its workload.
-///
 /// Samples of the database's page costs a recording takes ([`ssb_workload`]).
 const PAGE_SAMPLES: usize = 9;
 
+/// Runs `queries` on the database of `data` in DRAM and returns its workload.
+///
 /// `T_DRAM` (the one definition every `place` command uses, `docs/placement.md`): per
 /// query, the median over `reps` runs of its wall time on one open database with every
 /// structure copied to DRAM, after whole passes of the queries for [`WARM_UP`] (join

@@ -266,11 +266,10 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
     // A page-granular profile is calibrated in the run: the device sampled beside every
     // placement ([`probe`]).
     let probe = match &o.profile.pages {
-        Some(pc) => Some(probe::Probe::new(
+        Some(_) => Some(probe::Probe::new(
             &files,
             threads,
-            pc.readahead_pages
-                .unwrap_or(pmolap_place::pages::DEFAULT_READAHEAD_PAGES),
+            crate::tierprofile::readahead_pages(&dir, pmolap_store::pagelog::PAGE_BYTES),
         )?),
         None => None,
     };
@@ -478,7 +477,8 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
         }
     };
     // The profile as calibrated in the run: what every `predicted` of the page model
-    // uses (`promised` keeps the profile's, as advise printed it).
+    // uses (`promised` keeps `o.profile`'s, as advise printed it: the CLI calibrates it
+    // with the workload's samples first, `pmolap_place::calibration::for_workload`).
     let calibration = o.profile.pages.as_ref().map(|pc| Calibration {
         used: pmolap_place::calibration::medians(&samples),
         profile: pmolap_place::calibration::of_costs(pc),
