@@ -18,7 +18,7 @@
 //! - **three streams** — the three largest files, each morsel covering the same fraction
 //!   of each (as a morsel touches the same rows of the columns a query reads);
 //! - **isolated faults** — one touch in the middle of each readahead window of the
-//!   largest files (at most [`FAULT_WINDOWS`]): wall time per page the kernel read;
+//!   largest files (at most `FAULT_WINDOWS` (24)): wall time per page the kernel read;
 //! - **fault latency** — one touch of each of the smallest files (a few pages: what a
 //!   query's faults on dictionaries and small columns are), wall time per fault.
 
