@@ -11,7 +11,8 @@
 # setting opens the database once per placement, warms each query up once and drops
 # every file's pages before each timed run. Before every placement each run samples the
 # disk's page costs on the database's own files: the page model's `predicted` uses their
-# medians, the promise the profile's (tables.md, last table: both).
+# medians, the promise the profile's calibrated with the workload's samples (tables.md, last
+# table: both).
 # Every run also records what the device did (bytes read, major faults): tables.md has
 # them beside the page model's prediction (the last table).
 # Usage: [PROFILE_FLAGS=--quick] bench/place-validate/run.sh [SF] [ROUNDS] [REPS]

@@ -413,6 +413,11 @@ fn model_line(w: &Workload, p: &Profile, o: &AdviceOptions) -> String {
     )
 }
 
+/// A page cost in whole ns, `-` where it was not measured.
+pub(crate) fn ns(x: Option<f64>) -> String {
+    x.map_or("-".to_string(), |v| format!("{v:.0}"))
+}
+
 /// The profile an advice prices with: `p` with its page costs calibrated by the
 /// workload's samples of the database's files ([`pmolap_place::calibration`]) where the
 /// slow structures stay in those files (`home`), and a line saying which costs apply
@@ -428,7 +433,7 @@ pub(crate) fn calibrated_for(p: Profile, w: &Workload, home: bool) -> (Profile, 
         );
     }
     let c = pmolap_place::calibration::for_workload(&p, w);
-    let f = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.0}"));
+    let f = ns;
     let (was, now) = (
         pmolap_place::calibration::of_costs(p.pages.as_ref().expect("applies: page costs")),
         pmolap_place::calibration::of_costs(c.pages.as_ref().expect("calibrated")),

@@ -225,9 +225,9 @@ fn print_report(r: &ValidateReport) {
         r.config.io_threads.unwrap_or(1)
     );
     if let Some(c) = &r.calibration {
-        let f = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.0}"));
+        let f = crate::place_cmd::ns;
         println!(
-            "page costs sampled beside every placement ({} samples of the database's files; the page model's `predicted` uses their medians, the promise the profile's), ns: one stream {} per page (profile {}), three streams {} ({}), isolated fault {} per page read ({}), fault on a small file {} ({})",
+            "page costs sampled beside every placement ({} samples of the database's files; the page model's `predicted` uses their medians, the promise the workload's calibration), ns: one stream {} per page (promise {}), three streams {} ({}), isolated fault {} per page read ({}), fault on a small file {} ({})",
             c.samples.len(),
             f(c.used.one_stream_ns),
             f(c.profile.one_stream_ns),

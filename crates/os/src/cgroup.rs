@@ -12,9 +12,15 @@
 //!
 //! Both hierarchies are handled: v1 (`/sys/fs/cgroup/memory/<path>`, `memory.limit_in_bytes`)
 //! and v2 (the unified hierarchy, `memory.max`, with the memory controller enabled in the
-//! parent's `cgroup.subtree_control`). Where neither can be used (no root, no memory
-//! controller, a read-only cgroupfs) [`MemoryLimit::enter`] fails with an error saying
-//! which step and why; nothing is left behind.
+//! parent's `cgroup.subtree_control`). In v2 a group that holds processes cannot enable a
+//! controller for its children (the "no internal processes" rule: `EBUSY`; seen on a lent
+//! machine whose process ran in `/process_api/<id>` with its siblings): then the group is
+//! made under the nearest ancestor that already gives its children the memory
+//! controller (the hierarchy's root always can), and the process moves there and back —
+//! it leaves its own group's limits while it is bounded by the smaller one. Where none
+//! can be used (no root, no memory controller, a read-only cgroupfs)
+//! [`MemoryLimit::enter`] fails with an error saying which step and why; nothing is left
+//! behind.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -25,7 +31,8 @@ use crate::error::{Error, Result};
 #[derive(Debug)]
 pub struct MemoryLimit {
     dir: PathBuf,
-    parent: PathBuf,
+    /// The group the process came from and returns to.
+    home: PathBuf,
     v2: bool,
     limit: u64,
 }
@@ -37,9 +44,16 @@ fn err(step: &str, path: &Path, e: impl std::fmt::Display) -> Error {
     ))
 }
 
-/// The process's own memory cgroup directory and whether it is v2, from
-/// `/proc/self/cgroup` and the mounts of `/proc/self/mountinfo`.
-fn own_memory_cgroup() -> Result<(PathBuf, bool)> {
+/// The process's own memory cgroup: where it is mounted and the group's directory.
+struct Own {
+    mount: PathBuf,
+    dir: PathBuf,
+    v2: bool,
+}
+
+/// The process's own memory cgroup, from `/proc/self/cgroup` and the mounts of
+/// `/proc/self/mountinfo`.
+fn own_memory_cgroup() -> Result<Own> {
     let cg = fs::read_to_string("/proc/self/cgroup")
         .map_err(|e| err("reading", Path::new("/proc/self/cgroup"), e))?;
     let mounts = fs::read_to_string("/proc/self/mountinfo")
@@ -67,7 +81,11 @@ fn own_memory_cgroup() -> Result<(PathBuf, bool)> {
         if let (Some(ctrls), Some(path)) = (ctrls, path) {
             if ctrls.split(',').any(|c| c == "memory") {
                 if let Some(m) = mount_of(false) {
-                    return Ok((m.join(path.trim_start_matches('/')), false));
+                    return Ok(Own {
+                        dir: m.join(path.trim_start_matches('/')),
+                        mount: m,
+                        v2: false,
+                    });
                 }
             }
         }
@@ -75,7 +93,11 @@ fn own_memory_cgroup() -> Result<(PathBuf, bool)> {
     for line in cg.lines() {
         if let Some(path) = line.strip_prefix("0::") {
             if let Some(m) = mount_of(true) {
-                return Ok((m.join(path.trim_start_matches('/')), true));
+                return Ok(Own {
+                    dir: m.join(path.trim_start_matches('/')),
+                    mount: m,
+                    v2: true,
+                });
             }
         }
     }
@@ -91,8 +113,43 @@ fn own_memory_cgroup() -> Result<(PathBuf, bool)> {
 /// it removed (0 where there is no memory cgroup to look in).
 pub fn sweep_stale() -> usize {
     match own_memory_cgroup() {
-        Ok((parent, _)) => remove_stale(&parent),
+        Ok(own) => {
+            let mut n = remove_stale(&own.dir);
+            if own.v2 {
+                if let Some(a) = delegating_ancestor(&own.dir, &own.mount) {
+                    n += remove_stale(&a);
+                }
+            }
+            n
+        }
         Err(_) => 0,
+    }
+}
+
+/// The nearest proper ancestor of `own`, up to `root`, whose `cgroup.subtree_control`
+/// already enables the memory controller for its children.
+fn delegating_ancestor(own: &Path, root: &Path) -> Option<PathBuf> {
+    own.ancestors()
+        .skip(1)
+        .take_while(|a| a.starts_with(root))
+        .find(|a| {
+            fs::read_to_string(a.join("cgroup.subtree_control"))
+                .is_ok_and(|c| c.split_whitespace().any(|c| c == "memory"))
+        })
+        .map(Path::to_path_buf)
+}
+
+/// Where the bounded group is made: `own` where its children can get the memory
+/// controller (enabled here if need be), else the nearest ancestor that gives it.
+fn group_parent(own: &Path, root: &Path) -> Result<PathBuf> {
+    let ctl = own.join("cgroup.subtree_control");
+    if fs::read_to_string(&ctl).is_ok_and(|c| c.split_whitespace().any(|c| c == "memory")) {
+        return Ok(own.to_path_buf());
+    }
+    match fs::write(&ctl, "+memory") {
+        Ok(()) => Ok(own.to_path_buf()),
+        Err(e) => delegating_ancestor(own, root)
+            .ok_or_else(|| err("enabling the memory controller in", own, e)),
     }
 }
 
@@ -124,20 +181,22 @@ fn remove_stale(parent: &Path) -> usize {
 impl MemoryLimit {
     /// Moves this process into a new child of its memory cgroup limited to `limit_bytes`.
     pub fn enter(limit_bytes: u64) -> Result<MemoryLimit> {
-        let (parent, v2) = own_memory_cgroup()?;
-        if v2 {
-            let ctl = fs::read_to_string(parent.join("cgroup.subtree_control")).unwrap_or_default();
-            if !ctl.split_whitespace().any(|c| c == "memory") {
-                fs::write(parent.join("cgroup.subtree_control"), "+memory")
-                    .map_err(|e| err("enabling the memory controller in", &parent, e))?;
-            }
-        }
+        let Own {
+            mount,
+            dir: home,
+            v2,
+        } = own_memory_cgroup()?;
+        let parent = if v2 {
+            group_parent(&home, &mount)?
+        } else {
+            home.clone()
+        };
         remove_stale(&parent);
         let dir = parent.join(format!("pmolap-{}", std::process::id()));
         fs::create_dir(&dir).map_err(|e| err("creating", &dir, e))?;
         let me = MemoryLimit {
             dir,
-            parent,
+            home,
             v2,
             limit: limit_bytes,
         };
@@ -194,11 +253,69 @@ impl MemoryLimit {
 
 impl Drop for MemoryLimit {
     fn drop(&mut self) {
-        // Back to the parent, then remove the group (its charges move to the parent).
+        // Back home, then remove the group (its charges move to its parent).
         let _ = fs::write(
-            self.parent.join("cgroup.procs"),
+            self.home.join("cgroup.procs"),
             std::process::id().to_string(),
         );
         let _ = fs::remove_dir(&self.dir);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A cgroup2-like tree under a temporary directory: `above/root/a/b`, each with a
+    /// `cgroup.subtree_control` holding `ctl`; `b`'s is a directory where `b_busy`, so
+    /// writing `+memory` to it fails as the kernel's `EBUSY` would.
+    fn tree(ctl: [&str; 4], b_busy: bool) -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("above/root");
+        let own = root.join("a/b");
+        fs::create_dir_all(&own).unwrap();
+        let dirs = [
+            t.path().join("above"),
+            root.clone(),
+            root.join("a"),
+            own.clone(),
+        ];
+        for (d, c) in dirs.iter().zip(ctl) {
+            if d == &own && b_busy {
+                fs::create_dir(d.join("cgroup.subtree_control")).unwrap();
+            } else {
+                fs::write(d.join("cgroup.subtree_control"), c).unwrap();
+            }
+        }
+        (t, root, own)
+    }
+
+    #[test]
+    fn the_own_group_is_used_where_it_gives_or_can_give_memory() {
+        let (_t, root, own) = tree(["", "memory", "", "cpu memory"], false);
+        assert_eq!(group_parent(&own, &root).unwrap(), own);
+        let (_t, root, own) = tree(["", "memory", "", "cpu"], false);
+        assert_eq!(group_parent(&own, &root).unwrap(), own);
+        assert_eq!(
+            fs::read_to_string(own.join("cgroup.subtree_control")).unwrap(),
+            "+memory"
+        );
+    }
+
+    #[test]
+    fn a_busy_group_falls_back_to_the_nearest_delegating_ancestor() {
+        let (_t, root, own) = tree(["memory", "cpu memory", "cpu", ""], true);
+        assert_eq!(group_parent(&own, &root).unwrap(), root);
+        let (_t, root, own) = tree(["memory", "memory", "io memory", ""], true);
+        assert_eq!(group_parent(&own, &root).unwrap(), root.join("a"));
+    }
+
+    #[test]
+    fn nothing_above_the_mount_is_used_and_the_error_names_the_group() {
+        let (_t, root, own) = tree(["memory", "cpu", "", ""], true);
+        let e = group_parent(&own, &root).unwrap_err().to_string();
+        assert!(e.contains("enabling the memory controller in"), "{e}");
+        assert!(e.contains(&own.display().to_string()), "{e}");
+        assert!(!e.contains('\n'), "{e}");
     }
 }

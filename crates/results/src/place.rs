@@ -307,13 +307,14 @@ pub struct PageSample {
 }
 
 /// What the run's predictions were calibrated with: every sample, in order, and the
-/// medians used beside the profile's figures for the same costs.
+/// medians used beside the promise's figures for the same costs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Calibration {
     pub samples: Vec<PageSample>,
     /// The medians over `samples` (what the page model used).
     pub used: PageSample,
-    /// The profile's figures for the same costs (what the promise used).
+    /// The same costs as the promise priced them: the profile's, calibrated with the
+    /// workload's own samples where it has them (`place workload`'s `page_samples`).
     pub profile: PageSample,
 }
 

@@ -1,6 +1,7 @@
 //! The slow tier's page costs measured in the validation run itself, on the database's
 //! own files, beside every placement: what the page model is calibrated with for the
-//! run's prediction (`predicted`; the advice's promise keeps the profile's).
+//! run's prediction (`predicted`; the advice's promise keeps the costs it was priced with:
+//! the profile's, calibrated with the workload's own samples).
 //!
 //! Why: the disk behind the page cache of these machines is a shared virtual device
 //! whose speed moves from second to second. Three `place profile` runs within 30 s

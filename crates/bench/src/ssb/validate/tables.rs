@@ -279,7 +279,8 @@ fn count(s: Option<Spread>) -> String {
     }
 }
 
-/// Table 6, the slow tier's page costs: the profile's (what the advice's promise used)
+/// Table 6, the slow tier's page costs: the promise's (the profile's, calibrated with the
+/// workload's samples where it has them)
 /// and the medians of the samples each run took of the database's files (what its
 /// `predicted` used), per setting spread over the rounds. Left out where no document has
 /// samples.
@@ -293,7 +294,7 @@ fn calibration_table<W>(out: &mut String, settings: &[(String, Vec<&ValidateRepo
     }
     let _ = writeln!(
         out,
-        "\n### Page costs of the slow tier (ns): the profile's (the promise) vs sampled beside every placement in the run (the prediction); median over the rounds, min–max\n"
+        "\n### Page costs of the slow tier (ns): the promise's (the profile's, calibrated with the workload's samples) vs sampled beside every placement in the run (the prediction); median over the rounds, min–max\n"
     );
     head(
         out,
@@ -319,7 +320,7 @@ fn calibration_table<W>(out: &mut String, settings: &[(String, Vec<&ValidateRepo
         if cals.is_empty() {
             continue;
         }
-        for (who, profile) in [("profile", true), ("in the run", false)] {
+        for (who, profile) in [("promise", true), ("in the run", false)] {
             let mut cells = vec![
                 format!("{label}: {who}"),
                 if profile {
