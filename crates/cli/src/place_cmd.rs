@@ -158,16 +158,13 @@ pub struct ModelArgs {
 }
 
 /// The relative time `o`'s model predicts for `a` behind a page cache of `cache` bytes.
-fn cached_relative(
-    w: &Workload,
-    p: &Profile,
-    o: &AdviceOptions,
-    cache: u64,
-    a: &pmolap_place::Assignment,
-) -> Result<f64> {
-    Ok(o.predicting(Some(cache))?
-        .predict(w, std::slice::from_ref(p), a)?
-        .relative)
+/// What a cliff of the miss curve adds to a prediction behind a cache: nothing off one.
+fn cliff_note(b: &pmolap_place::CacheBand) -> String {
+    if !b.on_cliff() {
+        return String::new();
+    }
+    let (lo, hi) = b.range();
+    format!(" (cliff: {lo:.3}-{hi:.3} at ±10 % of the cache)")
 }
 
 #[derive(Debug, Clone, Args)]
@@ -515,10 +512,17 @@ fn advise(a: &AdviseArgs) -> Result<()> {
     if let Some(c) = a.model.cache {
         // The OS alone gets the DRAM bytes as page cache too.
         let c = c + s.page_cache_dram_bytes.unwrap_or(0);
+        let b = o.cache_band(&w, &p, &s.assignment, c)?;
         println!(
-            "behind a page cache of {c} bytes kept between queries: predicted relative time {:.3} (model output)",
-            cached_relative(&w, &p, &o, c, &s.assignment)?
+            "behind a page cache of {c} bytes kept between queries: predicted relative time {:.3} (model output; with 10 % less cache {:.3}, 10 % more {:.3})",
+            b.at, b.less, b.more
         );
+        if b.on_cliff() {
+            let (lo, hi) = b.range();
+            println!(
+                "  on a cliff of the page cache's miss curve: the cache the kernel really gives decides, and the measured time can land anywhere from {lo:.3} to {hi:.3} (docs/placement.md, \"A second look\")"
+            );
+        }
     }
     match &s.baseline {
         Some(b) => println!(
@@ -574,7 +578,10 @@ fn whatif(a: &ModelArgs) -> Result<()> {
     );
     for s in scenarios(&w, &p, &o)? {
         let cached = match a.cache {
-            Some(c) => format!(" {:>16.3}", cached_relative(&w, &p, &o, c, &s.assignment)?),
+            Some(c) => {
+                let b = o.cache_band(&w, &p, &s.assignment, c)?;
+                format!(" {:>16.3}{}", b.at, cliff_note(&b))
+            }
             None => String::new(),
         };
         println!(

@@ -278,6 +278,15 @@ fn print_comparisons(r: &ValidateReport) {
         for (_, ratio) in &c.against {
             print!(" {:>28}", ratio.map_or_else(|| "-".into(), |x| x.display()));
         }
+        let band = r
+            .scenarios
+            .iter()
+            .find(|s| s.name == c.placement)
+            .and_then(|s| s.promised_band)
+            .filter(|&(lo, hi)| pmolap_place::CacheBand::is_cliff(lo, hi));
+        if let Some((lo, hi)) = band {
+            print!("  (on a cliff: {lo:.3}-{hi:.3} at ±10 % of the cache)");
+        }
         println!();
     }
 }

@@ -185,6 +185,21 @@ fn workload_advise_apply_and_validate() {
         "{verbose}"
     );
     assert!(!pf["structures"].as_array().unwrap().is_empty());
+    // Behind a bounded cache the page model's prediction comes with its range at ±10 %
+    // of the cache (docs/placement.md: the miss curve has cliffs).
+    let cached = ok(pmolap()
+        .current_dir(&f.root)
+        .args(["place", "advise", "--overwrite", "--target", "90%"])
+        .args(["--llc", "1048576", "--cache", "262144", "--profile"])
+        .arg(&f.profile)
+        .arg("--workload")
+        .arg(&f.workload)
+        .arg("--out")
+        .arg(&placement));
+    assert!(
+        cached.contains("behind a page cache of") && cached.contains("with 10 % less cache"),
+        "{cached}"
+    );
     let run = f.root.join("run.json");
     ok(pmolap()
         .args([
@@ -304,6 +319,19 @@ fn workload_advise_apply_and_validate() {
             .unwrap()
             .iter()
             .any(|b| b["kind"] == "os alone" && b["cache_bytes"].as_u64().unwrap() >= 1 << 20));
+        // Every placement's promise comes with its range at ±10 % of the cache, which
+        // holds the promise itself; cold documents have none.
+        for s in r2["scenarios"].as_array().unwrap() {
+            let b = s["promised_band"].as_array().expect("promised_band");
+            let (lo, hi) = (b[0].as_f64().unwrap(), b[1].as_f64().unwrap());
+            let p = s["promised"].as_f64().unwrap();
+            assert!(lo <= p + 1e-9 && p <= hi + 1e-9, "{lo} {p} {hi}: {s}");
+        }
+        assert!(r["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s.get("promised_band").is_none()));
         // The tables of both documents: one row per setting.
         let md = f.root.join("tables.md");
         let out = ok(pmolap()

@@ -69,6 +69,46 @@ pub struct AdviceOptions {
     pub cache_bytes: Option<u64>,
 }
 
+/// The share of the page cache [`AdviceOptions::cache_band`] takes away and adds.
+pub const CACHE_STEP: f64 = 0.1;
+
+/// How far a prediction behind a bounded page cache moves when the cache the kernel
+/// really gives is [`CACHE_STEP`] smaller or larger (its working memory, its reclaim
+/// batches decide that): the relative times at `(1 − step)·C`, `C` and `(1 + step)·C`.
+/// Behind a cache smaller than the slow working set the simulated miss curve has
+/// cliffs where 10 % of cache moves the prediction 2–7× (docs/placement.md, "A second
+/// look"): a prediction there is a range, not a figure.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CacheBand {
+    pub less: f64,
+    pub at: f64,
+    pub more: f64,
+}
+
+impl CacheBand {
+    /// The widest ratio between the three above which [`CacheBand::on_cliff`] holds.
+    pub const CLIFF_RATIO: f64 = 1.5;
+
+    /// Whether 10 % of cache moves the prediction by more than [`Self::CLIFF_RATIO`]×.
+    pub fn on_cliff(&self) -> bool {
+        let (lo, hi) = self.range();
+        Self::is_cliff(lo, hi)
+    }
+
+    /// Whether a range `lo..hi` of relative times is a cliff's.
+    pub fn is_cliff(lo: f64, hi: f64) -> bool {
+        lo > 0.0 && hi / lo > Self::CLIFF_RATIO
+    }
+
+    /// The lowest and highest of the three.
+    pub fn range(&self) -> (f64, f64) {
+        (
+            self.less.min(self.at).min(self.more),
+            self.less.max(self.at).max(self.more),
+        )
+    }
+}
+
 impl AdviceOptions {
     /// The full model for `w`: structure granularity, `S_LLC = llc_bytes`, I/O
     /// concurrency the workload's worker threads (1 where it does not record them).
@@ -109,6 +149,29 @@ impl AdviceOptions {
         Model::new(ModelOptions {
             page_cache_bytes: cache,
             ..self.model_options()
+        })
+    }
+
+    /// The relative time of placement `a` behind a page cache of `cache` bytes and of
+    /// [`CACHE_STEP`] less and more ([`CacheBand`]).
+    pub fn cache_band(
+        &self,
+        w: &Workload,
+        profile: &Profile,
+        a: &crate::model::Assignment,
+        cache: u64,
+    ) -> Result<CacheBand> {
+        let at = |c: f64| -> Result<f64> {
+            Ok(self
+                .predicting(Some(c.round() as u64))?
+                .predict(w, std::slice::from_ref(profile), a)?
+                .relative)
+        };
+        let c = cache as f64;
+        Ok(CacheBand {
+            less: at(c * (1.0 - CACHE_STEP))?,
+            at: at(c)?,
+            more: at(c * (1.0 + CACHE_STEP))?,
         })
     }
 

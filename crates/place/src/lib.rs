@@ -32,7 +32,7 @@ pub mod whatif;
 pub mod workload;
 
 pub use accuracy::{Accuracy, AccuracyRecord, MeasuredError};
-pub use advice::{advise, grid, AdviceOptions, Advisor, Goal, BUDGETS, TARGETS};
+pub use advice::{advise, grid, AdviceOptions, Advisor, CacheBand, Goal, BUDGETS, TARGETS};
 pub use error::{Error, Result};
 pub use files::{Tagged, MAX_DOCUMENT_BYTES};
 pub use model::{Assignment, Model, ModelOptions, PageBasis, Prediction, TierShare};

@@ -3,7 +3,8 @@
 //! reads in the steady state) or one page short of a cyclic scan (every touch a fault),
 //! read-around windows thrashing a cache the touched pages alone would fit, per-query
 //! pricing inside the whole workload, the fallback for workloads without page records,
-//! and the format's checks.
+//! the prediction's band at ±10 % of the cache (a cliff of the miss curve), and the
+//! format's checks.
 
 use pmolap_place::pages::{recorded_reads, PageReads};
 use pmolap_place::{
@@ -48,6 +49,17 @@ fn workload(structures: Vec<StructureLoad>, pages: Vec<Vec<(usize, Vec<PageStep>
     w.page_bytes = Some(PAGE);
     w.validate("<test>").unwrap();
     w
+}
+
+/// A cyclic workload: query 0 scans a's 6 pages, query 1 b's 4 pages.
+fn cyclic() -> Workload {
+    workload(
+        vec![dv("a", 6), dv("b", 4)],
+        vec![
+            vec![(0, vec![step(1, &[[0, 6]])])],
+            vec![(1, vec![step(1, &[[0, 4]])])],
+        ],
+    )
 }
 
 fn disk(readahead: u64) -> Profile {
@@ -144,13 +156,7 @@ fn lru_cache_holding_the_working_set_misses_nothing_once_warm() {
     // A cyclic workload: query 0 scans a's 6 pages, query 1 b's 4 pages; no readahead.
     // The steady state (the pass after the warm-up) of a 10-page cache: the working set
     // fits, the compulsory misses were the warm-up's, nothing is read.
-    let w = workload(
-        vec![dv("a", 6), dv("b", 4)],
-        vec![
-            vec![(0, vec![step(1, &[[0, 6]])])],
-            vec![(1, vec![step(1, &[[0, 4]])])],
-        ],
-    );
+    let w = cyclic();
     assert_eq!(reads(&w, Some(10), 1), pr(0.0, 0.0));
     assert_eq!(reads(&w, Some(1000), 1), pr(0.0, 0.0));
     // One page smaller than the cycle: LRU evicts each page just before its reuse, so
@@ -187,6 +193,27 @@ fn lru_cache_holding_the_working_set_misses_nothing_once_warm() {
         .unwrap()
         .t_ns;
     assert_eq!(t, 0.0);
+}
+
+#[test]
+fn a_prediction_on_a_cliff_of_the_miss_curve_says_so() {
+    // The cyclic workload above behind exactly its 10 pages: 10 % less cache (9 pages)
+    // and every touch faults, 10 % more and nothing is read.
+    let w = cyclic();
+    let mut p = disk(1);
+    p.pages.as_mut().unwrap().fault_page_ns = Some(500_000.0);
+    let o = pmolap_place::AdviceOptions::new(&w, 1 << 20);
+    let slow = Assignment::all(2, 1);
+    let band = o.cache_band(&w, &p, &slow, 10 * PAGE).unwrap();
+    // T_DRAM 2 ms; 10 faults of 0.5 ms each: 1 + 5 / 2.
+    assert!(close(band.less, 3.5), "{band:?}");
+    assert!(close(band.at, 1.0) && close(band.more, 1.0), "{band:?}");
+    assert!(band.on_cliff());
+    assert_eq!(band.range(), (1.0, band.less));
+    // Far from the cliff (a cache of 100 pages) the three agree.
+    let flat = o.cache_band(&w, &p, &slow, 100 * PAGE).unwrap();
+    assert!(!flat.on_cliff(), "{flat:?}");
+    assert_eq!(flat.range(), (1.0, 1.0));
 }
 
 #[test]

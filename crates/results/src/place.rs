@@ -161,6 +161,11 @@ pub struct ScenarioResult {
     /// `predicted`'s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub promised: Option<f64>,
+    /// Behind a bounded cache, the promise's lowest and highest relative time with 10 %
+    /// less and more of the cache the page model was given (a cliff of the miss curve
+    /// shows as a wide range; absent cold, for other models and in older documents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub promised_band: Option<(f64, f64)>,
     pub queries: Vec<QueryPoint>,
     /// The sum over the queries of what the device did per run (absent in older
     /// documents).

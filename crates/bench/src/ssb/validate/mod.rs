@@ -582,6 +582,14 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
             measured: sum / pair.iter().sum::<f64>(),
             predicted: over_measured(&in_run, &w, pair.iter().sum(), threads),
             promised: promised.of_model(advised_model),
+            promised_band: match (models[3].options().page_cache_bytes, &o.profile.pages) {
+                (Some(c), Some(_)) => Some(
+                    o.advice
+                        .cache_band(&w, &o.profile, &p.assignment, c)?
+                        .range(),
+                ),
+                _ => None,
+            },
             io: IoFigures::sum(queries.iter().map(|q| q.io.as_ref())),
             predicted_io: models[3].predict_io(&w, ps, &p.assignment),
             page_cache_bytes: m.page_cache,

@@ -190,6 +190,7 @@ pub fn markdown<W>(docs: &[ValidateReport<W>]) -> String {
             "placement",
             "slow % (accessed)",
             "promised",
+            "promised at ±10 % of the cache (a cliff: ↕)",
             "measured (median, min–max across rounds)",
             "kept (rounds)",
         ],
@@ -207,6 +208,22 @@ pub fn markdown<W>(docs: &[ValidateReport<W>]) -> String {
                 .find(|s| s.name == c.placement)
                 .map_or(f64::NAN, |s| s.headline_fraction());
             let kept = cs.iter().filter(|x| x.kept).count();
+            let bands: Vec<(f64, f64)> = ds
+                .iter()
+                .filter_map(|d| d.scenarios.iter().find(|s| s.name == c.placement))
+                .filter_map(|s| s.promised_band)
+                .collect();
+            let band = match bands.is_empty() {
+                true => "-".to_string(),
+                false => {
+                    let lo = bands.iter().map(|b| b.0).fold(f64::INFINITY, f64::min);
+                    let hi = bands.iter().map(|b| b.1).fold(0.0, f64::max);
+                    let cliff = bands
+                        .iter()
+                        .any(|b| pmolap_place::CacheBand::is_cliff(b.0, b.1));
+                    format!("{lo:.3}–{hi:.3}{}", if cliff { " ↕" } else { "" })
+                }
+            };
             row(
                 &mut out,
                 &[
@@ -216,6 +233,7 @@ pub fn markdown<W>(docs: &[ValidateReport<W>]) -> String {
                     rel(Spread::of(
                         &cs.iter().map(|x| x.promised).collect::<Vec<_>>(),
                     )),
+                    band,
                     rel(Spread::of(
                         &cs.iter().map(|x| x.measured).collect::<Vec<_>>(),
                     )),
