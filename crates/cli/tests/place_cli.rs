@@ -303,22 +303,22 @@ fn workload_advise_apply_and_validate() {
 
     // validate behind a bounded page cache, where this machine lets us make a cgroup.
     let v2 = f.root.join("v2.json");
-    let o = validate(&f, "cache:1MiB", &v2).output().unwrap();
+    let o = validate(&f, "cache:8MiB", &v2).output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     if o.status.success() {
         let r2 = read_json(&v2);
         let c = &r2["cgroup"];
-        assert!(c["limit_bytes"].as_u64().unwrap() >= 1 << 20, "{c}");
+        assert!(c["limit_bytes"].as_u64().unwrap() >= 8 << 20, "{c}");
         // The page model is given the page cache the run had (the bound where the group
         // reported none).
         let max = c["max_page_cache_bytes"].as_u64().unwrap();
         let given = c["model_cache_bytes"].as_u64().unwrap();
-        assert_eq!(given, if max > 0 { max } else { 1 << 20 }, "{c}");
+        assert_eq!(given, if max > 0 { max } else { 8 << 20 }, "{c}");
         assert!(r2["baselines"]
             .as_array()
             .unwrap()
             .iter()
-            .any(|b| b["kind"] == "os alone" && b["cache_bytes"].as_u64().unwrap() >= 1 << 20));
+            .any(|b| b["kind"] == "os alone" && b["cache_bytes"].as_u64().unwrap() >= 8 << 20));
         // Every placement's promise comes with its range at ±10 % of the cache, which
         // holds the promise itself; cold documents have none.
         for s in r2["scenarios"].as_array().unwrap() {
@@ -341,7 +341,7 @@ fn workload_advise_apply_and_validate() {
             .arg("--out")
             .arg(&md));
         assert!(
-            out.contains("| cold | 1 |") && out.contains("| cache 1.0 MiB | 1 |"),
+            out.contains("| cold | 1 |") && out.contains("| cache 8.0 MiB | 1 |"),
             "{out}"
         );
         assert!(out.contains("vs") || out.contains("os alone"), "{out}");

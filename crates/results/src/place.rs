@@ -39,6 +39,13 @@ impl std::str::FromStr for Granularity {
     }
 }
 
+/// The smallest page cache bound `cache:SIZE` takes: the memory cgroup's limit is SIZE
+/// plus the queries' working memory measured on the all-DRAM placement, and what a run
+/// allocates beyond that measurement (page tables, kernel memory, allocator arenas) must
+/// fit in the reclaimable page cache or the kernel's OOM killer ends the run without a
+/// word (2026-11-27: `cache:1MiB` at SF 0.01 was killed in 1 of 4 runs).
+pub const MIN_CACHE_BYTES: u64 = 8 << 20;
+
 /// How the slow tier's pages are kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
@@ -56,9 +63,12 @@ impl std::str::FromStr for Setting {
             return Ok(Setting::Cold);
         }
         match s.strip_prefix("cache:") {
-            Some(size) => Ok(Setting::Cache {
-                bytes: crate::size::parse_size(size)?,
-            }),
+            Some(size) => match crate::size::parse_size(size)? {
+                b if b < MIN_CACHE_BYTES => Err(format!(
+                    "setting `{s}`: the page cache bound must be at least 8 MiB (below that the queries' own memory, which shares the memory cgroup's limit, varies by more than the bound and the kernel kills the run)"
+                )),
+                bytes => Ok(Setting::Cache { bytes }),
+            },
             None => Err(format!(
                 "setting `{s}`: use `cold` (pages dropped before each query) or `cache:SIZE` (page cache bounded by a memory cgroup)"
             )),

@@ -42,6 +42,18 @@ fn settings_parse_and_print() {
     );
     let e = "cache:lots".parse::<RunSetting>().unwrap_err();
     assert!(e.contains("lots"), "{e}");
+    // A bound the queries' own memory would overrun is refused, in one line.
+    for tiny in ["cache:1MiB", "cache:0", "cache:8388607"] {
+        let e = tiny.parse::<RunSetting>().unwrap_err();
+        assert!(
+            e.contains(tiny) && e.contains("at least 8 MiB") && !e.contains('\n'),
+            "{e}"
+        );
+    }
+    assert_eq!(
+        "cache:8MiB".parse::<RunSetting>().unwrap(),
+        RunSetting::Cache { bytes: 8 << 20 }
+    );
 }
 
 #[test]
