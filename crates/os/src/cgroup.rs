@@ -179,7 +179,9 @@ fn remove_stale(parent: &Path) -> usize {
 }
 
 impl MemoryLimit {
-    /// Moves this process into a new child of its memory cgroup limited to `limit_bytes`.
+    /// Moves this process into a new memory cgroup limited to `limit_bytes`: a child of
+    /// its own group, or on v2 where that group cannot give children the memory
+    /// controller, of the nearest ancestor that does (module docs).
     pub fn enter(limit_bytes: u64) -> Result<MemoryLimit> {
         let Own {
             mount,
