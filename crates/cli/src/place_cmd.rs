@@ -157,14 +157,13 @@ pub struct ModelArgs {
     pub cache: Option<u64>,
 }
 
-/// The relative time `o`'s model predicts for `a` behind a page cache of `cache` bytes.
-/// What a cliff of the miss curve adds to a prediction behind a cache: nothing off one.
-fn cliff_note(b: &pmolap_place::CacheBand) -> String {
-    if !b.on_cliff() {
+/// What a cliff of the miss curve adds to a prediction behind a cache whose values at
+/// ±10 % of the cache span `lo..hi`: nothing off one.
+pub(crate) fn cliff_note((lo, hi): (f64, f64)) -> String {
+    if !pmolap_place::CacheBand::is_cliff(lo, hi) {
         return String::new();
     }
-    let (lo, hi) = b.range();
-    format!(" (cliff: {lo:.3}-{hi:.3} at ±10 % of the cache)")
+    format!(" (on a cliff: {lo:.3}-{hi:.3} at ±10 % of the cache)")
 }
 
 #[derive(Debug, Clone, Args)]
@@ -580,7 +579,7 @@ fn whatif(a: &ModelArgs) -> Result<()> {
         let cached = match a.cache {
             Some(c) => {
                 let b = o.cache_band(&w, &p, &s.assignment, c)?;
-                format!(" {:>16.3}{}", b.at, cliff_note(&b))
+                format!(" {:>16.3}{}", b.at, cliff_note(b.range()))
             }
             None => String::new(),
         };

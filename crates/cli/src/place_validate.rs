@@ -282,11 +282,10 @@ fn print_comparisons(r: &ValidateReport) {
             .scenarios
             .iter()
             .find(|s| s.name == c.placement)
-            .and_then(|s| s.promised_band)
-            .filter(|&(lo, hi)| pmolap_place::CacheBand::is_cliff(lo, hi));
-        if let Some((lo, hi)) = band {
-            print!("  (on a cliff: {lo:.3}-{hi:.3} at ±10 % of the cache)");
-        }
-        println!();
+            .and_then(|s| s.promised_band);
+        println!(
+            "{}",
+            band.map_or_else(String::new, crate::place_cmd::cliff_note)
+        );
     }
 }

@@ -132,21 +132,24 @@ fn delegating_ancestor(own: &Path, root: &Path) -> Option<PathBuf> {
     own.ancestors()
         .skip(1)
         .take_while(|a| a.starts_with(root))
-        .find(|a| {
-            fs::read_to_string(a.join("cgroup.subtree_control"))
-                .is_ok_and(|c| c.split_whitespace().any(|c| c == "memory"))
-        })
+        .find(|a| gives_memory(a))
         .map(Path::to_path_buf)
+}
+
+/// Whether group `dir`'s `cgroup.subtree_control` enables the memory controller for its
+/// children.
+fn gives_memory(dir: &Path) -> bool {
+    fs::read_to_string(dir.join("cgroup.subtree_control"))
+        .is_ok_and(|c| c.split_whitespace().any(|c| c == "memory"))
 }
 
 /// Where the bounded group is made: `own` where its children can get the memory
 /// controller (enabled here if need be), else the nearest ancestor that gives it.
 fn group_parent(own: &Path, root: &Path) -> Result<PathBuf> {
-    let ctl = own.join("cgroup.subtree_control");
-    if fs::read_to_string(&ctl).is_ok_and(|c| c.split_whitespace().any(|c| c == "memory")) {
+    if gives_memory(own) {
         return Ok(own.to_path_buf());
     }
-    match fs::write(&ctl, "+memory") {
+    match fs::write(own.join("cgroup.subtree_control"), "+memory") {
         Ok(()) => Ok(own.to_path_buf()),
         Err(e) => delegating_ancestor(own, root)
             .ok_or_else(|| err("enabling the memory controller in", own, e)),

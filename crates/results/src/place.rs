@@ -65,7 +65,8 @@ impl std::str::FromStr for Setting {
         match s.strip_prefix("cache:") {
             Some(size) => match crate::size::parse_size(size)? {
                 b if b < MIN_CACHE_BYTES => Err(format!(
-                    "setting `{s}`: the page cache bound must be at least 8 MiB (below that the queries' own memory, which shares the memory cgroup's limit, varies by more than the bound and the kernel kills the run)"
+                    "setting `{s}`: the page cache bound must be at least {} MiB (below that the queries' own memory, which shares the memory cgroup's limit, varies by more than the bound and the kernel kills the run)",
+                    MIN_CACHE_BYTES >> 20
                 )),
                 bytes => Ok(Setting::Cache { bytes }),
             },

@@ -213,16 +213,15 @@ pub fn markdown<W>(docs: &[ValidateReport<W>]) -> String {
                 .filter_map(|d| d.scenarios.iter().find(|s| s.name == c.placement))
                 .filter_map(|s| s.promised_band)
                 .collect();
-            let band = match bands.is_empty() {
-                true => "-".to_string(),
-                false => {
-                    let lo = bands.iter().map(|b| b.0).fold(f64::INFINITY, f64::min);
-                    let hi = bands.iter().map(|b| b.1).fold(0.0, f64::max);
-                    let cliff = bands
-                        .iter()
-                        .any(|b| pmolap_place::CacheBand::is_cliff(b.0, b.1));
-                    format!("{lo:.3}–{hi:.3}{}", if cliff { " ↕" } else { "" })
-                }
+            let band = if bands.is_empty() {
+                "-".to_string()
+            } else {
+                let lo = bands.iter().map(|b| b.0).fold(f64::INFINITY, f64::min);
+                let hi = bands.iter().map(|b| b.1).fold(0.0, f64::max);
+                let cliff = bands
+                    .iter()
+                    .any(|b| pmolap_place::CacheBand::is_cliff(b.0, b.1));
+                format!("{lo:.3}–{hi:.3}{}", if cliff { " ↕" } else { "" })
             };
             row(
                 &mut out,
