@@ -9,14 +9,16 @@
 # of the machine spreads over all settings alike. REPS repetitions per placement and
 # round: the cache settings time REPS passes after one shared warm-up pass; the cold
 # setting opens the database once per placement, warms each query up once and drops
-# every file's pages before each timed run. Before every placement each run samples the
+# every file's pages before each timed run. Every timed run is paired with a run of the
+# same query on an all-DRAM reference database open for the whole run, the reference
+# first in even repetitions and second in odd ones: REPS even (default 4) balances them. Before every placement each run samples the
 # disk's page costs on the database's own files: the page model's `predicted` uses their
 # medians, the promise the profile's calibrated with the workload's samples (tables.md, last
 # table: both).
 # Every run also records what the device did (bytes read, major faults): tables.md has
 # them beside the page model's prediction (the last table).
 # Usage: [PROFILE_FLAGS=--quick] bench/place-validate/run.sh [SF] [ROUNDS] [REPS]
-#   (defaults: 1 3 3; PROFILE_FLAGS go to `place profile`: --quick only to check the script)
+#   (defaults: 1 3 4; PROFILE_FLAGS go to `place profile`: --quick only to check the script)
 # Writes bench/place-validate/out/sf$SF/: workload.json, profile-disk.json,
 # validate-SETTING-rROUND.json, tables.md (the issue's tables, markdown: paste into
 # docs/results.md) and the plots of round 1. The database lives under data/ssb (the disk).
@@ -24,7 +26,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 SF=${1:-1}
 ROUNDS=${2:-3}
-REPS=${3:-3}
+REPS=${3:-4}
 OUT=bench/place-validate/out/sf$SF
 mkdir -p "$OUT"
 cargo build --quiet --release -p pmolap

@@ -21,9 +21,9 @@
 //! only) and exactly the placements `pmolap place advise` writes for the grid
 //! ([`pmolap_place::grid`]: budgets 0–50 %, targets 25–90 %), solved by the one
 //! [`pmolap_place::Advisor`] with the same [`AdviceOptions`]. For each, per query and for
-//! the whole workload, the measured relative time (median time / the all-DRAM
-//! placement's median time, both measured here in the same run; the all-DRAM placement
-//! at the start and again at the end, its runs pooled) and the relative time
+//! the whole workload, the measured relative time (median time / the median time of the
+//! same query on the all-DRAM reference database, open for the whole run, each of its
+//! runs next to one of the placement's: [`runner`]) and the relative time
 //! each model variant predicts: the paper's model, its two ablations (No-Cache,
 //! No-Dense) and, where the profile has page costs, the page model. Every prediction
 //! uses the workload's `T_DRAM` and per-query counts — the numbers `advise` promises
@@ -48,7 +48,7 @@ use pmolap_tier::Topology;
 use super::data::{database_dir_noting, DataOptions};
 use super::run::median;
 use crate::error::{Error, Result};
-use runner::{placement_of, Runner, Runs};
+use runner::{placement_of, Measured, Runner};
 
 pub mod counters;
 pub mod probe;
@@ -167,13 +167,6 @@ struct Planned {
     baseline: Option<(String, u64, Vec<String>)>,
 }
 
-/// What one placement measured: per query its times, and the page cache its group held
-/// at the end (cached procedures).
-struct Measured {
-    runs: Runs,
-    page_cache: Option<u64>,
-}
-
 /// The baselines at the DRAM bytes of every advised placement of `chosen`, each distinct
 /// one once (with every advised placement it stands beside).
 fn plan_baselines(
@@ -256,13 +249,12 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
     let slow_fs = topo
         .filesystem_for(&dir)
         .map_or_else(|| "unknown".to_string(), |f| f.fs_type.clone());
-    // The machine busy before the first all-DRAM runs, as before the workload's.
-    let (threads, files) = {
-        let p = Session::new(open_fresh_dram(&dir)?, &topo, o.data.exec.clone())?;
-        pb.set_message("warm-up");
-        crate::ssb::workload::warm_up(&p, &o.queries)?;
-        (p.layout().threads, p.database().files())
-    };
+    // The all-DRAM reference, open for the whole run, and the machine busy before the
+    // first runs, as before the workload's.
+    pb.set_message("warm-up");
+    let reference = Session::new(open_fresh_dram(&dir)?, &topo, o.data.exec.clone())?;
+    crate::ssb::workload::warm_up(&reference, &o.queries)?;
+    let (threads, files) = (reference.layout().threads, reference.database().files());
     // A page-granular profile is calibrated in the run: the device sampled beside every
     // placement ([`probe`]).
     let probe = match &o.profile.pages {
@@ -306,13 +298,15 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
         dir: dir.clone(),
         topo,
         pb,
+        reference: &reference,
     };
     let all_dram = Assignment::all(w.structures.len(), 0);
     let per_pass = (o.queries.len() * o.reps) as u64;
     pb.set_length(per_pass);
-    // The all-DRAM placement first, and the queries' working memory (the limit of a
-    // cached run adds it): in the cold setting only for the OS-alone baseline, which
-    // needs a memory cgroup (left out where none can be made).
+    // The all-DRAM placement first (its runs paired with the reference's, like every
+    // placement's), and the queries' working memory (the limit of a cached run adds it):
+    // in the cold setting only for the OS-alone baseline, which needs a memory cgroup
+    // (left out where none can be made).
     sample(pb)?;
     pb.set_message("all DRAM");
     let dram_pf = placement_of(&w, &o.profile, &all_dram);
@@ -334,7 +328,8 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
         }
         Setting::Cache { .. } => {
             let c = runner.cached(&dram_pf, None)?;
-            (c.runs, Some(c.peak))
+            let peak = c.peak;
+            (c, Some(peak))
         }
     };
     let setting_cache = match o.setting {
@@ -365,61 +360,28 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
     }
     pb.set_length(
         per_pass
-            * (2 * plan.len() as u64
-                + 1
-                + u64::from(working.is_some() && o.setting == Setting::Cold)),
+            * (plan.len() as u64 + 1 + u64::from(working.is_some() && o.setting == Setting::Cold)),
     );
-    // The all-DRAM placement again, the setting's way: before every placement after the
-    // first and once after the last, so each placement's relative time divides by the
-    // all-DRAM runs just before and just after it. A baseline taken only at the start
-    // (and pooled with one at the end) carried the machine's state of those moments into
-    // every ratio: 2026-11-27, SF 1, the same all-DRAM runs measured 1.3-1.9x slower at
-    // the end of one run than at its start, and "budget 0 %", which reads nothing from
-    // the disk, 0.71-1.32x of the baseline in different rounds.
-    let dram_again = || -> Result<Runs> {
-        pb.set_message("all DRAM (again)");
-        match o.setting {
-            Setting::Cold => runner.cold(&dram_pf),
-            Setting::Cache { bytes } => runner
-                .cached(&dram_pf, Some(bytes + working.unwrap_or(0)))
-                .map(|c| c.runs),
-        }
-    };
-    // Measure every placement; stop early (partial) on an interrupt.
+    // Measure every placement, each timed run beside a run of the same query on the
+    // all-DRAM reference (the runner pairs them). Before 2026-11-28 the all-DRAM
+    // placement was run as a block before every placement and after the last, each
+    // placement divided by the blocks around it: at SF 1 (queries of 1-10 ms) the
+    // machine's drift between blocks seconds apart still moved placements that read
+    // nothing from the disk to 0.76-1.24x in different rounds.
     let mut measured: Vec<Measured> = Vec::new();
-    let mut drams: Vec<Runs> = vec![first_dram];
     let mut partial = false;
     for (k, p) in plan.iter().enumerate() {
         if k > 0 {
             sample(pb)?;
-            match dram_again() {
-                Ok(r) => drams.push(r),
-                Err(Error::Tier(pmolap_os::Error::Interrupted)) => {
-                    partial = true;
-                    break;
-                }
-                Err(e) => return Err(e),
-            }
         }
         pb.set_message(p.name.clone());
         let pf = placement_of(&w, &o.profile, &p.assignment);
         let m = match (p.procedure, o.setting) {
-            (Procedure::Setting, Setting::Cold) => runner.cold(&pf).map(|runs| Measured {
-                runs,
-                page_cache: None,
-            }),
-            (Procedure::Setting, Setting::Cache { bytes }) => runner
-                .cached(&pf, Some(bytes + working.unwrap_or(0)))
-                .map(|c| Measured {
-                    runs: c.runs,
-                    page_cache: c.page_cache,
-                }),
-            (Procedure::Cache(bytes), _) => runner
-                .cached(&pf, Some(bytes + working.unwrap_or(0)))
-                .map(|c| Measured {
-                    runs: c.runs,
-                    page_cache: c.page_cache,
-                }),
+            (Procedure::Setting, Setting::Cold) => runner.cold(&pf),
+            (Procedure::Setting, Setting::Cache { bytes }) => {
+                runner.cached(&pf, Some(bytes + working.unwrap_or(0)))
+            }
+            (Procedure::Cache(bytes), _) => runner.cached(&pf, Some(bytes + working.unwrap_or(0))),
         };
         match m {
             Ok(m) => measured.push(m),
@@ -432,30 +394,20 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
     }
     if !partial && !measured.is_empty() {
         sample(pb)?;
-        match dram_again() {
-            Ok(r) => drams.push(r),
-            Err(Error::Tier(pmolap_os::Error::Interrupted)) => partial = true,
-            Err(e) => return Err(e),
-        }
     }
-    // Placement k's baseline: the all-DRAM runs just before it (k) and after it (k + 1).
-    let pooled = |runs: &[Runs]| {
-        let mut all = Runs::new(o.queries.len());
-        for r in runs {
-            all.extend(r.clone());
+    // Placement k's reference: the all-DRAM runs paired with its own.
+    let pair_medians: Vec<Vec<f64>> = measured
+        .iter()
+        .map(|m| m.reference.times.iter().map(|t| median(t)).collect())
+        .collect();
+    let base_runs = {
+        let mut all = first_dram.reference.clone();
+        all.extend(first_dram.runs.clone());
+        for m in &measured {
+            all.extend(m.reference.clone());
         }
         all
     };
-    let pair_medians: Vec<Vec<f64>> = (0..measured.len())
-        .map(|k| {
-            pooled(&drams[k..drams.len().min(k + 2)])
-                .times
-                .iter()
-                .map(|t| median(t))
-                .collect()
-        })
-        .collect();
-    let base_runs = pooled(&drams);
     // The page cache the setting's runs really had: the most their group held (it can
     // exceed SIZE by the working memory the queries are not using between runs).
     let cgroup = match o.setting {

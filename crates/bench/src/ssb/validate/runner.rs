@@ -1,11 +1,15 @@
 //! How `place validate` runs one placement: in-memory placement documents, the cold
 //! procedure (one open, each query warmed up, pages dropped before every timed run) and
 //! the cached one (one open, a memory cgroup, a warm-up pass, then the timed passes).
+//! Every timed run of a placement's query is paired with a run of the same query on the
+//! all-DRAM reference database, just before or just after it (alternately): the
+//! placement's relative time divides by runs milliseconds away, not by a block of runs
+//! seconds to minutes away.
 
 use std::path::{Path, PathBuf};
 
 use indicatif::ProgressBar;
-use pmolap_engine::{Database, Session};
+use pmolap_engine::{Database, Query, QueryRun, Session};
 use pmolap_os::cgroup::MemoryLimit;
 use pmolap_place::placement::{
     PlacedStructure, PlacementTier, PLACEMENT_FORMAT, PLACEMENT_VERSION,
@@ -110,52 +114,93 @@ impl Runs {
     }
 }
 
-/// What a cached run measured: per query its runs, the group's page cache at the end
+/// What a placement's procedure measured: per query its runs and the all-DRAM
+/// reference runs paired with them; for a cached run the group's page cache at the end
 /// and its peak memory.
-pub(super) struct Cached {
+pub(super) struct Measured {
     pub runs: Runs,
+    pub reference: Runs,
     pub page_cache: Option<u64>,
     pub peak: u64,
 }
 
-/// Runs every query under one placement; per query its times (ms).
+/// Runs every query under one placement, each timed run beside a run of the query on
+/// `reference`; per query its times (ms).
 pub(super) struct Runner<'a> {
     pub o: &'a ValidateOptions,
     pub dir: PathBuf,
     pub topo: Topology,
     pub pb: &'a ProgressBar,
+    /// The all-DRAM database, opened once for the whole run (warm): every placement's
+    /// relative time divides by its runs paired with the placement's.
+    pub reference: &'a Session,
 }
 
 impl Runner<'_> {
+    /// One timed run of query `i` (`q`) on the placement (`run`) and one on the
+    /// reference, the reference first in even repetitions and second in odd ones (an
+    /// effect of going first or second falls on both alike).
+    fn paired(
+        &self,
+        rep: usize,
+        i: usize,
+        q: &Query,
+        out: &mut Runs,
+        reference: &mut Runs,
+        run: impl FnOnce() -> Result<(pmolap_engine::Result<QueryRun>, Option<IoFigures>)>,
+    ) -> Result<()> {
+        let on_reference = || measured(|| self.reference.run(q));
+        let (placed, refd) = if rep.is_multiple_of(2) {
+            let refd = on_reference();
+            (run()?, refd)
+        } else {
+            let placed = run()?;
+            (placed, on_reference())
+        };
+        reference.push(i, refd.0?.total_ms, refd.1);
+        out.push(i, placed.0?.total_ms, placed.1);
+        self.pb.inc(1);
+        Ok(())
+    }
+
     /// Every query warmed up once, then `reps` times cold ([`make_cold`]: this process's
     /// mappings released and every file's pages dropped before the run), on one open of
     /// the database under `pf` (its DRAM copies made once); the counters cover the query
-    /// only.
-    pub fn cold(&self, pf: &PlacementFile) -> Result<Runs> {
+    /// only. Each cold run is paired with a run of the query on the reference.
+    pub fn cold(&self, pf: &PlacementFile) -> Result<Measured> {
         let p = Session::new(
             open_cold(&self.dir, pf)?,
             &self.topo,
             self.o.data.exec.clone(),
         )?;
         let mut out = Runs::new(self.o.queries.len());
+        let mut reference = Runs::new(self.o.queries.len());
         for (i, q) in self.o.queries.iter().enumerate() {
             p.run(q)?;
-            for _ in 0..self.o.reps {
+            self.reference.run(q)?;
+            for rep in 0..self.o.reps {
                 if pmolap_os::signal::interrupted() {
                     return Err(pmolap_os::Error::Interrupted.into());
                 }
-                make_cold(&p)?;
-                let (r, io) = measured(|| p.run(q));
-                out.push(i, r?.total_ms, io);
-                self.pb.inc(1);
+                self.paired(rep, i, q, &mut out, &mut reference, || {
+                    make_cold(&p)?;
+                    Ok(measured(|| p.run(q)))
+                })?;
             }
         }
-        Ok(out)
+        Ok(Measured {
+            runs: out,
+            reference,
+            page_cache: None,
+            peak: 0,
+        })
     }
 
     /// Warm-up pass, then `reps` timed passes, inside a cgroup of `limit` bytes (none:
-    /// an unlimited child group, to measure the peak).
-    pub fn cached(&self, pf: &PlacementFile, limit: Option<u64>) -> Result<Cached> {
+    /// an unlimited child group, to measure the peak); each timed run is paired with a
+    /// run of the query on the reference, in the same group (its working memory is charged
+    /// there as the placement's is; its data, copied before, is not).
+    pub fn cached(&self, pf: &PlacementFile, limit: Option<u64>) -> Result<Measured> {
         let p = Session::new(
             open_cold(&self.dir, pf)?,
             &self.topo,
@@ -163,25 +208,28 @@ impl Runner<'_> {
         )?;
         let guard = MemoryLimit::enter(limit.unwrap_or(1 << 50))?;
         let mut out = Runs::new(self.o.queries.len());
+        let mut reference = Runs::new(self.o.queries.len());
         for q in &self.o.queries {
             p.run(q)?;
+            self.reference.run(q)?;
         }
-        for _ in 0..self.o.reps {
+        for rep in 0..self.o.reps {
             for (i, q) in self.o.queries.iter().enumerate() {
                 if pmolap_os::signal::interrupted() {
                     return Err(pmolap_os::Error::Interrupted.into());
                 }
-                let (r, io) = measured(|| p.run(q));
-                out.push(i, r?.total_ms, io);
-                self.pb.inc(1);
+                self.paired(rep, i, q, &mut out, &mut reference, || {
+                    Ok(measured(|| p.run(q)))
+                })?;
             }
         }
         let page_cache = guard.page_cache_bytes();
         let peak = guard.peak_bytes().unwrap_or(0);
         drop(guard);
         drop(p);
-        Ok(Cached {
+        Ok(Measured {
             runs: out,
+            reference,
             page_cache,
             peak,
         })
