@@ -11,7 +11,8 @@
 # setting opens the database once per placement, warms each query up once and drops
 # every file's pages before each timed run. Every timed run is paired with a run of the
 # same query on an all-DRAM reference database open for the whole run, the reference
-# first in even repetitions and second in odd ones: REPS even (default 4) balances them. Before every placement each run samples the
+# first in even repetitions and second in odd ones: REPS even (default 4) balances them.
+# Before every placement each run samples the
 # disk's page costs on the database's own files: the page model's `predicted` uses their
 # medians, the promise the profile's calibrated with the workload's samples (tables.md, last
 # table: both).
