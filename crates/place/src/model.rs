@@ -45,9 +45,13 @@ pub struct ModelOptions {
     pub page_model: bool,
     /// The page cache that page-granular tiers sit behind, if bounded and kept between
     /// queries (`None`: pages are dropped before each query). With recorded pages the
-    /// model prices it as an LRU cache of this many bytes over the workload's page
-    /// reference stream ([`crate::pages::recorded_reads`]).
+    /// model prices it as a page cache of this many bytes, reclaimed under `reclaim`,
+    /// over the workload's page reference stream ([`crate::pages::recorded_reads`]).
     pub page_cache_bytes: Option<u64>,
+    /// How a bounded page cache reclaims: as the kernel does
+    /// ([`crate::pagecache::Policy::Kernel`], the default) or, for comparison and the
+    /// tests that count misses by hand, one LRU list.
+    pub reclaim: crate::pagecache::Policy,
     /// Workers sharing a page-granular tier's device: its page costs are device time
     /// that stalls them all (see [`crate::pages`]); 1 for a one-thread workload.
     pub io_threads: u32,
@@ -63,6 +67,7 @@ impl ModelOptions {
             dense_classes: true,
             page_model: true,
             page_cache_bytes: None,
+            reclaim: crate::pagecache::Policy::default(),
             io_threads: 1,
         }
     }
@@ -115,7 +120,7 @@ pub struct Prediction {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PageBasis {
     /// The pages each query was recorded touching: exact first touches, readahead
-    /// streams, and LRU misses for a bounded cache.
+    /// streams, and the misses of a bounded cache reclaimed as the kernel does.
     Recorded,
     /// No page records: pages estimated from the access counts (and a bounded cache as a
     /// resident share).
@@ -302,7 +307,7 @@ impl Model {
                 };
                 let cache_pages = cache / pc.page_bytes.max(1);
                 let on = |i: usize| a.tier[i] == k;
-                match pages::recorded_reads(w, &on, pc, Some(cache_pages)) {
+                match pages::recorded_reads(w, &on, pc, Some(cache_pages), self.options.reclaim) {
                     Some(m) => share.t_ns = m.cost(pc, self.options.io_threads),
                     None => share.t_ns *= 1.0 - pages::resident_share(cache, touched[k]),
                 }
@@ -338,7 +343,7 @@ impl Model {
                 .options
                 .page_cache_bytes
                 .map(|c| c / pc.page_bytes.max(1));
-            let io = match pages::recorded_reads(w, &on, pc, cache_pages) {
+            let io = match pages::recorded_reads(w, &on, pc, cache_pages, self.options.reclaim) {
                 Some(m) => m.io(pc),
                 None => pages::counted_io(w, &on, pc),
             };

@@ -9,7 +9,8 @@
 //! the pages each query was recorded touching form the workload's page reference
 //! stream; a simulation of the kernel's page cache and readahead over it
 //! ([`crate::readahead`]: read-around windows at faults, readahead windows ahead of
-//! sequential readers, cold per query or an LRU cache of the given size in the steady
+//! sequential readers, cold per query or a cache of the given size reclaimed as the
+//! kernel does ([`crate::pagecache::Policy::Kernel`]) in the steady
 //! state of the workload run pass after pass) gives the pages the device reads and the
 //! major faults, priced with the profile's page costs and the run's threads
 //! ([`PageReads::cost`]). **Estimated from the counts** (format 1 workloads, the
@@ -225,8 +226,8 @@ impl PageReads {
 
 /// What the device reads for the structures `on` from the workload's page records:
 /// with `cache_pages` `None`, each query starts with no page cached (pages dropped
-/// before each query: the `cold` setting); with `Some(C)`, an LRU page cache of `C`
-/// pages shared by those structures, in the steady state of the workload run over and
+/// before each query: the `cold` setting); with `Some(C)`, a page cache of `C` pages
+/// shared by those structures (reclaimed as the kernel does, [`crate::pagecache`]), in the steady state of the workload run over and
 /// over (the `cache:SIZE` setting: a warm-up pass, then timed passes). The kernel reads
 /// read-around and readahead windows, not single pages ([`crate::readahead`]). A
 /// workload cut from a larger one ([`Workload::query`]) is priced inside its whole
@@ -236,8 +237,16 @@ pub fn recorded_reads(
     on: &dyn Fn(usize) -> bool,
     pc: &PageCosts,
     cache_pages: Option<u64>,
+    reclaim: crate::pagecache::Policy,
 ) -> Option<PageReads> {
-    crate::readahead::workload_reads(w, on, pc, cache_pages)
+    crate::readahead::workload_reads_with(
+        w,
+        on,
+        pc,
+        cache_pages,
+        crate::schedule::Order::default(),
+        reclaim,
+    )
 }
 
 /// The recorded-page model's cost of structure `i` alone, cold (what the solvers add up:
@@ -250,7 +259,7 @@ pub fn recorded_structure_cost(
     pc: &PageCosts,
     threads: u32,
 ) -> Option<f64> {
-    recorded_reads(w, &|s| s == i, pc, None).map(|m| m.cost(pc, threads))
+    recorded_reads(w, &|s| s == i, pc, None, Default::default()).map(|m| m.cost(pc, threads))
 }
 
 #[cfg(test)]

@@ -23,16 +23,16 @@
 //!
 //! **Cold** (`cache_pages` `None`): every query starts with an empty cache and fresh
 //! readahead state (the database reopened, its pages dropped). **Cached**
-//! (`Some(C)`): one LRU list of `C` pages shared by the structures simulated (pages read
-//! enter it at the head, a touch moves its page to the head, the tail is evicted, with
-//! its mark), with readahead state kept across queries, over two passes of the whole
-//! workload; the second pass (the steady state of `place validate`'s warm-up then timed
-//! passes) is counted.
+//! (`Some(C)`): a cache of `C` pages shared by the structures simulated, reclaimed as
+//! the kernel does ([`Policy::Kernel`]: two lists, refault detection; a page evicted
+//! loses its mark), with readahead state kept across queries, over two passes of the
+//! whole workload; the second pass (the steady state of `place validate`'s warm-up then
+//! timed passes) is counted.
 //!
 //! The stream is built by [`schedule::query_refs`] and the cache is a
 //! [`crate::pagecache::Cache`]; [`workload_reads_with`] takes the other stream order
-//! ([`Order::Engine`], the engine's morsels and workers) and reclaim
-//! ([`Policy::TwoList`], the kernel's two lists), which the model does not use
+//! ([`Order::Engine`], the engine's morsels and workers) and reclaim policies
+//! ([`Policy::Lru`], [`Policy::TwoList`]), which the model does not use
 //! (docs/placement.md: against the device counters they predict worse).
 
 use std::collections::{HashMap, HashSet};
@@ -285,7 +285,8 @@ impl Stream<'_> {
 }
 
 /// Per query of `st.all`, what the device reads for the structures `st.on`: cold, or
-/// behind an LRU cache of `cache_pages` in the steady state (see the module docs).
+/// behind a cache of `cache_pages` under `st.policy` in the steady state (see the
+/// module docs).
 pub fn simulate(st: &Stream<'_>, cache_pages: Option<u64>) -> Vec<PageReads> {
     let mut sim = Sim {
         sizes: st.sizes,
@@ -378,8 +379,8 @@ pub fn simulate_memo(st: &Stream<'_>, cache_pages: Option<u64>) -> Vec<PageReads
 /// What the device reads for the structures `on` of `w` from its page records, summed
 /// over its queries (a workload cut from a larger one, [`Workload::query`], is priced
 /// inside its whole workload's stream: its query's share). `None` when `w` recorded no
-/// pages. The stream in [`Order::Steps`], a bounded cache under [`Policy::Lru`]: what
-/// the model uses ([`workload_reads_with`] for the others).
+/// pages. The stream in [`Order::Steps`], a bounded cache under [`Policy::Kernel`]:
+/// what the model uses ([`workload_reads_with`] for the others).
 pub fn workload_reads(
     w: &Workload,
     on: &dyn Fn(usize) -> bool,

@@ -6,6 +6,7 @@
 //! the prediction's band at ±10 % of the cache (a cliff of the miss curve), and the
 //! format's checks.
 
+use pmolap_place::pagecache::Policy;
 use pmolap_place::pages::{recorded_reads, PageReads};
 use pmolap_place::{
     Assignment, Model, ModelOptions, PageBasis, PageCosts, Profile, QueryLoad, StructureLoad,
@@ -83,7 +84,14 @@ fn disk(readahead: u64) -> Profile {
 /// Pages read and faults of every structure of `w`.
 fn reads(w: &Workload, cache_pages: Option<u64>, window: u64) -> (f64, f64) {
     let p = disk(window);
-    let r = recorded_reads(w, &|_| true, p.pages.as_ref().unwrap(), cache_pages).unwrap();
+    let r = recorded_reads(
+        w,
+        &|_| true,
+        p.pages.as_ref().unwrap(),
+        cache_pages,
+        Policy::Lru,
+    )
+    .unwrap();
     assert_eq!(r.around + r.by_streams.iter().sum::<f64>(), r.read);
     (r.read, r.faults)
 }
@@ -144,7 +152,14 @@ fn cold_reads_read_around_and_readahead_windows() {
         vec![dv("a", 10)],
         vec![vec![(0, vec![step(1, &[[0, 10]])])]],
     );
-    let r = recorded_reads(&w, &|_| true, disk(4).pages.as_ref().unwrap(), None).unwrap();
+    let r = recorded_reads(
+        &w,
+        &|_| true,
+        disk(4).pages.as_ref().unwrap(),
+        None,
+        Policy::default(),
+    )
+    .unwrap();
     assert_eq!((r.around, r.by_streams[0]), (4.0, 6.0));
     // The device's counters: pages read in bytes, faults.
     let io = PageReads::new(4.0, 6.0, 1.0).io(pc);
@@ -238,6 +253,8 @@ fn read_around_windows_fill_a_small_cache_and_thrash() {
     let p = disk(8);
     let m = Model::new(ModelOptions {
         page_cache_bytes: Some(8 * PAGE),
+        // Counted by hand for one LRU list.
+        reclaim: Policy::Lru,
         ..ModelOptions::new(1 << 20)
     })
     .unwrap();
@@ -267,6 +284,8 @@ fn per_query_predictions_are_priced_inside_the_whole_workload() {
     let p = disk(1);
     let m = Model::new(ModelOptions {
         page_cache_bytes: Some(7 * PAGE),
+        // Counted by hand for one LRU list.
+        reclaim: Policy::Lru,
         ..ModelOptions::new(1 << 20)
     })
     .unwrap();
@@ -287,6 +306,8 @@ fn per_query_predictions_are_priced_inside_the_whole_workload() {
     // With 10 pages the cycle fits: nothing misses.
     let m10 = Model::new(ModelOptions {
         page_cache_bytes: Some(10 * PAGE),
+        // Counted by hand for one LRU list.
+        reclaim: Policy::Lru,
         ..ModelOptions::new(1 << 20)
     })
     .unwrap();

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use pmolap_results::place::{workload_times, ValidateReport, BASELINE_KINDS};
+use pmolap_results::place::{workload_times, ScenarioResult, ValidateReport, BASELINE_KINDS};
 use pmolap_results::stats::{median, Ratio, Spread};
 
 /// `12.3 % (10.1–14.0, 3 rounds)` of a share's spread over rounds.
@@ -58,10 +58,26 @@ fn head(out: &mut String, cells: &[&str]) {
 /// The relative errors |predicted/measured − 1| of the advised model in one document:
 /// per (placement, query) grouped by query id, and per placement (whole workload).
 fn errors<W>(d: &ValidateReport<W>) -> (BTreeMap<String, Vec<f64>>, Vec<f64>) {
+    errors_of(d, |_| true)
+}
+
+/// Whether `s` was promised on a cliff of the page cache's miss curve: 10 % more or less
+/// cache moves its prediction by more than [`pmolap_place::CacheBand::CLIFF_RATIO`]×
+/// (cache settings only; cold has no cache to miss).
+fn on_cliff(s: &ScenarioResult) -> bool {
+    s.promised_band
+        .is_some_and(|(lo, hi)| pmolap_place::CacheBand::is_cliff(lo, hi))
+}
+
+/// [`errors`] over the placements `keep` takes.
+fn errors_of<W>(
+    d: &ValidateReport<W>,
+    keep: impl Fn(&ScenarioResult) -> bool,
+) -> (BTreeMap<String, Vec<f64>>, Vec<f64>) {
     let model = d.advised_model().to_string();
     let mut per_query: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     let mut whole = Vec::new();
-    for s in &d.scenarios {
+    for s in d.scenarios.iter().filter(|s| keep(s)) {
         if let Some(p) = s.predicted.of_model(&model) {
             whole.push((p / s.measured - 1.0).abs());
         }
@@ -151,6 +167,9 @@ pub fn markdown<W>(docs: &[ValidateReport<W>]) -> String {
             ],
         );
     }
+    // 1b. The same off the cliffs, and on them whether the measurement fell in the
+    // range the advice stated.
+    cliff_table(&mut out, &settings);
     // 2. Per query id.
     let _ = writeln!(
         out,
@@ -277,6 +296,81 @@ pub fn markdown<W>(docs: &[ValidateReport<W>]) -> String {
     io_table(&mut out, &settings);
     calibration_table(&mut out, &settings);
     out
+}
+
+/// Table 1b: the advised model's error over the placements not promised on a cliff of
+/// the miss curve, and for those that were, how many measured inside the range stated
+/// at ±10 % of the cache (with the promise's 10 % slack: range low / 1.1 to high × 1.1).
+/// Left out where no document has a placement on a cliff.
+fn cliff_table<W>(out: &mut String, settings: &[(String, Vec<&ValidateReport<W>>)]) {
+    let any = settings
+        .iter()
+        .flat_map(|(_, ds)| ds.iter())
+        .any(|d| d.scenarios.iter().any(on_cliff));
+    if !any {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\n### Off and on the cliffs: the error over the placements not promised on a cliff of the miss curve (median over the rounds, min–max), and the placements on one measured inside the range the advice stated (±10 % of the cache, with 10 % slack)\n"
+    );
+    head(
+        out,
+        &[
+            "setting",
+            "placement runs off / on a cliff (all rounds)",
+            "off: per query median",
+            "off: whole workload median",
+            "off: whole workload max",
+            "on a cliff: measured inside the stated range",
+        ],
+    );
+    for (label, ds) in settings {
+        let figs: Vec<[f64; 3]> = ds
+            .iter()
+            .map(|d| {
+                let (pq, whole) = errors_of(d, |s| !on_cliff(s));
+                let all: Vec<f64> = pq.values().flatten().copied().collect();
+                [median(&all), median(&whole), max(&whole)]
+            })
+            .collect();
+        let sp = |k: usize| {
+            Spread::of(
+                &figs
+                    .iter()
+                    .map(|f| f[k])
+                    .filter(|x| x.is_finite())
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let (mut on, mut inside, mut off) = (0, 0, 0);
+        for s in ds.iter().flat_map(|d| d.scenarios.iter()) {
+            match s.promised_band.filter(|_| on_cliff(s)) {
+                Some((lo, hi)) => {
+                    on += 1;
+                    if s.measured >= lo / 1.1 && s.measured <= hi * 1.1 {
+                        inside += 1;
+                    }
+                }
+                None => off += 1,
+            }
+        }
+        row(
+            out,
+            &[
+                label.clone(),
+                format!("{off} / {on}"),
+                pct(sp(0)),
+                pct(sp(1)),
+                pct(sp(2)),
+                if on == 0 {
+                    "-".into()
+                } else {
+                    format!("{inside} of {on}")
+                },
+            ],
+        );
+    }
 }
 
 fn mib(s: Option<Spread>) -> String {
@@ -502,5 +596,56 @@ mod tests {
             line.contains("| 20.0 | 10.0 | 0.50 | 3 | 2 | 4.0 |"),
             "{line}"
         );
+    }
+
+    #[test]
+    fn placements_on_a_cliff_are_counted_apart_and_checked_against_their_range() {
+        let mut d = doc();
+        // No bands: no cliff table.
+        for s in &mut d.scenarios {
+            s.promised_band = None;
+        }
+        assert!(!markdown(&[d.clone()]).contains("Off and on the cliffs"));
+        let n = d.scenarios.len();
+        assert!(n >= 3, "the fixture has {n} placements");
+        // Every placement predicted exactly (error 0) and off a cliff, but two: one on a
+        // cliff measured inside its range (2-4, measured 4.3 <= 4 x 1.1), one on a cliff
+        // measured outside it (2-3.5, measured 10), each predicted 100 % off.
+        for s in &mut d.scenarios {
+            s.predicted.page = Some(s.measured);
+            s.predicted.paper = s.measured;
+            s.promised_band = Some((s.measured, s.measured));
+            for q in &mut s.queries {
+                q.predicted.page = Some(q.measured);
+                q.predicted.paper = q.measured;
+            }
+        }
+        for (k, (lo, hi, m)) in [(2.0, 4.0, 4.3), (2.0, 3.5, 10.0)].into_iter().enumerate() {
+            let s = &mut d.scenarios[k];
+            s.promised_band = Some((lo, hi));
+            s.measured = m;
+            s.predicted.page = Some(2.0 * m);
+            s.predicted.paper = 2.0 * m;
+        }
+        let md = markdown(&[d]);
+        let line = md
+            .lines()
+            .skip_while(|l| !l.contains("Off and on the cliffs"))
+            .find(|l| l.starts_with("| cache 4.6 MiB |"))
+            .expect(&md);
+        assert_eq!(
+            line,
+            format!(
+                "| cache 4.6 MiB | {} / 2 | 0.0 % (1 round) | 0.0 % (1 round) | 0.0 % (1 round) | 1 of 2 |",
+                n - 2
+            )
+        );
+        // The all-placement table still counts them: its whole-workload max is 100 %.
+        let all = md
+            .lines()
+            .find(|l| l.starts_with("| cache 4.6 MiB | 1 |"))
+            .expect(&md);
+        let cells: Vec<&str> = all.split('|').map(str::trim).collect();
+        assert_eq!(cells[6], "100.0 % (1 round)", "{all}");
     }
 }
