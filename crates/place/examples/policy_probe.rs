@@ -1,5 +1,15 @@
-//! Throwaway: predicted read bytes under each reclaim policy vs the device's, per
-//! placement of `place validate` documents (cache settings).
+//! The bytes each reclaim policy of the page-cache simulation predicts against what the
+//! device read (`/proc/self/io`), per placement of `place validate` documents of cache
+//! settings (placements that read at least 1 MB a pass; the cache each placement's
+//! group held, as `validate` gives the model). What docs/placement.md, "Which pages the
+//! kernel keeps", was measured with:
+//!
+//! ```text
+//! cargo run --release -p pmolap-place --example policy_probe -- \
+//!     bench/place-validate/out/sf1/profile-disk.json bench/place-validate/out/sf1/validate-cache*.json
+//! ```
+//!
+//! A development tool: it stops at the first unreadable file.
 use pmolap_place::pagecache::Policy;
 use pmolap_place::readahead::workload_reads_with;
 use pmolap_place::schedule::Order;
@@ -8,13 +18,18 @@ use pmolap_results::place::ValidateReport;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let profile = Profile::load(std::path::Path::new(&args[1])).unwrap();
-    let pc = profile.pages.clone().unwrap();
+    if args.len() < 3 {
+        eprintln!("usage: policy_probe PROFILE.json VALIDATE.json...");
+        std::process::exit(2);
+    }
+    let profile = Profile::load(std::path::Path::new(&args[1])).expect("the profile");
+    let pc = profile.pages.clone().expect("a profile with page costs");
     let pols = [Policy::Lru, Policy::TwoList, Policy::Kernel];
     let mut logs: Vec<Vec<f64>> = vec![Vec::new(); pols.len()];
     for f in &args[2..] {
         let r: ValidateReport<Workload> =
-            serde_json::from_slice(&std::fs::read(f).unwrap()).unwrap();
+            serde_json::from_slice(&std::fs::read(f).expect("a validate document"))
+                .expect("a place-validate document");
         let Some(cg) = &r.cgroup else { continue };
         let setting = cg.limit_bytes - cg.working_bytes;
         let w = &r.workload;
@@ -56,7 +71,7 @@ fn main() {
                     Order::default(),
                     *p,
                 )
-                .unwrap();
+                .expect("a workload with page records");
                 let mib = pr.read * pc.page_bytes as f64 / 1048576.0;
                 let ratio = mib / (io.read_bytes / 1048576.0);
                 if ratio.is_finite() && ratio > 0.0 {

@@ -48,9 +48,10 @@ pub struct ModelOptions {
     /// model prices it as a page cache of this many bytes, reclaimed under `reclaim`,
     /// over the workload's page reference stream ([`crate::pages::recorded_reads`]).
     pub page_cache_bytes: Option<u64>,
-    /// How a bounded page cache reclaims: as the kernel does
-    /// ([`crate::pagecache::Policy::Kernel`], the default) or, for comparison and the
-    /// tests that count misses by hand, one LRU list.
+    /// How a bounded page cache reclaims: one LRU list (the default,
+    /// [`crate::pagecache::Policy::Lru`]) or, for comparison, the kernel's lists
+    /// ([`crate::pagecache::Policy::Kernel`]; docs/placement.md, "Which pages the kernel
+    /// keeps").
     pub reclaim: crate::pagecache::Policy,
     /// Workers sharing a page-granular tier's device: its page costs are device time
     /// that stalls them all (see [`crate::pages`]); 1 for a one-thread workload.
@@ -120,7 +121,7 @@ pub struct Prediction {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PageBasis {
     /// The pages each query was recorded touching: exact first touches, readahead
-    /// streams, and the misses of a bounded cache reclaimed as the kernel does.
+    /// streams, and the misses of a bounded cache (one LRU list by default).
     Recorded,
     /// No page records: pages estimated from the access counts (and a bounded cache as a
     /// resident share).

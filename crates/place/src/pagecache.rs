@@ -19,7 +19,7 @@
 //!   deactivated to the inactive head with the bit cleared (`shrink_active_list`). So
 //!   pages read ahead and not yet touched are reclaimed before pages already used, and a
 //!   streaming reader's used pages hold up to half the cache.
-//! - [`Policy::Kernel`] (the default): the two lists with the kernel's **refault
+//! - [`Policy::Kernel`]: the two lists with the kernel's **refault
 //!   detection** (`mm/workingset.c`). The cache has an age, counting evictions and
 //!   refault activations; an evicted page leaves a shadow with the age at its eviction.
 //!   A page read again whose refault distance (the age now minus its shadow's) is at most
@@ -37,22 +37,26 @@
 //!   behind 17.1 MiB of DRAM and 23.6 MiB of cache, which LRU over-predicted 1.7-1.9x,
 //!   0.73-0.97x; "all slow" behind 23.6 MiB 0.88-0.97x (LRU 1.16-1.22x); worse where
 //!   little is read ("target 75 %" behind 47.2 MiB: 16 MiB measured, 2.9x; LRU 1.45x)
-//!   (docs/placement.md, "Which pages the kernel keeps").
+//!   (docs/placement.md, "Which pages the kernel keeps"). Not the model's default: the
+//!   times it predicted were further off than one LRU list's in more settings (SF 1
+//!   behind 47.2 and 94.4 MiB, SF 10 behind 530 MiB) than they were closer (SF 1 behind
+//!   23.6 MiB).
 
 use std::collections::HashMap;
 
 /// Which pages a bounded cache reclaims (module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
 pub enum Policy {
-    /// One LRU list (the model's until 2026-11-28).
+    /// One LRU list. The default: over the measure — the time predicted behind
+    /// bounded caches at SF 1 and SF 10 — the closer of the two measured (docs/placement.md,
+    /// "Which pages the kernel keeps").
+    #[default]
     Lru,
     /// The kernel's active and inactive lists, without refault detection.
     TwoList,
     /// The kernel's two lists with its refault detection (`mm/workingset.c`) and the
-    /// active list's scanning while refaults happen (module docs). The default: against
-    /// the device's counters behind bounded caches it is the closest
-    /// (docs/placement.md, "Which pages the kernel keeps").
-    #[default]
+    /// active list's scanning while refaults happen (module docs): closer on the bytes of
+    /// deep thrashing, worse elsewhere.
     Kernel,
 }
 

@@ -9,8 +9,8 @@
 //! the pages each query was recorded touching form the workload's page reference
 //! stream; a simulation of the kernel's page cache and readahead over it
 //! ([`crate::readahead`]: read-around windows at faults, readahead windows ahead of
-//! sequential readers, cold per query or a cache of the given size reclaimed as the
-//! kernel does ([`crate::pagecache::Policy::Kernel`]) in the steady
+//! sequential readers, cold per query or a cache of the given size (one LRU list by
+//! default, [`crate::pagecache::Policy`]) in the steady
 //! state of the workload run pass after pass) gives the pages the device reads and the
 //! major faults, priced with the profile's page costs and the run's threads
 //! ([`PageReads::cost`]). **Estimated from the counts** (format 1 workloads, the
@@ -227,7 +227,7 @@ impl PageReads {
 /// What the device reads for the structures `on` from the workload's page records:
 /// with `cache_pages` `None`, each query starts with no page cached (pages dropped
 /// before each query: the `cold` setting); with `Some(C)`, a page cache of `C` pages
-/// shared by those structures (reclaimed as the kernel does, [`crate::pagecache`]), in the steady state of the workload run over and
+/// shared by those structures (reclaimed under `reclaim`, [`crate::pagecache`]), in the steady state of the workload run over and
 /// over (the `cache:SIZE` setting: a warm-up pass, then timed passes). The kernel reads
 /// read-around and readahead windows, not single pages ([`crate::readahead`]). A
 /// workload cut from a larger one ([`Workload::query`]) is priced inside its whole

@@ -23,17 +23,19 @@
 //!
 //! **Cold** (`cache_pages` `None`): every query starts with an empty cache and fresh
 //! readahead state (the database reopened, its pages dropped). **Cached**
-//! (`Some(C)`): a cache of `C` pages shared by the structures simulated, reclaimed as
-//! the kernel does ([`Policy::Kernel`]: two lists, refault detection; a page evicted
-//! loses its mark), with readahead state kept across queries, over two passes of the
+//! (`Some(C)`): a cache of `C` pages shared by the structures simulated, reclaimed
+//! under a [`Policy`] (the model's: one LRU list — pages read enter it at the head, a
+//! touch moves its page to the head, the tail is evicted, with its mark), with
+//! readahead state kept across queries, over two passes of the
 //! whole workload; the second pass (the steady state of `place validate`'s warm-up then
 //! timed passes) is counted.
 //!
 //! The stream is built by [`schedule::query_refs`] and the cache is a
 //! [`crate::pagecache::Cache`]; [`workload_reads_with`] takes the other stream order
 //! ([`Order::Engine`], the engine's morsels and workers) and reclaim policies
-//! ([`Policy::Lru`], [`Policy::TwoList`]), which the model does not use
-//! (docs/placement.md: against the device counters they predict worse).
+//! ([`Policy::TwoList`], [`Policy::Kernel`]), which the model does not use by default
+//! (docs/placement.md: the engine order and the two lists predict the device's
+//! counters worse; the kernel's reclaim predicts its bytes better and the times worse).
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
@@ -379,8 +381,8 @@ pub fn simulate_memo(st: &Stream<'_>, cache_pages: Option<u64>) -> Vec<PageReads
 /// What the device reads for the structures `on` of `w` from its page records, summed
 /// over its queries (a workload cut from a larger one, [`Workload::query`], is priced
 /// inside its whole workload's stream: its query's share). `None` when `w` recorded no
-/// pages. The stream in [`Order::Steps`], a bounded cache under [`Policy::Kernel`]:
-/// what the model uses ([`workload_reads_with`] for the others).
+/// pages. The stream in [`Order::Steps`], a bounded cache under [`Policy::default`]
+/// ([`workload_reads_with`] for the others).
 pub fn workload_reads(
     w: &Workload,
     on: &dyn Fn(usize) -> bool,
