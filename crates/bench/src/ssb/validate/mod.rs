@@ -363,7 +363,7 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
             * (plan.len() as u64 + 1 + u64::from(working.is_some() && o.setting == Setting::Cold)),
     );
     // Measure every placement, each timed run beside a run of the same query on the
-    // all-DRAM reference (the runner pairs them). Before 2026-11-28 the all-DRAM
+    // all-DRAM reference (the runner pairs them). Until 2026-11-27 the all-DRAM
     // placement was run as a block before every placement and after the last, each
     // placement divided by the blocks around it: at SF 1 (queries of 1-10 ms) the
     // machine's drift between blocks seconds apart still moved placements that read
@@ -378,10 +378,9 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
         let pf = placement_of(&w, &o.profile, &p.assignment);
         let m = match (p.procedure, o.setting) {
             (Procedure::Setting, Setting::Cold) => runner.cold(&pf),
-            (Procedure::Setting, Setting::Cache { bytes }) => {
+            (Procedure::Setting, Setting::Cache { bytes }) | (Procedure::Cache(bytes), _) => {
                 runner.cached(&pf, Some(bytes + working.unwrap_or(0)))
             }
-            (Procedure::Cache(bytes), _) => runner.cached(&pf, Some(bytes + working.unwrap_or(0))),
         };
         match m {
             Ok(m) => measured.push(m),
