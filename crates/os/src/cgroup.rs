@@ -198,7 +198,16 @@ impl MemoryLimit {
         };
         remove_stale(&parent);
         let dir = parent.join(format!("pmolap-{}", std::process::id()));
-        fs::create_dir(&dir).map_err(|e| err("creating", &dir, e))?;
+        // A group of this name is this process's own (an earlier limit whose removal
+        // lost a race with the kernel's release of its charges) or a dead process's
+        // with the same pid: remove it and make it anew.
+        if let Err(e) = fs::create_dir(&dir) {
+            if e.kind() != std::io::ErrorKind::AlreadyExists {
+                return Err(err("creating", &dir, e));
+            }
+            fs::remove_dir(&dir).map_err(|e| err("removing the stale", &dir, e))?;
+            fs::create_dir(&dir).map_err(|e| err("creating", &dir, e))?;
+        }
         let me = MemoryLimit {
             dir,
             home,
