@@ -167,6 +167,18 @@ struct Planned {
     baseline: Option<(String, u64, Vec<String>)>,
 }
 
+/// The page cache an OS-alone run (everything on the slow tier) is bounded to: the DRAM
+/// bytes it stands for plus the setting's cache, and never less than the smallest bound
+/// `cache:SIZE` takes ([`pmolap_results::place::MIN_CACHE_BYTES`]). Below that the
+/// queries' own memory, which shares the group's limit with the page cache, varies by
+/// more than the bound and the kernel's OOM killer ends the run without a word
+/// (2026-11-28, clean-clone CI: the OS alone at ~0 MiB of DRAM cold, a limit of 1.35 MB,
+/// killed). A placement advised with a few MiB of DRAM is compared with an OS alone that
+/// had more: the comparison errs in the baseline's favour.
+fn os_alone_cache(dram: u64, setting_cache: u64) -> u64 {
+    (dram + setting_cache).max(pmolap_results::place::MIN_CACHE_BYTES)
+}
+
 /// The baselines at the DRAM bytes of every advised placement of `chosen`, each distinct
 /// one once (with every advised placement it stands beside).
 fn plan_baselines(
@@ -223,7 +235,7 @@ fn plan_baselines(
             add(
                 "os alone",
                 Assignment::all(w.structures.len(), 1),
-                Procedure::Cache(dram + setting_cache),
+                Procedure::Cache(os_alone_cache(dram, setting_cache)),
                 dram,
                 &s.name,
             );
@@ -344,7 +356,7 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
             // An advice that is the OS alone runs as that baseline does: everything on
             // the slow tier, the page cache given the DRAM bytes too.
             procedure: match s.page_cache_dram_bytes {
-                Some(dram) => Procedure::Cache(dram + setting_cache),
+                Some(dram) => Procedure::Cache(os_alone_cache(dram, setting_cache)),
                 None => Procedure::Setting,
             },
             baseline: None,
@@ -653,4 +665,18 @@ pub fn error_summaries(results: &[ScenarioResult], with_page: bool) -> Vec<Error
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_os_alone_run_is_never_bounded_below_the_smallest_cache() {
+        let min = pmolap_results::place::MIN_CACHE_BYTES;
+        assert_eq!(os_alone_cache(0, 0), min);
+        assert_eq!(os_alone_cache(1 << 20, 2 << 20), min);
+        assert_eq!(os_alone_cache(min, 1), min + 1);
+        assert_eq!(os_alone_cache(30 << 20, 64 << 20), 94 << 20);
+    }
 }
