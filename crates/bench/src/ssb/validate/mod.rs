@@ -134,17 +134,58 @@ fn predict(
 /// measured 0.93-1.08x the recorded `T_DRAM` in different runs, all of it showing up as
 /// model error at 10-20x slowdowns).
 fn over_measured(p: &Predicted, w: &Workload, t_dram_ms: f64, threads: usize) -> Predicted {
-    let scale = if t_dram_ms > 0.0 {
-        w.t_dram_ns / threads.max(1) as f64 / 1e6 / t_dram_ms
-    } else {
-        1.0
-    };
-    let r = |x: f64| 1.0 + (x - 1.0) * scale;
+    let r = |x: f64| relative_over_measured(x, w, t_dram_ms, threads);
     Predicted {
         paper: r(p.paper),
         no_cmr: r(p.no_cmr),
         no_dense: r(p.no_dense),
         page: p.page.map(r),
+    }
+}
+
+/// One prediction `relative` (`1 + ΔT / T_DRAM` with `w`'s recorded `T_DRAM`) over the
+/// all-DRAM wall time `t_dram_ms` measured beside the placement ([`over_measured`]).
+pub fn relative_over_measured(relative: f64, w: &Workload, t_dram_ms: f64, threads: usize) -> f64 {
+    let scale = if t_dram_ms > 0.0 {
+        w.t_dram_ns / threads.max(1) as f64 / 1e6 / t_dram_ms
+    } else {
+        1.0
+    };
+    1.0 + (relative - 1.0) * scale
+}
+
+/// The profile a validation run's `predicted` uses: `profile` with its page costs
+/// calibrated by the run's samples (`calibration`); unchanged without either.
+pub fn run_profile(profile: &Profile, calibration: Option<&Calibration>) -> Profile {
+    let mut p = profile.clone();
+    if let (Some(pc), Some(c)) = (&profile.pages, calibration) {
+        p.pages = Some(pmolap_place::calibration::calibrated(
+            pc,
+            &c.used,
+            c.samples.len(),
+            "in the validation run",
+        ));
+    }
+    p
+}
+
+/// The page cache the model prices a measured placement behind (`None`: cold). A run
+/// bounded by its own cache (`own_bound`: the OS alone) is priced with the page cache its
+/// group held, else that bound. In a `cache:SIZE` setting a placement whose group held at
+/// least SIZE was under the limit's pressure with that much: its own figure is the cache
+/// it had (it varies between placements with the queries' working memory); one that held
+/// less had no pressure: the setting's figure (`setting_cache`,
+/// [`CgroupFigures::model_cache_bytes`]).
+pub fn model_cache(
+    setting: Setting,
+    own_bound: Option<u64>,
+    held: Option<u64>,
+    setting_cache: Option<u64>,
+) -> Option<u64> {
+    match (own_bound, setting) {
+        (Some(bound), _) => Some(held.filter(|&c| c > 0).unwrap_or(bound)),
+        (None, Setting::Cache { bytes }) => held.filter(|&c| c >= bytes && c > 0).or(setting_cache),
+        (None, Setting::Cold) => None,
     }
 }
 
@@ -447,19 +488,8 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
         profile: pmolap_place::calibration::of_costs(pc),
         samples: samples.clone(),
     });
-    let run_profile = {
-        let mut p = o.profile.clone();
-        if let (Some(pc), Some(c)) = (&o.profile.pages, &calibration) {
-            p.pages = Some(pmolap_place::calibration::calibrated(
-                pc,
-                &c.used,
-                c.samples.len(),
-                "in the validation run",
-            ));
-        }
-        p
-    };
-    let setting_models = models(o, cgroup.as_ref().and_then(|c| c.model_cache_bytes))?;
+    let run_profile = run_profile(&o.profile, calibration.as_ref());
+    let setting_model_cache = cgroup.as_ref().and_then(|c| c.model_cache_bytes);
     let per_query: Vec<Workload> = (0..w.queries.len()).filter_map(|i| w.query(i)).collect();
     let baseline: Vec<QueryPoint> = o
         .queries
@@ -485,27 +515,14 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
     let mut advised_err = (Vec::new(), Vec::new());
     let advised_model = o.advice.model_name(&o.profile);
     for ((p, m), pair) in plan.iter().zip(&measured).zip(&pair_medians) {
-        let own;
-        let models = match (p.procedure, o.setting) {
-            // A placement whose group held at least SIZE of page cache was under the
-            // limit's pressure with that much: its own figure is the cache it had (it
-            // varies between placements with the queries' working memory). One that
-            // held less had no pressure: the setting's figure.
-            (Procedure::Setting, Setting::Cache { bytes }) => {
-                match m.page_cache.filter(|&c| c >= bytes && c > 0) {
-                    Some(c) => {
-                        own = models(o, Some(c))?;
-                        &own
-                    }
-                    None => &setting_models,
-                }
-            }
-            (Procedure::Setting, Setting::Cold) => &setting_models,
-            (Procedure::Cache(bytes), _) => {
-                own = models(o, Some(m.page_cache.filter(|&c| c > 0).unwrap_or(bytes)))?;
-                &own
-            }
+        let own_bound = match p.procedure {
+            Procedure::Cache(bytes) => Some(bytes),
+            Procedure::Setting => None,
         };
+        let models = &models(
+            o,
+            model_cache(o.setting, own_bound, m.page_cache, setting_model_cache),
+        )?;
         let mut queries = Vec::new();
         let ps = std::slice::from_ref(&o.profile);
         for (i, (t, io)) in m.runs.times.iter().zip(&m.runs.io).enumerate() {
@@ -678,5 +695,36 @@ mod tests {
         assert_eq!(os_alone_cache(1 << 20, 2 << 20), min);
         assert_eq!(os_alone_cache(min, 1), min + 1);
         assert_eq!(os_alone_cache(30 << 20, 64 << 20), 94 << 20);
+    }
+
+    #[test]
+    fn the_model_prices_each_run_behind_the_cache_it_had() {
+        let mib = |m: u64| m << 20;
+        let cache = Setting::Cache { bytes: mib(24) };
+        // Cold: no cache, unless the run had its own bound (the OS alone): what its
+        // group held, else the bound.
+        assert_eq!(model_cache(Setting::Cold, None, None, None), None);
+        assert_eq!(
+            model_cache(Setting::Cold, Some(mib(8)), Some(mib(7)), None),
+            Some(mib(7))
+        );
+        assert_eq!(
+            model_cache(Setting::Cold, Some(mib(8)), Some(0), None),
+            Some(mib(8))
+        );
+        // Behind the setting's cache: what the group held if at least the setting, else
+        // the setting's figure.
+        assert_eq!(
+            model_cache(cache, None, Some(mib(25)), Some(mib(26))),
+            Some(mib(25))
+        );
+        assert_eq!(
+            model_cache(cache, None, Some(mib(1)), Some(mib(26))),
+            Some(mib(26))
+        );
+        assert_eq!(
+            model_cache(cache, Some(mib(40)), None, Some(mib(26))),
+            Some(mib(40))
+        );
     }
 }

@@ -2,21 +2,26 @@
 //! model options, against the times those runs measured: what a change of the model
 //! would have given on runs already made, without measuring again. Each scenario
 //! (advised and fixed placements; baselines with `--baselines`) is predicted as
-//! `validate` predicts it — the profile calibrated with the run's samples, the cache its
-//! group held, `T_DRAM` the reference runs paired with it — and the whole-workload
-//! error |predicted/measured − 1| is summarised per setting and variant (median, max).
+//! `validate` predicts it, with its functions: the profile calibrated with the run's
+//! samples (`run_profile`), the cache its group held (`model_cache`), `T_DRAM` the
+//! reference runs paired with it (`relative_over_measured`). The whole-workload error
+//! |predicted/measured − 1| is summarised per setting and variant (median, max); the
+//! first variant (one LRU list) reproduces the documents' own figures.
 //!
 //! ```text
-//! cargo run --release -p pmolap-place --example repredict -- \
+//! cargo run --release -p pmolap-bench --example repredict -- \
 //!     bench/place-validate/out/sf1/profile-disk.json bench/place-validate/out/sf1/validate-*.json
 //! ```
 //!
 //! A development tool: it stops at the first unreadable file.
 use std::collections::BTreeMap;
 
+use pmolap_bench::ssb::validate::{
+    model_cache, relative_over_measured, run_profile, ValidateReport,
+};
 use pmolap_place::pagecache::Policy;
-use pmolap_place::{Assignment, Model, ModelOptions, Profile, Workload};
-use pmolap_results::place::{ScenarioResult, ValidateReport};
+use pmolap_place::{Assignment, Model, ModelOptions, Profile};
+use pmolap_results::place::ScenarioResult;
 
 /// One variant of the model: a reclaim policy and a factor on the reclaim cost.
 struct Variant {
@@ -65,7 +70,7 @@ fn main() {
     // (setting, variant) -> errors of every scenario of every document.
     let mut errs: BTreeMap<(String, usize), Vec<f64>> = BTreeMap::new();
     for f in &args[1..] {
-        let r: ValidateReport<Workload> =
+        let r: ValidateReport =
             serde_json::from_slice(&std::fs::read(f).expect("a validate document"))
                 .expect("a place-validate document");
         let w = &r.workload;
@@ -76,40 +81,30 @@ fn main() {
             ),
             None => "cold".to_string(),
         };
-        let setting_bytes = r
-            .cgroup
-            .as_ref()
-            .map(|cg| cg.limit_bytes - cg.working_bytes);
         let ids: Vec<String> = w.structures.iter().map(|s| s.id()).collect();
-        let mut run_profile = profile.clone();
-        if let (Some(pc), Some(c)) = (&profile.pages, &r.calibration) {
-            run_profile.pages = Some(pmolap_place::calibration::calibrated(
-                pc,
-                &c.used,
-                c.samples.len(),
-                "in the run",
-            ));
-        }
-        let mut rows: Vec<(&ScenarioResult, bool)> =
-            r.scenarios.iter().map(|s| (s, false)).collect();
+        let run_profile = run_profile(&profile, r.calibration.as_ref());
+        // Each scenario with the cache bound of its own group, if it had one: the OS-alone
+        // baselines; an advised OS alone's bound is not in the document — cold, any
+        // scenario whose group held page cache ran behind its own (priced with what it
+        // held); behind a setting's cache, one that held less than the setting is priced
+        // with the setting's figure here and with its own in `validate`.
+        let cold = r.cgroup.is_none();
+        let mut rows: Vec<(&ScenarioResult, Option<u64>)> = r
+            .scenarios
+            .iter()
+            .map(|s| (s, s.page_cache_bytes.filter(|_| cold)))
+            .collect();
         if with_baselines {
-            rows.extend(
-                r.baselines
-                    .iter()
-                    .map(|b| (&b.result, b.cache_bytes.is_some())),
-            );
+            rows.extend(r.baselines.iter().map(|b| (&b.result, b.cache_bytes)));
         }
-        for (s, own) in rows {
-            let cache = match setting_bytes {
-                None => None,
-                Some(bytes) if own => Some(s.page_cache_bytes.filter(|&c| c > 0).unwrap_or(bytes)),
-                Some(bytes) => Some(
-                    s.page_cache_bytes
-                        .filter(|&c| c >= bytes && c > 0)
-                        .or(r.cgroup.as_ref().and_then(|c| c.model_cache_bytes))
-                        .unwrap_or(bytes),
-                ),
-            };
+        let setting_cache = r.cgroup.as_ref().and_then(|c| c.model_cache_bytes);
+        for (s, own_bound) in rows {
+            let cache = model_cache(
+                r.config.setting,
+                own_bound,
+                s.page_cache_bytes,
+                setting_cache,
+            );
             let a = Assignment {
                 tier: ids
                     .iter()
@@ -117,9 +112,8 @@ fn main() {
                     .collect(),
             };
             let sum: f64 = s.queries.iter().map(|q| q.median_ms).sum();
-            let pair_sum = sum / s.measured;
-            let threads = r.config.threads.max(1) as f64;
-            let scale = w.t_dram_ns / threads / 1e6 / pair_sum;
+            // The paired reference runs' wall time: measured = sum / their sum.
+            let pair_ms = sum / s.measured;
             let mut line = format!("{setting:16} {:32} meas {:8.3}", s.name, s.measured);
             for (k, v) in variants.iter().enumerate() {
                 let mut p = run_profile.clone();
@@ -137,7 +131,7 @@ fn main() {
                     .predict(w, std::slice::from_ref(&p), &a)
                     .expect("a prediction")
                     .relative;
-                let pred = 1.0 + (rel - 1.0) * scale;
+                let pred = relative_over_measured(rel, w, pair_ms, r.config.threads);
                 let e = (pred / s.measured - 1.0).abs();
                 errs.entry((setting.clone(), k)).or_default().push(e);
                 line += &format!("  {:.3} ({:5.1} %)", pred, e * 100.0);
