@@ -74,6 +74,8 @@ struct Node {
     next: u32,
     list: u8,
     referenced: bool,
+    /// Touched through the mapping since it was read (mapped: reclaiming it unmaps it).
+    used: bool,
 }
 
 /// A doubly linked list's ends (head: most recent) and length.
@@ -107,6 +109,8 @@ pub struct Cache {
     age: u64,
     refaulted: bool,
     credit: f64,
+    /// Pages evicted so far that had been touched since they were read.
+    evicted_used: u64,
 }
 
 impl Cache {
@@ -122,6 +126,7 @@ impl Cache {
             age: 0,
             refaulted: false,
             credit: 0.0,
+            evicted_used: 0,
         }
     }
 
@@ -192,6 +197,7 @@ impl Cache {
             next: NIL,
             list: INACTIVE as u8,
             referenced: touched,
+            used: touched,
         };
         let i = match self.free.pop() {
             Some(i) => {
@@ -231,10 +237,16 @@ impl Cache {
         }
     }
 
+    /// Pages evicted so far that had been touched since they were read.
+    pub fn evicted_used(&self) -> u64 {
+        self.evicted_used
+    }
+
     fn touch_at(&mut self, i: u32, touched: bool) {
         if !touched || self.capacity.is_none() {
             return;
         }
+        self.nodes[i as usize].used = true;
         match self.policy {
             Policy::Lru => {
                 self.unlink(i);
@@ -247,6 +259,7 @@ impl Cache {
     fn evict(&mut self, i: u32, evicted: &mut Vec<Key>) {
         self.unlink(i);
         let k = self.nodes[i as usize].key;
+        self.evicted_used += u64::from(self.nodes[i as usize].used);
         self.index.remove(&k);
         self.free.push(i);
         evicted.push(k);

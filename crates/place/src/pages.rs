@@ -177,7 +177,7 @@ impl PageReads {
     ///
     /// ```text
     /// t = threads · (faults · L + around · (fault_page_ns − L / R) + Σ_k ahead_k · page_ns(k)
-    ///                + evicting · reclaim_page_ns)
+    ///                + evicted_used · reclaim_page_ns)
     /// ```
     ///
     /// `around` are the pages read around major faults: the faulting worker waits for
@@ -192,9 +192,16 @@ impl PageReads {
     /// `fault_latency_ns` prices a fault by its pages alone (`L = 0`); one without
     /// `fault_page_ns` (from before it was measured) prices the pages around a fault like
     /// those read ahead and each fault at `random_page_ns` of CPU time, as the page
-    /// model did. `evicting` are the pages whose coming in evicted a cached page (a full
-    /// bounded cache: the kernel reclaims one for each), each at the profile's
-    /// `reclaim_page_ns` more (0 where absent).
+    /// model did. `evicted_used` are the pages evicted from a full bounded cache that had
+    /// been touched since they were read — mapped into the reader, so reclaiming each
+    /// unmaps it (the reverse map walked, the page table entry cleared, the TLBs flushed)
+    /// — each at the profile's `reclaim_page_ns` more (0 where absent; measured streaming
+    /// a file through a cache half its size, where every page evicted had been touched).
+    /// A page read ahead and evicted before any touch is dropped without that work: behind
+    /// a cache far smaller than the slow working set most of the windows read are (SF 1
+    /// "all slow" behind 23.6 MiB: 9 % of the evicted pages touched), and charging each
+    /// eviction over-priced those placements 1.5x (docs/placement.md, "Which evictions
+    /// cost").
     pub fn cost(&self, pc: &PageCosts, threads: u32) -> f64 {
         let t = threads.max(1) as f64;
         let ahead: f64 = self
@@ -211,7 +218,7 @@ impl PageReads {
             }
             None => t * self.around * pc.page_ns(1) + self.faults * pc.random_page_ns.max(0.0),
         };
-        let reclaim = t * self.evicting * pc.reclaim_page_ns.unwrap_or(0.0).max(0.0);
+        let reclaim = t * self.evicted_used * pc.reclaim_page_ns.unwrap_or(0.0).max(0.0);
         t * ahead + around + reclaim
     }
 
@@ -365,11 +372,14 @@ mod tests {
         // A whole window: 100 µs + 100 · 2 µs = 300 µs = 100 · fault_page_ns.
         let window = PageReads::new(100.0, 0.0, 1.0);
         assert!((window.cost(&pc, 1) - 300_000.0).abs() < 1e-6);
-        // Pages read into a full cache pay the reclaim on top.
+        // Pages read into a full cache pay the reclaim on top for each page they evict
+        // that had been touched (mapped); evicting pages never touched costs nothing more.
         pc.reclaim_page_ns = Some(500.0);
         let mut full = window;
         full.evicting = 100.0;
-        assert!((full.cost(&pc, 1) - 350_000.0).abs() < 1e-6);
+        assert!((full.cost(&pc, 1) - 300_000.0).abs() < 1e-6);
+        full.evicted_used = 40.0;
+        assert!((full.cost(&pc, 1) - 320_000.0).abs() < 1e-6);
         pc.reclaim_page_ns = None;
         // Without a measured latency, pages alone (older profiles).
         pc.fault_latency_ns = None;

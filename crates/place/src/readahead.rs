@@ -56,6 +56,9 @@ pub struct PageReads {
     /// Of `read`, the pages whose coming in evicted a cached page (a bounded cache that
     /// is full: the kernel reclaims a page for each, [`PageCosts::reclaim_page_ns`]).
     pub evicting: f64,
+    /// Of the pages evicted, those touched since they were read (mapped: their reclaim
+    /// unmaps them).
+    pub evicted_used: f64,
     /// Of `read`, the pages read around faults (the faulting worker waits for them).
     pub around: f64,
     /// The rest of `read`, the pages read ahead (async readahead), split by how many
@@ -77,6 +80,7 @@ impl PageReads {
             read: around + ahead,
             faults,
             evicting: 0.0,
+            evicted_used: 0.0,
             around,
             by_streams,
         }
@@ -86,6 +90,7 @@ impl PageReads {
         self.read += o.read;
         self.faults += o.faults;
         self.evicting += o.evicting;
+        self.evicted_used += o.evicted_used;
         self.around += o.around;
         for (a, b) in self.by_streams.iter_mut().zip(o.by_streams) {
             *a += b;
@@ -162,6 +167,7 @@ impl Sim<'_> {
         let size = self.sizes[s as usize];
         let r = self.window;
         let mut out = PageReads::default();
+        let used_before = self.cache.evicted_used();
         if self.cache.contains(&(s, p)) {
             if self.marked.remove(&(s, p)) {
                 // Async readahead: the next window if this is where the last one
@@ -215,6 +221,7 @@ impl Sim<'_> {
         for k in self.evicted.drain(..) {
             self.marked.remove(&k);
         }
+        out.evicted_used = (self.cache.evicted_used() - used_before) as f64;
         out
     }
 }
@@ -338,6 +345,7 @@ pub fn simulate(st: &Stream<'_>, cache_pages: Option<u64>) -> Vec<PageReads> {
                 reads.faults += t.faults;
                 reads.around += t.around;
                 reads.evicting += t.evicting;
+                reads.evicted_used += t.evicted_used;
                 *step_reads.entry(s).or_default() += t.read - t.around;
             }
             flush(&mut step_reads, &mut reads);
@@ -496,8 +504,12 @@ mod tests {
         let steps = two_streams(Order::Steps, 1, Policy::Lru, Some(4));
         assert_eq!((steps.read, steps.faults), (10.0, 2.0));
         assert_eq!((steps.around, steps.by_streams[1]), (8.0, 2.0));
-        // The counted pass starts with the cache full: every page read evicts one.
+        // The counted pass starts with the cache full: every page read evicts one. By
+        // hand (LRU, 4 pages): A0–A3 evict B1–B4 (all touched), A4 evicts A0 (read around,
+        // never touched), B0–B3 evict A1–A4 (touched), B4 evicts B0 (never touched): 8 of
+        // the 10 evicted had been touched.
         assert_eq!(steps.evicting, 10.0);
+        assert_eq!(steps.evicted_used, 8.0);
         // In the engine's order (morsels of 2 pages: A1 A2 B1 B2 A3 A4 B3 B4): A1 reads
         // A0–A3, B1 reads B0–B3 and evicts them all, A3 faults again and reads A1–A4
         // (mark A4: nothing after it), B3 reads B1–B4: 16 pages, 4 faults, all around.
