@@ -257,23 +257,30 @@ fn print_comparisons(r: &ValidateReport) {
         return;
     }
     println!(
-        "advice vs baselines at equal DRAM bytes (advice time / baseline time, whole workload; promise kept: measured <= promised x 1.1):"
+        "advice vs baselines at equal DRAM bytes (advice time / baseline time, whole workload; promise kept: measured <= promised x 1.1; at run: the promise's extra time over the all-DRAM time measured beside it, x its ratio to the recorded one):"
     );
     print!(
-        "{:<12} {:>9} {:>9} {:>5}",
-        "placement", "promised", "measured", "kept"
+        "{:<12} {:>9} {:>9} {:>5} {:>15}",
+        "placement", "promised", "measured", "kept", "at run (dram x)"
     );
     for k in BASELINE_KINDS {
         print!(" {:>28}", k);
     }
     println!();
     for c in cs {
+        let at_run = match (c.promised_at_run, c.kept_at_run, c.dram_ratio) {
+            (Some(p), Some(k), Some(r)) => {
+                format!("{p:.3} {} ({r:.2})", if k { "yes" } else { "NO" })
+            }
+            _ => "-".into(),
+        };
         print!(
-            "{:<12} {:>9.3} {:>9.3} {:>5}",
+            "{:<12} {:>9.3} {:>9.3} {:>5} {:>15}",
             c.placement,
             c.promised,
             c.measured,
-            if c.kept { "yes" } else { "NO" }
+            if c.kept { "yes" } else { "NO" },
+            at_run
         );
         for (_, ratio) in &c.against {
             print!(" {:>28}", ratio.map_or_else(|| "-".into(), |x| x.display()));

@@ -376,9 +376,28 @@ pub struct Comparison {
     pub measured: f64,
     /// measured ≤ promised × 1.1.
     pub kept: bool,
+    /// The all-DRAM time measured beside the placement (its paired reference runs) over
+    /// the workload's recorded `T_DRAM` the promise divides by: below 1 the CPU ran
+    /// faster than when the workload was recorded (absent in documents without the
+    /// recorded `T_DRAM`).
+    pub dram_ratio: Option<f64>,
+    /// The promise's extra time over the all-DRAM time measured beside the placement
+    /// instead of the recorded one: `1 + (promised − 1) / dram_ratio`. The promise prices
+    /// the slow tier's extra time; its ratio also moves with the CPU's speed, which on a
+    /// shared host moves up to 2x between minutes (docs/placement.md, "Promises and the
+    /// CPU's speed").
+    pub promised_at_run: Option<f64>,
+    /// measured ≤ promised_at_run × 1.1.
+    pub kept_at_run: Option<bool>,
     /// Per baseline kind (in [`BASELINE_KINDS`] order): the advice's whole-workload time
     /// over the baseline's, with the verdict; `None` where none was measured.
     pub against: Vec<(&'static str, Option<crate::stats::Ratio>)>,
+}
+
+/// A relative time `1 + ΔT / T_DRAM` restated over an all-DRAM time `ratio` times
+/// `T_DRAM`: `1 + (relative − 1) / ratio` (the same extra time `ΔT`).
+pub fn at_dram(relative: f64, ratio: f64) -> f64 {
+    1.0 + (relative - 1.0) / ratio
 }
 
 impl Predicted {
@@ -411,6 +430,19 @@ impl<W> ValidateReport<W> {
 
     /// Every advised placement (budgets and targets) against the baselines at its DRAM
     /// bytes, in the document's order.
+    /// The all-DRAM wall time measured beside `s` (its paired reference runs: the sum
+    /// of its queries' medians over `measured`) over the workload's recorded `T_DRAM`
+    /// (wall: CPU ns over the threads) that promises divide by; `None` in documents
+    /// without the recorded `T_DRAM`.
+    pub fn dram_ratio(&self, s: &ScenarioResult) -> Option<f64> {
+        let t = self.config.t_dram_ns?;
+        let recorded_ms = t / self.config.threads.max(1) as f64 / 1e6;
+        let sum: f64 = s.queries.iter().map(|q| q.median_ms).sum();
+        let paired_ms = sum / s.measured;
+        (recorded_ms > 0.0 && paired_ms.is_finite() && paired_ms > 0.0)
+            .then(|| paired_ms / recorded_ms)
+    }
+
     pub fn comparisons(&self) -> Vec<Comparison> {
         let model = self.advised_model().to_string();
         self.scenarios
@@ -436,11 +468,16 @@ impl<W> ValidateReport<W> {
                         (k, r)
                     })
                     .collect();
+                let dram_ratio = self.dram_ratio(s);
+                let promised_at_run = dram_ratio.map(|r| at_dram(promised, r));
                 Comparison {
                     placement: s.name.clone(),
                     promised,
                     measured: s.measured,
                     kept: s.measured <= promised * 1.1,
+                    dram_ratio,
+                    promised_at_run,
+                    kept_at_run: promised_at_run.map(|p| s.measured <= p * 1.1),
                     against,
                 }
             })

@@ -281,7 +281,13 @@ pub(crate) fn tables(doc: &ValidateReport) -> Vec<Table> {
     ];
     let cs = doc.comparisons();
     if !cs.is_empty() {
-        let mut head = vec!["advised placement", "promised", "measured", "promise kept"];
+        let mut head = vec![
+            "advised placement",
+            "promised",
+            "measured",
+            "promise kept",
+            "kept at the run's all-DRAM time (its ratio to the recorded)",
+        ];
         head.extend(BASELINE_KINDS.iter().map(|k| match *k {
             "hottest" => "vs hottest",
             "dictionaries" => "vs dictionaries",
@@ -298,6 +304,12 @@ pub(crate) fn tables(doc: &ValidateReport) -> Vec<Table> {
                         format!("{:.3}", c.promised),
                         format!("{:.3}", c.measured),
                         if c.kept { "yes" } else { "no" }.into(),
+                        match (c.kept_at_run, c.dram_ratio) {
+                            (Some(k), Some(r)) => {
+                                format!("{} ({r:.2}x)", if k { "yes" } else { "no" })
+                            }
+                            _ => "-".into(),
+                        },
                     ];
                     r.extend(
                         c.against

@@ -6,7 +6,9 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use pmolap_results::place::{workload_times, ScenarioResult, ValidateReport, BASELINE_KINDS};
+use pmolap_results::place::{
+    at_dram, workload_times, ScenarioResult, ValidateReport, BASELINE_KINDS,
+};
 use pmolap_results::stats::{median, Ratio, Spread};
 
 /// `12.3 % (10.1–14.0, 3 rounds)` of a share's spread over rounds.
@@ -212,6 +214,9 @@ pub fn markdown<W>(docs: &[ValidateReport<W>]) -> String {
             "promised at ±10 % of the cache (a cliff: ↕)",
             "measured (median, min–max across rounds)",
             "kept (rounds)",
+            "all-DRAM time in the run / recorded",
+            "promised at the run's all-DRAM time",
+            "kept at it (rounds)",
         ],
     );
     for (label, ds) in &settings {
@@ -256,6 +261,22 @@ pub fn markdown<W>(docs: &[ValidateReport<W>]) -> String {
                         &cs.iter().map(|x| x.measured).collect::<Vec<_>>(),
                     )),
                     format!("{kept}/{}", cs.len()),
+                    rel(Spread::of(
+                        &cs.iter().filter_map(|x| x.dram_ratio).collect::<Vec<_>>(),
+                    )),
+                    rel(Spread::of(
+                        &cs.iter()
+                            .filter_map(|x| x.promised_at_run)
+                            .collect::<Vec<_>>(),
+                    )),
+                    {
+                        let at: Vec<bool> = cs.iter().filter_map(|x| x.kept_at_run).collect();
+                        if at.is_empty() {
+                            "-".to_string()
+                        } else {
+                            format!("{}/{}", at.iter().filter(|&&k| k).count(), at.len())
+                        }
+                    },
                 ],
             );
         }
@@ -300,8 +321,9 @@ pub fn markdown<W>(docs: &[ValidateReport<W>]) -> String {
 
 /// Table 1b: the advised model's error over the placements not promised on a cliff of
 /// the miss curve, and for those that were, how many measured inside the range stated
-/// at ±10 % of the cache (with the promise's 10 % slack: range low / 1.1 to high × 1.1).
-/// Left out where no document has a placement on a cliff.
+/// at ±10 % of the cache (with the promise's 10 % slack: range low / 1.1 to high × 1.1),
+/// the range's extra time restated over the all-DRAM time measured beside the run. Left
+/// out where no document has a placement on a cliff.
 fn cliff_table<W>(out: &mut String, settings: &[(String, Vec<&ValidateReport<W>>)]) {
     let any = settings
         .iter()
@@ -312,7 +334,7 @@ fn cliff_table<W>(out: &mut String, settings: &[(String, Vec<&ValidateReport<W>>
     }
     let _ = writeln!(
         out,
-        "\n### Off and on the cliffs: the error over the placements not promised on a cliff of the miss curve (median over the rounds, min–max), and the placements on one measured inside the range the advice stated (±10 % of the cache, with 10 % slack)\n"
+        "\n### Off and on the cliffs: the error over the placements not promised on a cliff of the miss curve (median over the rounds, min–max), and the placements on one measured inside the range the advice stated (±10 % of the cache, with 10 % slack; its extra time over the all-DRAM time measured beside the run)\n"
     );
     head(
         out,
@@ -344,10 +366,18 @@ fn cliff_table<W>(out: &mut String, settings: &[(String, Vec<&ValidateReport<W>>
             )
         };
         let (mut on, mut inside, mut off) = (0, 0, 0);
-        for s in ds.iter().flat_map(|d| d.scenarios.iter()) {
+        for (d, s) in ds
+            .iter()
+            .flat_map(|d| d.scenarios.iter().map(move |s| (d, s)))
+        {
             match s.promised_band.filter(|_| on_cliff(s)) {
                 Some((lo, hi)) => {
                     on += 1;
+                    // The band restated at the all-DRAM time measured beside the run (the
+                    // promise's extra time; the CPU's speed moves the ratio), as the
+                    // promise table's "at the run's all-DRAM time" does.
+                    let r = d.dram_ratio(s).unwrap_or(1.0);
+                    let (lo, hi) = (at_dram(lo, r), at_dram(hi, r));
                     if s.measured >= lo / 1.1 && s.measured <= hi * 1.1 {
                         inside += 1;
                     }
@@ -598,9 +628,40 @@ mod tests {
         );
     }
 
+    /// A promise of 2.0x measured 2.5x is broken as printed; with the all-DRAM time
+    /// beside it half the recorded one (the CPU twice as fast) its extra time is twice
+    /// the ratio: 3.0x, kept.
+    #[test]
+    fn promises_are_also_checked_at_the_run_s_all_dram_time() {
+        let mut d = doc();
+        let name = d.comparisons()[0].placement.clone();
+        let s = d.scenarios.iter_mut().find(|s| s.name == name).unwrap();
+        s.promised = Some(2.0);
+        s.measured = 2.5;
+        let nq = s.queries.len() as f64;
+        for q in &mut s.queries {
+            q.median_ms = 25.0 / nq;
+        }
+        d.config.t_dram_ns = Some(20.0 * 1e6 * d.config.threads as f64);
+        let c = &d.comparisons()[0];
+        assert!(!c.kept);
+        assert!((c.dram_ratio.unwrap() - 0.5).abs() < 1e-9);
+        assert!((c.promised_at_run.unwrap() - 3.0).abs() < 1e-9);
+        assert_eq!(c.kept_at_run, Some(true));
+        let md = markdown(&[d]);
+        let line = md
+            .lines()
+            .skip_while(|l| !l.contains("Promise kept"))
+            .find(|l| l.contains(&format!("| {name} |")))
+            .expect(&md);
+        assert!(line.ends_with("| 0/1 | 0.500 | 3.000 | 1/1 |"), "{line}");
+    }
+
     #[test]
     fn placements_on_a_cliff_are_counted_apart_and_checked_against_their_range() {
         let mut d = doc();
+        // Without the recorded T_DRAM the bands are taken as stated.
+        d.config.t_dram_ns = None;
         // No bands: no cliff table.
         for s in &mut d.scenarios {
             s.promised_band = None;
@@ -627,19 +688,35 @@ mod tests {
             s.predicted.page = Some(2.0 * m);
             s.predicted.paper = 2.0 * m;
         }
-        let md = markdown(&[d]);
-        let line = md
-            .lines()
-            .skip_while(|l| !l.contains("Off and on the cliffs"))
-            .find(|l| l.starts_with("| cache 4.6 MiB |"))
-            .expect(&md);
-        assert_eq!(
-            line,
+        let cliff_line = |d: &ValidateReport<serde_json::Value>| {
+            let md = markdown(std::slice::from_ref(d));
+            md.lines()
+                .skip_while(|l| !l.contains("Off and on the cliffs"))
+                .find(|l| l.starts_with("| cache 4.6 MiB |"))
+                .expect(&md)
+                .to_string()
+        };
+        let expect = |inside: usize| {
             format!(
-                "| cache 4.6 MiB | {} / 2 | 0.0 % (1 round) | 0.0 % (1 round) | 0.0 % (1 round) | 1 of 2 |",
+                "| cache 4.6 MiB | {} / 2 | 0.0 % (1 round) | 0.0 % (1 round) | 0.0 % (1 round) | {inside} of 2 |",
                 n - 2
             )
-        );
+        };
+        assert_eq!(cliff_line(&d), expect(1));
+        // The all-DRAM time beside every placement 10 ms where the workload recorded
+        // 33.3 ms (the CPU 3.3x faster in the run): each band's extra time restated over
+        // it is 1 / 0.3 as large — 2-4 becomes 4.33-11, 2-3.5 becomes 4.33-9.33 — and
+        // both measured times (4.3, 10) fall inside with the 10 % slack.
+        let mut fast = d.clone();
+        for s in &mut fast.scenarios {
+            let nq = s.queries.len() as f64;
+            for q in &mut s.queries {
+                q.median_ms = s.measured * 10.0 / nq;
+            }
+        }
+        fast.config.t_dram_ns = Some(10.0 / 0.3 * 1e6 * fast.config.threads as f64);
+        assert_eq!(cliff_line(&fast), expect(2));
+        let md = markdown(&[d]);
         // The all-placement table still counts them: its whole-workload max is 100 %.
         let all = md
             .lines()
