@@ -146,12 +146,12 @@ fn over_measured(p: &Predicted, w: &Workload, t_dram_ms: f64, threads: usize) ->
 /// One prediction `relative` (`1 + ΔT / T_DRAM` with `w`'s recorded `T_DRAM`) over the
 /// all-DRAM wall time `t_dram_ms` measured beside the placement ([`over_measured`]).
 pub fn relative_over_measured(relative: f64, w: &Workload, t_dram_ms: f64, threads: usize) -> f64 {
-    let scale = if t_dram_ms > 0.0 {
-        w.t_dram_ns / threads.max(1) as f64 / 1e6 / t_dram_ms
+    let recorded_ms = w.t_dram_ns / threads.max(1) as f64 / 1e6;
+    if t_dram_ms > 0.0 && recorded_ms > 0.0 {
+        pmolap_results::place::at_dram(relative, t_dram_ms / recorded_ms)
     } else {
-        1.0
-    };
-    1.0 + (relative - 1.0) * scale
+        relative
+    }
 }
 
 /// The profile a validation run's `predicted` uses: `profile` with its page costs
