@@ -365,6 +365,32 @@ pub fn workload_times(queries: &[QueryPoint]) -> Vec<f64> {
         .collect()
 }
 
+impl ScenarioResult {
+    /// The all-DRAM wall time (ms) measured beside this placement: its paired reference
+    /// runs, the sum of its queries' medians over `measured`; `None` where not finite.
+    pub fn reference_ms(&self) -> Option<f64> {
+        let sum: f64 = self.queries.iter().map(|q| q.median_ms).sum();
+        let r = sum / self.measured;
+        (r.is_finite() && r > 0.0).then_some(r)
+    }
+
+    /// Whole-workload time per repetition restated at the all-DRAM time `dram_ms`: each
+    /// repetition's extra time over the all-DRAM runs measured beside it
+    /// ([`Self::reference_ms`]) added to `dram_ms`. Two placements measured minutes
+    /// apart compare on the slow tier's extra time, not on how fast the CPU ran in
+    /// between (it moves up to 2x on a shared host: docs/placement.md, "Promises and the
+    /// CPU's speed"); `None` without a reference.
+    pub fn restated_times(&self, dram_ms: f64) -> Option<Vec<f64>> {
+        let reference = self.reference_ms()?;
+        Some(
+            workload_times(&self.queries)
+                .into_iter()
+                .map(|t| dram_ms + (t - reference))
+                .collect(),
+        )
+    }
+}
+
 /// One advised placement against the baselines at its DRAM bytes.
 #[derive(Debug, Clone)]
 pub struct Comparison {
@@ -390,7 +416,8 @@ pub struct Comparison {
     /// measured ≤ promised_at_run × 1.1.
     pub kept_at_run: Option<bool>,
     /// Per baseline kind (in [`BASELINE_KINDS`] order): the advice's whole-workload time
-    /// over the baseline's, with the verdict; `None` where none was measured.
+    /// over the baseline's, both restated at one all-DRAM time
+    /// ([`ValidateReport::against`]), with the verdict; `None` where none was measured.
     pub against: Vec<(&'static str, Option<crate::stats::Ratio>)>,
 }
 
@@ -428,21 +455,34 @@ impl<W> ValidateReport<W> {
             .find(|b| b.kind == kind && b.placements.iter().any(|p| p == placement))
     }
 
-    /// Every advised placement (budgets and targets) against the baselines at its DRAM
-    /// bytes, in the document's order.
+    /// The workload's recorded all-DRAM wall time (ms: `T_DRAM`'s CPU ns over the
+    /// threads); `None` in documents without it.
+    pub fn recorded_dram_ms(&self) -> Option<f64> {
+        let t = self.config.t_dram_ns? / self.config.threads.max(1) as f64 / 1e6;
+        (t > 0.0).then_some(t)
+    }
+
+    /// The advised placement `s` and the baseline of `kind` beside it, each as
+    /// whole-workload times per repetition restated at one all-DRAM time (the recorded
+    /// `T_DRAM`, else `s`'s paired reference): each one's extra time over its own paired
+    /// all-DRAM runs ([`ScenarioResult::restated_times`]). `None` where no baseline of
+    /// `kind` was measured beside it or a reference is missing.
+    pub fn against(&self, kind: &str, s: &ScenarioResult) -> Option<(Vec<f64>, Vec<f64>)> {
+        let b = self.baseline_for(kind, &s.name)?;
+        let common = self.recorded_dram_ms().or_else(|| s.reference_ms())?;
+        Some((s.restated_times(common)?, b.result.restated_times(common)?))
+    }
+
     /// The all-DRAM wall time measured beside `s` (its paired reference runs: the sum
     /// of its queries' medians over `measured`) over the workload's recorded `T_DRAM`
     /// (wall: CPU ns over the threads) that promises divide by; `None` in documents
     /// without the recorded `T_DRAM`.
     pub fn dram_ratio(&self, s: &ScenarioResult) -> Option<f64> {
-        let t = self.config.t_dram_ns?;
-        let recorded_ms = t / self.config.threads.max(1) as f64 / 1e6;
-        let sum: f64 = s.queries.iter().map(|q| q.median_ms).sum();
-        let paired_ms = sum / s.measured;
-        (recorded_ms > 0.0 && paired_ms.is_finite() && paired_ms > 0.0)
-            .then(|| paired_ms / recorded_ms)
+        Some(s.reference_ms()? / self.recorded_dram_ms()?)
     }
 
+    /// Every advised placement (budgets and targets) against the baselines at its DRAM
+    /// bytes, in the document's order.
     pub fn comparisons(&self) -> Vec<Comparison> {
         let model = self.advised_model().to_string();
         self.scenarios
@@ -453,18 +493,15 @@ impl<W> ValidateReport<W> {
                     .promised
                     .or_else(|| s.predicted.of_model(&model))
                     .unwrap_or(f64::NAN);
-                let mine = crate::stats::Spread::of(&workload_times(&s.queries));
                 let against = BASELINE_KINDS
                     .iter()
                     .map(|&k| {
-                        let b = self.baseline_for(k, &s.name);
-                        let r = match (b, &mine) {
-                            (Some(b), Some(m)) => {
-                                crate::stats::Spread::of(&workload_times(&b.result.queries))
-                                    .and_then(|t| crate::stats::Ratio::of(m, &t))
-                            }
-                            _ => None,
-                        };
+                        let r = self.against(k, s).and_then(|(mine, theirs)| {
+                            crate::stats::Ratio::of(
+                                &crate::stats::Spread::of(&mine)?,
+                                &crate::stats::Spread::of(&theirs)?,
+                            )
+                        });
                         (k, r)
                     })
                     .collect();
