@@ -409,6 +409,18 @@ fn model_line(w: &Workload, p: &Profile, o: &AdviceOptions) -> String {
     )
 }
 
+/// What a relative time promises in wall time: the slow tier's extra time per workload
+/// pass, `(relative − 1) · T_DRAM` with `T_DRAM` the workload's recorded CPU time over
+/// its worker threads. The ratio moves with the CPU's speed on the day; the extra time is
+/// what the model prices (docs/placement.md, "Promises and the CPU's speed").
+fn extra_time(w: &Workload, relative: f64) -> String {
+    let wall_ms = w.t_dram_ns / f64::from(w.threads.unwrap_or(1).max(1)) / 1e6;
+    format!(
+        "{:.1} ms of extra wall time a workload pass over {wall_ms:.1} ms all in DRAM",
+        (relative - 1.0) * wall_ms
+    )
+}
+
 /// A page cost in whole ns, `-` where it was not measured.
 pub(crate) fn ns(x: Option<f64>) -> String {
     x.map_or("-".to_string(), |v| format!("{v:.0}"))
@@ -501,20 +513,24 @@ fn advise(a: &AdviseArgs) -> Result<()> {
         }
     );
     println!(
-        "bytes: {:.1} MiB in dram, {:.1} MiB on {}: {}; predicted relative time {:.3} (model output)",
+        "bytes: {:.1} MiB in dram, {:.1} MiB on {}: {}; predicted relative time {:.3} (model output; {})",
         s.bytes_per_tier[0] as f64 / (1 << 20) as f64,
         s.bytes_moved as f64 / (1 << 20) as f64,
         p.tier,
         SlowShare::of(&w, &s.assignment).describe(),
-        s.relative
+        s.relative,
+        extra_time(&w, s.relative)
     );
     if let Some(c) = a.model.cache {
         // The OS alone gets the DRAM bytes as page cache too.
         let c = c + s.page_cache_dram_bytes.unwrap_or(0);
         let b = o.cache_band(&w, &p, &s.assignment, c)?;
         println!(
-            "behind a page cache of {c} bytes kept between queries: predicted relative time {:.3} (model output; with 10 % less cache {:.3}, 10 % more {:.3})",
-            b.at, b.less, b.more
+            "behind a page cache of {c} bytes kept between queries: predicted relative time {:.3} (model output; {}; with 10 % less cache {:.3}, 10 % more {:.3})",
+            b.at,
+            extra_time(&w, b.at),
+            b.less,
+            b.more
         );
         if b.on_cliff() {
             let (lo, hi) = b.range();

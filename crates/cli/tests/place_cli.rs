@@ -152,6 +152,11 @@ fn workload_advise_apply_and_validate() {
         .arg("--out")
         .arg(&placement));
     assert!(out.contains("predicted relative time"), "{out}");
+    // The promise also in wall time: the extra time a pass over the all-DRAM time.
+    assert!(
+        out.contains("ms of extra wall time a workload pass over"),
+        "{out}"
+    );
     assert!(out.contains("model output (published profile)"), "{out}");
     // Quiet by default: the summary, the structures counted, not listed.
     assert!(
