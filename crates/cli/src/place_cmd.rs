@@ -532,12 +532,17 @@ fn advise(a: &AdviseArgs) -> Result<()> {
             b.less,
             b.more
         );
+        let (lo, hi) = b.range();
         if b.on_cliff() {
-            let (lo, hi) = b.range();
             println!(
                 "  on a cliff of the page cache's miss curve: the cache the kernel really gives decides, and the measured time can land anywhere from {lo:.3} to {hi:.3} (docs/placement.md, \"A second look\")"
             );
         }
+        println!(
+            "promise behind this cache: at most {:.3} ({}): the highest of the three, as the cache the kernel really gives is not known to 10 %",
+            hi.max(b.at),
+            extra_time(&w, hi.max(b.at))
+        );
     }
     match &s.baseline {
         Some(b) => println!(

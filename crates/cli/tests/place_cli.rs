@@ -205,6 +205,28 @@ fn workload_advise_apply_and_validate() {
         cached.contains("behind a page cache of") && cached.contains("with 10 % less cache"),
         "{cached}"
     );
+    // The promise behind the cache is the highest of the three predictions.
+    let figs = |l: &str| -> Vec<f64> {
+        l.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .filter_map(|t| t.parse().ok())
+            .collect()
+    };
+    let band = cached
+        .lines()
+        .find(|l| l.starts_with("behind a page cache of"))
+        .unwrap();
+    let promise = cached
+        .lines()
+        .find(|l| l.starts_with("promise behind this cache: at most "))
+        .expect(&cached);
+    let b = figs(band);
+    let highest = [b[1], b[b.len() - 3], b[b.len() - 1]]
+        .into_iter()
+        .fold(f64::MIN, f64::max);
+    assert!(
+        (figs(promise)[0] - highest).abs() < 1e-3,
+        "{band}\n{promise}"
+    );
     let run = f.root.join("run.json");
     ok(pmolap()
         .args([
