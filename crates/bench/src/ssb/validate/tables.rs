@@ -565,6 +565,15 @@ fn io_table<W>(out: &mut String, settings: &[(String, Vec<&ValidateReport<W>>)])
 mod tests {
     use super::*;
 
+    /// The first row after the table headed `section` that contains `cell`.
+    fn row_of(md: &str, section: &str, cell: &str) -> String {
+        md.lines()
+            .skip_while(|l| !l.contains(section))
+            .find(|l| l.contains(cell))
+            .unwrap_or_else(|| panic!("no row with `{cell}` under `{section}`:\n{md}"))
+            .to_string()
+    }
+
     /// The fixture of the report's tests: one cache round with baselines.
     fn doc() -> ValidateReport<serde_json::Value> {
         let text = include_str!("../../../../report/tests/fixtures/place-validate-baselines.json");
@@ -649,12 +658,7 @@ mod tests {
         assert!((c.dram_ratio.unwrap() - 0.5).abs() < 1e-9);
         assert!((c.promised_at_run.unwrap() - 3.0).abs() < 1e-9);
         assert_eq!(c.kept_at_run, Some(true));
-        let md = markdown(&[d]);
-        let line = md
-            .lines()
-            .skip_while(|l| !l.contains("Promise kept"))
-            .find(|l| l.contains(&format!("| {name} |")))
-            .expect(&md);
+        let line = row_of(&markdown(&[d]), "Promise kept", &format!("| {name} |"));
         assert!(line.ends_with("| 0/1 | 0.500 | 3.000 | 1/1 |"), "{line}");
     }
 
@@ -699,12 +703,11 @@ mod tests {
             .1
             .unwrap();
         assert!((r.ratio - 1.0).abs() < 1e-9 && !r.is_finding(), "{r:?}");
-        let md = markdown(&[d]);
-        let line = md
-            .lines()
-            .skip_while(|l| !l.contains("Advice vs baselines"))
-            .find(|l| l.contains(&format!("| {name} |")))
-            .expect(&md);
+        let line = row_of(
+            &markdown(&[d]),
+            "Advice vs baselines",
+            &format!("| {name} |"),
+        );
         assert!(line.contains("| 1.00x (within noise) |"), "{line}");
     }
 
@@ -760,12 +763,11 @@ mod tests {
             s.predicted.paper = 2.0 * m;
         }
         let cliff_line = |d: &ValidateReport<serde_json::Value>| {
-            let md = markdown(std::slice::from_ref(d));
-            md.lines()
-                .skip_while(|l| !l.contains("Off and on the cliffs"))
-                .find(|l| l.starts_with("| cache 4.6 MiB |"))
-                .expect(&md)
-                .to_string()
+            row_of(
+                &markdown(std::slice::from_ref(d)),
+                "Off and on the cliffs",
+                "| cache 4.6 MiB |",
+            )
         };
         let expect = |inside: usize| {
             format!(
