@@ -257,11 +257,11 @@ fn print_comparisons(r: &ValidateReport) {
         return;
     }
     println!(
-        "advice vs baselines at equal DRAM bytes (advice time / baseline time, whole workload, each its extra time over its own paired all-DRAM runs plus the recorded all-DRAM time; promise kept: measured <= promised x 1.1, the promise behind a bounded cache the highest prediction at 10 % less, the same and 10 % more cache; at run: the promise's extra time over the all-DRAM time measured beside it, x its ratio to the recorded one):"
+        "advice vs baselines at equal DRAM bytes (advice time / baseline time, whole workload, each its extra time over its own paired all-DRAM runs plus the recorded all-DRAM time; promise kept: measured <= promised x 1.1, the promise behind a bounded cache the highest prediction at 10 % less, the same and 10 % more cache; at run: the promise's extra time over the all-DRAM time measured beside it, x its ratio to the recorded one; at run costs: the promise priced with the page costs the run sampled, at that all-DRAM time):"
     );
     print!(
-        "{:<12} {:>9} {:>9} {:>5} {:>15}",
-        "placement", "promised", "measured", "kept", "at run (dram x)"
+        "{:<12} {:>9} {:>9} {:>5} {:>15} {:>13}",
+        "placement", "promised", "measured", "kept", "at run (dram x)", "at run costs"
     );
     for k in BASELINE_KINDS {
         print!(" {:>28}", k);
@@ -274,13 +274,18 @@ fn print_comparisons(r: &ValidateReport) {
             }
             _ => "-".into(),
         };
+        let at_costs = match (c.promised_at_run_costs, c.kept_at_run_costs) {
+            (Some(p), Some(k)) => format!("{p:.3} {}", if k { "yes" } else { "NO" }),
+            _ => "-".into(),
+        };
         print!(
-            "{:<12} {:>9.3} {:>9.3} {:>5} {:>15}",
+            "{:<12} {:>9.3} {:>9.3} {:>5} {:>15} {:>13}",
             c.placement,
             c.promised,
             c.measured,
             if c.kept { "yes" } else { "NO" },
-            at_run
+            at_run,
+            at_costs
         );
         for (_, ratio) in &c.against {
             print!(" {:>28}", ratio.map_or_else(|| "-".into(), |x| x.display()));

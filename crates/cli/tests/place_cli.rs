@@ -326,6 +326,34 @@ fn workload_advise_apply_and_validate() {
     assert_eq!(recorded.len(), 9);
     recorded.sort_by(f64::total_cmp);
     assert_eq!(cal["profile"]["one_stream_ns"], recorded[4], "{cal}");
+    // The promise priced with the run's own samples is there for every placement, and
+    // the page model's extra time grows with every page cost: where the run found each
+    // cost at least (at most) the recorded one, so is that promise.
+    let costs = |cmp: fn(f64, f64) -> bool| {
+        [
+            "one_stream_ns",
+            "three_streams_ns",
+            "fault_page_ns",
+            "fault_latency_ns",
+        ]
+        .iter()
+        .all(
+            |k| match (cal["used"][k].as_f64(), cal["profile"][k].as_f64()) {
+                (Some(run), Some(was)) => cmp(run, was),
+                _ => false,
+            },
+        )
+    };
+    let (slower, faster) = (costs(|a, b| a >= b), costs(|a, b| a <= b));
+    for s in sc {
+        let p = s["promised"].as_f64().expect("promised");
+        let q = s["promised_run_costs"]
+            .as_f64()
+            .expect("promised_run_costs");
+        assert!(q >= 1.0 - 1e-9, "{s}");
+        assert!(!slower || q >= p - 1e-9, "{q} < {p} with slower costs: {s}");
+        assert!(!faster || q <= p + 1e-9, "{q} > {p} with faster costs: {s}");
+    }
     advise_is_what_validate_measured(&f, &r, &v);
 
     // validate behind a bounded page cache, where this machine lets us make a cgroup.

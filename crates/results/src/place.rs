@@ -177,6 +177,14 @@ pub struct ScenarioResult {
     /// shows as a wide range; absent cold, for other models and in older documents).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub promised_band: Option<(f64, f64)>,
+    /// The promise priced with the page costs the run sampled beside its placements
+    /// (the profile calibrated with the run's samples, [`Calibration::used`]) instead of
+    /// the workload's: the highest of the band behind a bounded cache, the prediction
+    /// cold; relative to the recorded `T_DRAM` like `promised`. What the advice promised
+    /// on the device as the run found it (absent where the run sampled no page costs and
+    /// in older documents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub promised_run_costs: Option<f64>,
     pub queries: Vec<QueryPoint>,
     /// The sum over the queries of what the device did per run (absent in older
     /// documents).
@@ -422,6 +430,14 @@ pub struct Comparison {
     pub promised_at_run: Option<f64>,
     /// measured ≤ promised_at_run × 1.1.
     pub kept_at_run: Option<bool>,
+    /// The promise on the machine as the run found it: priced with the page costs the
+    /// run sampled ([`ScenarioResult::promised_run_costs`]) and restated at the all-DRAM
+    /// time measured beside the placement. The device's per-page costs move between
+    /// minutes on a shared virtual disk (docs/placement.md, "Promises and the device's
+    /// speed"); this is what the model promised for the device and CPU the run had.
+    pub promised_at_run_costs: Option<f64>,
+    /// measured ≤ promised_at_run_costs × 1.1.
+    pub kept_at_run_costs: Option<bool>,
     /// Per baseline kind (in [`BASELINE_KINDS`] order): the advice's whole-workload time
     /// over the baseline's, both restated at one all-DRAM time
     /// ([`ValidateReport::against`]), with the verdict; `None` where none was measured.
@@ -518,6 +534,10 @@ impl<W> ValidateReport<W> {
                     .collect();
                 let dram_ratio = self.dram_ratio(s);
                 let promised_at_run = dram_ratio.map(|r| at_dram(promised, r));
+                let promised_at_run_costs = s
+                    .promised_run_costs
+                    .zip(dram_ratio)
+                    .map(|(p, r)| at_dram(p, r));
                 Comparison {
                     placement: s.name.clone(),
                     promised,
@@ -527,6 +547,8 @@ impl<W> ValidateReport<W> {
                     dram_ratio,
                     promised_at_run,
                     kept_at_run: promised_at_run.map(|p| s.measured <= p * 1.1),
+                    promised_at_run_costs,
+                    kept_at_run_costs: promised_at_run_costs.map(|p| s.measured <= p * 1.1),
                     against,
                 }
             })

@@ -287,6 +287,7 @@ pub(crate) fn tables(doc: &ValidateReport) -> Vec<Table> {
             "measured",
             "promise kept",
             "kept at the run's all-DRAM time (its ratio to the recorded)",
+            "kept at the run's page costs and all-DRAM time (that promise)",
         ];
         head.extend(BASELINE_KINDS.iter().map(|k| match *k {
             "hottest" => "vs hottest",
@@ -307,6 +308,12 @@ pub(crate) fn tables(doc: &ValidateReport) -> Vec<Table> {
                         match (c.kept_at_run, c.dram_ratio) {
                             (Some(k), Some(r)) => {
                                 format!("{} ({r:.2}x)", if k { "yes" } else { "no" })
+                            }
+                            _ => "-".into(),
+                        },
+                        match (c.kept_at_run_costs, c.promised_at_run_costs) {
+                            (Some(k), Some(p)) => {
+                                format!("{} ({p:.3})", if k { "yes" } else { "no" })
                             }
                             _ => "-".into(),
                         },

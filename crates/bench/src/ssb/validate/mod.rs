@@ -474,6 +474,18 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
                 ),
                 _ => None,
             },
+            promised_run_costs: match (&calibration, in_run.of_model(advised_model)) {
+                (Some(_), Some(at)) => Some(match models[3].options().page_cache_bytes {
+                    Some(c) => at.max(
+                        o.advice
+                            .cache_band(&w, &run_profile, &p.assignment, c)?
+                            .range()
+                            .1,
+                    ),
+                    None => at,
+                }),
+                _ => None,
+            },
             io: IoFigures::sum(queries.iter().map(|q| q.io.as_ref())),
             predicted_io: models[3].predict_io(&w, ps, &p.assignment),
             page_cache_bytes: m.page_cache,
