@@ -568,7 +568,9 @@ fn whatif(a: &ModelArgs) -> Result<()> {
     // The placements `validate` measures: the slow structures stay in the database's
     // files.
     let (p, costs_line) = calibrated_for(p, &w, true);
-    let o = a.solver.options(&w)?;
+    // The placements `advise --cache` writes and `validate --setting cache:` measures.
+    let mut o = a.solver.options(&w)?;
+    o.cache_bytes = a.cache;
     println!(
         "model output, not a measurement: predicted relative time of {} on {} ({label})",
         a.workload.display(),
@@ -599,6 +601,8 @@ fn whatif(a: &ModelArgs) -> Result<()> {
     for s in scenarios(&w, &p, &o)? {
         let cached = match a.cache {
             Some(c) => {
+                // The OS alone gets the DRAM bytes as page cache too.
+                let c = c + s.page_cache_dram_bytes.unwrap_or(0);
                 let b = o.cache_band(&w, &p, &s.assignment, c)?;
                 format!(" {:>16.3}{}", b.at, cliff_note(b.range()))
             }

@@ -5,10 +5,12 @@
 //! predicts them: the same model, the same I/O concurrency, the same `T_DRAM` (the
 //! workload's; `docs/placement.md`, "One solver, one meaning").
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fmt;
 
 use crate::error::Result;
-use crate::model::{Model, ModelOptions};
+use crate::model::{Assignment, Model, ModelOptions};
 use crate::profile::Profile;
 use crate::solve::{pareto_front, Granularity, ParetoFront, Solution, TwoTierProblem};
 use crate::workload::Workload;
@@ -202,13 +204,29 @@ impl AdviceOptions {
 }
 
 /// The exact Pareto front of a workload on one slow tier under [`AdviceOptions`]: every
-/// budget or target placement is read off it, then checked against the baselines.
+/// budget or target placement is read off it (behind a bounded cache a budget is also
+/// searched among the hottest-by-density placements), then checked against the
+/// baselines.
 #[derive(Debug, Clone)]
 pub struct Advisor {
     front: ParetoFront,
     workload: Workload,
     profile: Profile,
     options: AdviceOptions,
+    /// [`hottest_order`](crate::baselines::hottest_order) of the workload.
+    hottest: Vec<usize>,
+    /// Relative times behind a bounded cache already predicted, by (candidate, cache
+    /// bytes): the budgets' searches share most of their steps.
+    predicted: RefCell<HashMap<(Candidate, u64), f64>>,
+}
+
+/// A placement a budget behind a bounded cache is searched among.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Candidate {
+    /// The front's point `i`.
+    Front(usize),
+    /// The hottest `k` structures by access density in DRAM, the rest slow.
+    Hottest(usize),
 }
 
 impl Advisor {
@@ -220,25 +238,135 @@ impl Advisor {
             workload: w.clone(),
             profile: profile.clone(),
             options: *o,
+            hottest: crate::baselines::hottest_order(w),
+            predicted: RefCell::new(HashMap::new()),
+        })
+    }
+
+    fn assignment(&self, c: Candidate) -> Assignment {
+        match c {
+            Candidate::Front(i) => self.front.assignment(i),
+            Candidate::Hottest(k) => crate::baselines::keeping(&self.workload, &self.hottest, k),
+        }
+    }
+
+    /// The relative time of `c` behind a page cache of `cache` bytes (memoized).
+    fn relative_behind(&self, c: Candidate, cache: u64) -> Result<f64> {
+        if let Some(&r) = self.predicted.borrow().get(&(c, cache)) {
+            return Ok(r);
+        }
+        let r = self
+            .options
+            .predicting(Some(cache))?
+            .predict(
+                &self.workload,
+                std::slice::from_ref(&self.profile),
+                &self.assignment(c),
+            )?
+            .relative;
+        self.predicted.borrow_mut().insert((c, cache), r);
+        Ok(r)
+    }
+
+    /// Whether `c`'s promise behind a page cache of `cache` bytes — the highest of its
+    /// [`CacheBand`], as `advise` states it — is at most `limit`; the three predictions
+    /// are made only until one exceeds it (the smaller cache first, usually the highest).
+    fn keeps_behind(&self, c: Candidate, cache: u64, limit: f64) -> Result<bool> {
+        let x = cache as f64;
+        for size in [x * (1.0 - CACHE_STEP), x, x * (1.0 + CACHE_STEP)] {
+            if self.relative_behind(c, size.round() as u64)? > limit {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// The last of `0..n` for which `keeps(i)` holds, by bisection, given that it holds
+    /// for 0; the relative times along the front and along the hottest placements rise
+    /// with the bytes moved but not strictly everywhere (a cache's miss curve has
+    /// steps), so this is the last one the bisection meets, not always the last of all.
+    fn last_kept(n: usize, keeps: &mut dyn FnMut(usize) -> Result<bool>) -> Result<usize> {
+        if keeps(n - 1)? {
+            return Ok(n - 1);
+        }
+        let (mut lo, mut hi) = (0, n - 1);
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if keeps(mid)? {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        Ok(lo)
+    }
+
+    /// Budget mode behind a page cache of `cache` bytes kept between queries: the
+    /// placement with the most bytes on the slow tier whose promise (the highest
+    /// prediction at 10 % less, the same and 10 % more cache) is within `budget`, among
+    /// the front's points (solved with cold costs) and the hottest-by-density placements
+    /// (what a page cache keeps is what is hot, which the cold front does not rank):
+    /// each searched by bisection ([`Self::last_kept`]). All DRAM keeps every budget, so
+    /// one always exists. Ties go to the front.
+    fn cached_budget(&self, budget: f64, cache: u64) -> Result<Solution> {
+        let limit = (1.0 + budget) * (1.0 + 1e-9);
+        let n = self.front.points().len();
+        let i = Self::last_kept(n, &mut |i| {
+            self.keeps_behind(Candidate::Front(i), cache, limit)
+        })?;
+        let n = self.hottest.len() + 1;
+        // Keeping k structures in DRAM: k = n - 1 - j, so j rises with the bytes moved.
+        let j = Self::last_kept(n, &mut |j| {
+            self.keeps_behind(Candidate::Hottest(n - 1 - j), cache, limit)
+        })?;
+        let front = self.front.solution(i);
+        let hot = self.assignment(Candidate::Hottest(n - 1 - j));
+        let moved = crate::SlowShare::of(&self.workload, &hot).bytes;
+        if moved <= front.bytes_moved {
+            return Ok(front);
+        }
+        let p = self.options.model()?.predict(
+            &self.workload,
+            std::slice::from_ref(&self.profile),
+            &hot,
+        )?;
+        let w = &self.workload;
+        Ok(Solution {
+            bytes_per_tier: vec![w.total_bytes() - moved, moved],
+            bytes_moved: moved,
+            t_ns: p.t_ns,
+            relative: p.relative,
+            assignment: hot,
+            baseline: Some("hottest".into()),
+            page_cache_dram_bytes: None,
         })
     }
 
     /// The placement for `goal`: the front's point (proven optimal for the rounded cold
-    /// costs), unless a baseline at the same DRAM bytes that the granularity allows ([`crate::baselines`]: hottest
+    /// costs) — for a budget behind a bounded cache, the placement
+    /// [`Self::cached_budget`] finds, whose promise in that setting is within the budget —
+    /// unless a baseline at the same DRAM bytes that the granularity allows ([`crate::baselines`]: hottest
     /// by access density, dictionaries, never-accessed, and — behind a bounded cache —
     /// the OS alone) with at least as many bytes off DRAM is predicted faster by the
     /// same model in the advice's setting ([`AdviceOptions::cache_bytes`]); then that
     /// baseline, named in [`Solution::baseline`]. So the advice is never predicted
     /// slower than a baseline: where a baseline measures faster, the model is wrong.
+    /// (A budget's baseline behind a bounded cache must also keep the budget with its
+    /// promise.)
     pub fn solve(&self, goal: Goal) -> Result<Solution> {
-        let i = match goal {
-            Goal::Budget(b) => self.front.budget_index(b)?,
-            Goal::Target(t) => self.front.target_index(t)?,
+        let cache = self.options.cache_bytes;
+        let mut best = match (goal, cache) {
+            (Goal::Budget(b), Some(c)) => self.cached_budget(b, c)?,
+            (Goal::Budget(b), None) => self.front.solution(self.front.budget_index(b)?),
+            (Goal::Target(t), _) => self.front.solution(self.front.target_index(t)?),
         };
-        let mut best = self.front.solution(i);
+        // Behind a bounded cache a budget's baseline must keep its promise too.
+        let limit = match (goal, cache) {
+            (Goal::Budget(b), Some(_)) => Some((1.0 + b) * (1.0 + 1e-9)),
+            _ => None,
+        };
         let w = &self.workload;
         let ps = std::slice::from_ref(&self.profile);
-        let cache = self.options.cache_bytes;
         let model = self.options.predicting(cache)?;
         let mut best_t = model.predict(w, ps, &best.assignment)?.t_ns;
         let dram = w.total_bytes().saturating_sub(best.bytes_moved);
@@ -263,7 +391,18 @@ impl Advisor {
                 _ => model.predict(w, ps, &a)?,
             };
             // Strictly faster beyond rounding: ties keep the solver's placement.
-            if p.t_ns < best_t - 1e-6 * best_t.abs().max(1.0) {
+            let faster = p.t_ns < best_t - 1e-6 * best_t.abs().max(1.0);
+            let keeps = match (limit, cache) {
+                (Some(l), Some(c)) if faster => {
+                    let c = match kind {
+                        crate::baselines::OS_ALONE => c.saturating_add(dram),
+                        _ => c,
+                    };
+                    self.options.cache_band(w, &self.profile, &a, c)?.range().1 <= l
+                }
+                _ => true,
+            };
+            if faster && keeps {
                 best_t = p.t_ns;
                 best = Solution {
                     bytes_per_tier: vec![w.total_bytes() - moved, moved],

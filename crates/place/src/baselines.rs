@@ -18,11 +18,17 @@ fn density(w: &Workload, i: usize) -> f64 {
     s.counts.total() as f64 / s.bytes as f64
 }
 
+/// The structures `eligible`, densest first (ties in workload order).
+fn by_density(w: &Workload, eligible: &dyn Fn(usize) -> bool) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..w.structures.len()).filter(|&i| eligible(i)).collect();
+    order.sort_by(|&a, &b| density(w, b).total_cmp(&density(w, a)).then(a.cmp(&b)));
+    order
+}
+
 /// The structures `eligible` in DRAM, densest first, each one that still fits in
 /// `dram_bytes` (one that does not is skipped, the next tried); the rest on tier 1.
 fn densest_in_dram(w: &Workload, dram_bytes: u64, eligible: &dyn Fn(usize) -> bool) -> Assignment {
-    let mut order: Vec<usize> = (0..w.structures.len()).filter(|&i| eligible(i)).collect();
-    order.sort_by(|&a, &b| density(w, b).total_cmp(&density(w, a)).then(a.cmp(&b)));
+    let order = by_density(w, eligible);
     let mut tier = vec![1; w.structures.len()];
     let mut left = dram_bytes;
     for i in order {
@@ -39,6 +45,21 @@ fn densest_in_dram(w: &Workload, dram_bytes: u64, eligible: &dyn Fn(usize) -> bo
 /// fits in `dram_bytes`.
 pub fn hottest(w: &Workload, dram_bytes: u64) -> Assignment {
     densest_in_dram(w, dram_bytes, &|_| true)
+}
+
+/// Every structure in the order [`hottest`] fills DRAM: densest first.
+pub fn hottest_order(w: &Workload) -> Vec<usize> {
+    by_density(w, &|_| true)
+}
+
+/// The first `k` structures of `order` (a [`hottest_order`]) in DRAM, the rest on tier 1:
+/// [`hottest`] at exactly their bytes.
+pub fn keeping(w: &Workload, order: &[usize], k: usize) -> Assignment {
+    let mut tier = vec![1; w.structures.len()];
+    for &i in order.iter().take(k) {
+        tier[i] = 0;
+    }
+    Assignment { tier }
 }
 
 /// The dictionaries in DRAM (densest first while they fit in `dram_bytes`), every other
@@ -126,6 +147,14 @@ mod tests {
         assert_eq!(hottest(&w, 700).tier, vec![1, 0, 0, 1, 0]);
         assert_eq!(hottest(&w, 0).tier, vec![1; 5]);
         assert_eq!(hottest(&w, u64::MAX).tier, vec![0; 5]);
+        // The first k of the order are `hottest` at exactly their bytes.
+        let order = hottest_order(&w);
+        assert_eq!(order, vec![1, 4, 0, 2, 3]);
+        let mut bytes = 0;
+        for k in 0..=order.len() {
+            assert_eq!(keeping(&w, &order, k), hottest(&w, bytes), "k = {k}");
+            bytes += order.get(k).map_or(0, |&i| w.structures[i].bytes);
+        }
     }
 
     #[test]

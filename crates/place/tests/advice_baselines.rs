@@ -2,7 +2,8 @@
 //! (issue 33, item 4): `Advisor::solve` returns the front's optimum unless a baseline
 //! (hottest by density, dictionaries, never accessed, the OS alone behind a cache) with
 //! at least its bytes off DRAM is predicted faster in the advice's setting, and then
-//! names that baseline.
+//! names that baseline. Behind a bounded cache a budget takes the most bytes whose
+//! promise there is within it, among the front and the hottest-by-density placements.
 
 use pmolap_place::{
     baselines, AdviceOptions, Advisor, Goal, PageCosts, Profile, QueryLoad, SlowShare,
@@ -139,10 +140,34 @@ fn the_advice_is_never_predicted_slower_than_a_baseline_at_its_dram_bytes() {
                 }
                 None => model.predict(&w, ps, &s.assignment).unwrap().t_ns,
             };
+            // Behind a bounded cache a budget's promise (the highest prediction at 10 %
+            // less, the same and 10 % more cache) is within the budget, and so must a
+            // baseline's be to compete.
+            let promise = |a: &pmolap_place::Assignment, c: u64| {
+                o.cache_band(&w, &p, a, c).unwrap().range().1
+            };
+            let limit = match (goal, cache) {
+                (Goal::Budget(b), Some(c)) => {
+                    let mine = promise(&s.assignment, c + s.page_cache_dram_bytes.unwrap_or(0));
+                    assert!(mine <= 1.0 + b + 1e-9, "{goal} behind {c}: promise {mine}");
+                    Some((c, 1.0 + b + 1e-9))
+                }
+                _ => None,
+            };
             for (kind, a) in baselines::candidates(&w, dram, cache.is_some()) {
                 let moved = SlowShare::of(&w, &a).bytes;
                 if moved < s.bytes_moved {
                     continue;
+                }
+                if let Some((c, l)) = limit {
+                    let c = if kind == baselines::OS_ALONE {
+                        c + dram
+                    } else {
+                        c
+                    };
+                    if promise(&a, c) > l {
+                        continue;
+                    }
                 }
                 let m = if kind == baselines::OS_ALONE {
                     o.predicting(Some(cache.unwrap_or(0) + dram)).unwrap()
@@ -157,4 +182,43 @@ fn the_advice_is_never_predicted_slower_than_a_baseline_at_its_dram_bytes() {
             }
         }
     }
+}
+
+#[test]
+fn behind_a_bounded_cache_a_budget_moves_what_the_cache_keeps() {
+    let w = workload();
+    let p = disk();
+    let mut o = AdviceOptions::new(&w, 1 << 20);
+    // Cold, any slow page costs a fault a query: budget 0 % moves nothing.
+    let cold = Advisor::new(&w, &p, &o)
+        .unwrap()
+        .solve(Goal::Budget(0.0))
+        .unwrap();
+    assert_eq!(cold.assignment.tier, vec![0, 0]);
+    // Behind 5 pages (4.5 and 5.5 in the band) `b`'s 4 touched pages stay cached: it
+    // moves at no predicted cost. The cold front never has `b` alone (`a` is as large
+    // and cheaper cold); the hottest-by-density placements do (`a` is the hotter).
+    o.cache_bytes = Some(5 * PAGE);
+    let advisor = Advisor::new(&w, &p, &o).unwrap();
+    let s = advisor.solve(Goal::Budget(0.0)).unwrap();
+    assert_eq!(s.assignment.tier, vec![0, 1]);
+    assert_eq!(s.bytes_moved, 8 * PAGE);
+    assert_eq!(s.baseline.as_deref(), Some("hottest"));
+    let band = o.cache_band(&w, &p, &s.assignment, 5 * PAGE).unwrap();
+    assert_eq!(band.range(), (1.0, 1.0));
+    // Both slow behind 5 pages: `a`'s 8 pages a pass push `b`'s out, so more than 0 %
+    // but within 50 % (16 faults of 10 us over 4 ms): a 50 % budget moves both.
+    let both = pmolap_place::Assignment { tier: vec![1, 1] };
+    let hi = o.cache_band(&w, &p, &both, 5 * PAGE).unwrap().range().1;
+    assert!(hi > 1.0 && hi <= 1.5, "{hi}");
+    let s = advisor.solve(Goal::Budget(0.5)).unwrap();
+    assert_eq!(s.assignment.tier, vec![1, 1]);
+    // Behind 3 pages `b`'s 4 pages no longer fit (they cycle: every touch a miss),
+    // while budget 0 % still must hold its promise: nothing moves.
+    o.cache_bytes = Some(3 * PAGE);
+    let s = Advisor::new(&w, &p, &o)
+        .unwrap()
+        .solve(Goal::Budget(0.0))
+        .unwrap();
+    assert_eq!(s.assignment.tier, vec![0, 0]);
 }
