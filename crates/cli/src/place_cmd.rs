@@ -474,7 +474,19 @@ fn advise(a: &AdviseArgs) -> Result<()> {
     };
     let s = pmolap_place::advise(&w, &p, &o, goal)?;
     let accuracy = AccuracyRecord::latest(&accuracy_dir(), &o.key(&w, &p), &hostname()?)?;
+    // Behind a bounded cache: the band, and the promise (the OS alone gets the DRAM
+    // bytes as page cache too).
+    let band = match a.model.cache {
+        Some(c) => {
+            let c = c + s.page_cache_dram_bytes.unwrap_or(0);
+            Some((c, o.cache_band(&w, &p, &s.assignment, c)?))
+        }
+        None => None,
+    };
     let mut pf = PlacementFile::from_solution(&w, std::slice::from_ref(&p), &s);
+    if let (Some(pr), Some((c, b))) = (pf.predicted.as_mut(), &band) {
+        pr.behind_cache = Some(pmolap_place::placement::BehindCache::new(*c, b));
+    }
     pf.tiers[0].location = Some("dram".into());
     if let Some(t) = pf.tiers.get_mut(1) {
         t.location = Some(a.location.clone());
@@ -513,18 +525,21 @@ fn advise(a: &AdviseArgs) -> Result<()> {
         }
     );
     println!(
-        "bytes: {:.1} MiB in dram, {:.1} MiB on {}: {}; predicted relative time {:.3} (model output; {})",
+        "bytes: {:.1} MiB in dram, {:.1} MiB on {}: {}; predicted relative time {:.3}{} (model output; {})",
         s.bytes_per_tier[0] as f64 / (1 << 20) as f64,
         s.bytes_moved as f64 / (1 << 20) as f64,
         p.tier,
         SlowShare::of(&w, &s.assignment).describe(),
         s.relative,
+        // Behind a cache the advice's promise is the next lines'; this one is cold.
+        if a.model.cache.is_some() {
+            " cold (pages dropped before each query)"
+        } else {
+            ""
+        },
         extra_time(&w, s.relative)
     );
-    if let Some(c) = a.model.cache {
-        // The OS alone gets the DRAM bytes as page cache too.
-        let c = c + s.page_cache_dram_bytes.unwrap_or(0);
-        let b = o.cache_band(&w, &p, &s.assignment, c)?;
+    if let Some((c, b)) = band {
         println!(
             "behind a page cache of {c} bytes kept between queries: predicted relative time {:.3} (model output; {}; with 10 % less cache {:.3}, 10 % more {:.3})",
             b.at,

@@ -170,6 +170,8 @@ fn workload_advise_apply_and_validate() {
     );
     let pf = read_json(&placement);
     assert_eq!(pf["accuracy"]["status"], "not_validated");
+    // A cold advice promises its prediction; nothing behind a cache.
+    assert!(pf["predicted"].get("behind_cache").is_none(), "{pf}");
     // --verbose lists each structure put on the slow tier.
     let verbose = ok(pmolap()
         .current_dir(&f.root)
@@ -228,6 +230,15 @@ fn workload_advise_apply_and_validate() {
         (figs(promise)[0] - highest).abs() < 1e-3,
         "{band}\n{promise}"
     );
+    // The placement file carries that promise and the band beside the cold prediction.
+    let pf = read_json(&placement);
+    let bc = &pf["predicted"]["behind_cache"];
+    assert!(bc["cache_bytes"].as_u64().unwrap() >= 262144, "{bc}");
+    assert!(
+        (bc["promise"].as_f64().unwrap() - figs(promise)[0]).abs() < 1e-3,
+        "{bc}"
+    );
+    assert!((bc["at"].as_f64().unwrap() - b[1]).abs() < 1e-3, "{bc}");
     let run = f.root.join("run.json");
     ok(pmolap()
         .args([

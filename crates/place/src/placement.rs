@@ -82,6 +82,39 @@ pub struct Predicted {
     /// the DRAM bytes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<String>,
+    /// The advice's setting when it was made for a bounded page cache (`advise
+    /// --cache`): `t_ns` and `relative` above are cold, this is what it promises there
+    /// (absent for a cold advice and in older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub behind_cache: Option<BehindCache>,
+}
+
+/// The prediction behind a page cache kept between queries ([`crate::CacheBand`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BehindCache {
+    /// The page cache predicted behind, bytes (the OS alone: the given cache plus the
+    /// DRAM bytes it leaves).
+    pub cache_bytes: u64,
+    /// Relative times with 10 % less, the same and 10 % more cache.
+    pub less: f64,
+    pub at: f64,
+    pub more: f64,
+    /// The promise: the highest of the three.
+    pub promise: f64,
+}
+
+impl BehindCache {
+    /// The band `b` behind `cache_bytes`.
+    pub fn new(cache_bytes: u64, b: &crate::CacheBand) -> Self {
+        BehindCache {
+            cache_bytes,
+            less: b.less,
+            at: b.at,
+            more: b.more,
+            promise: b.range().1,
+        }
+    }
 }
 
 /// A placement document.
@@ -143,6 +176,7 @@ impl PlacementFile {
                 bytes_moved: s.bytes_moved,
                 slow_share: Some(SlowShare::of(w, &s.assignment)),
                 baseline: s.baseline.clone(),
+                behind_cache: None,
             }),
             accuracy: None,
             origin: None,
@@ -222,6 +256,21 @@ impl PlacementFile {
                         p.t_ns, p.relative
                     ),
                 ));
+            }
+            if let Some(c) = &p.behind_cache {
+                let all = [c.less, c.at, c.more, c.promise];
+                if !all.iter().all(|x| x.is_finite() && *x >= 0.0)
+                    || c.promise < c.less.max(c.at).max(c.more)
+                {
+                    return Err(Error::invalid(
+                        file,
+                        "predicted.behind_cache",
+                        format!(
+                            "less {}, at {}, more {} and promise {} must be non-negative numbers, the promise the highest",
+                            c.less, c.at, c.more, c.promise
+                        ),
+                    ));
+                }
             }
         }
         let mut seen = BTreeSet::new();

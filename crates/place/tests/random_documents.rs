@@ -264,6 +264,20 @@ fn hostile_numbers_are_refused_by_name() {
     assert_ne!(pl, PLACEMENT);
     let e = PlacementFile::parse("pl", &pl).unwrap_err().to_string();
     assert!(e.contains("predicted"), "{e}");
+    // A promise behind a cache below one of its own predictions is refused; the highest
+    // of the three reads.
+    let behind = |promise: &str| {
+        PLACEMENT.replace(
+            "\"t_ns\": 1200000000.0",
+            &format!("\"behind_cache\": {{\"cache_bytes\": 4096, \"less\": 1.5, \"at\": 1.2, \"more\": 1.0, \"promise\": {promise}}}, \"t_ns\": 1200000000.0"),
+        )
+    };
+    let pf = PlacementFile::parse("pl", &behind("1.5")).unwrap();
+    assert_eq!(pf.predicted.unwrap().behind_cache.unwrap().promise, 1.5);
+    let e = PlacementFile::parse("pl", &behind("1.2"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("predicted.behind_cache"), "{e}");
     let pl = PLACEMENT.replace("\"capacity_bytes\": 1000000000", "\"capacity_bytes\": 1");
     let pf = PlacementFile::parse("pl", &pl).unwrap();
     let e = pf
