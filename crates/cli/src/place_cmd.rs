@@ -609,7 +609,12 @@ fn whatif(a: &ModelArgs) -> Result<()> {
         "placement",
         "slow accessed",
         "slow all",
-        "relative",
+        // Behind a cache the relative time cold beside the one behind it.
+        if a.cache.is_some() {
+            "cold"
+        } else {
+            "relative"
+        },
         a.cache
             .map_or_else(String::new, |c| format!(" {:>16}", format!("cache {c} B")))
     );

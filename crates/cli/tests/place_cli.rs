@@ -230,6 +230,55 @@ fn workload_advise_apply_and_validate() {
         (figs(promise)[0] - highest).abs() < 1e-3,
         "{band}\n{promise}"
     );
+    // One solver, one meaning behind a cache too: `whatif --cache` lists the budgets
+    // `advise --cache --budget` writes, each predicted within its budget behind the cache.
+    let whatif = ok(pmolap()
+        .current_dir(&f.root)
+        .args([
+            "place",
+            "whatif",
+            "--llc",
+            "1048576",
+            "--cache",
+            "262144",
+            "--profile",
+        ])
+        .arg(&f.profile)
+        .arg("--workload")
+        .arg(&f.workload));
+    let budget10 = whatif
+        .lines()
+        .find(|l| l.starts_with("budget 10%"))
+        .expect(&whatif);
+    for l in whatif.lines().filter(|l| l.starts_with("budget ")) {
+        let v = figs(l);
+        // budget B, slow accessed %, slow all %, cold, behind the cache.
+        assert!(v[4] <= 1.0 + v[0] / 100.0 + 1e-3, "{l}");
+    }
+    let advised = ok(pmolap()
+        .current_dir(&f.root)
+        .args(["place", "advise", "--overwrite", "--budget", "10%"])
+        .args(["--llc", "1048576", "--cache", "262144", "--profile"])
+        .arg(&f.profile)
+        .arg("--workload")
+        .arg(&f.workload)
+        .arg("--out")
+        .arg(f.root.join("b10.json")));
+    let share = advised
+        .lines()
+        .find(|l| l.starts_with("bytes: "))
+        .and_then(|l| l.split(": ").nth(2))
+        .and_then(|t| t.split('%').next())
+        .and_then(|t| t.trim().parse::<f64>().ok())
+        .expect(&advised);
+    assert!(
+        (figs(budget10)[1] - share).abs() < 0.05,
+        "{budget10}\n{advised}"
+    );
+    assert!(
+        advised.contains("cold (pages dropped before each query)"),
+        "{advised}"
+    );
     // The placement file carries that promise and the band beside the cold prediction.
     let pf = read_json(&placement);
     let bc = &pf["predicted"]["behind_cache"];
