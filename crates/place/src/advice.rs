@@ -250,6 +250,13 @@ impl Advisor {
         }
     }
 
+    /// Whether the granularity allows `a`: every unit that moves as one on one tier.
+    fn allowed(&self, a: &Assignment) -> bool {
+        crate::solve::groups(&self.workload, self.options.granularity)
+            .iter()
+            .all(|g| g.iter().all(|&i| a.tier[i] == a.tier[g[0]]))
+    }
+
     /// The relative time of `c` behind a page cache of `cache` bytes (memoized).
     fn relative_behind(&self, c: Candidate, cache: u64) -> Result<f64> {
         if let Some(&r) = self.predicted.borrow().get(&(c, cache)) {
@@ -322,7 +329,9 @@ impl Advisor {
         let front = self.front.solution(i);
         let hot = self.assignment(Candidate::Hottest(n - 1 - j));
         let moved = crate::SlowShare::of(&self.workload, &hot).bytes;
-        if moved <= front.bytes_moved {
+        // A hottest placement is by structure: at a coarser granularity only where it
+        // moves whole units.
+        if moved <= front.bytes_moved || !self.allowed(&hot) {
             return Ok(front);
         }
         let p = self.options.model()?.predict(
@@ -370,13 +379,8 @@ impl Advisor {
         let model = self.options.predicting(cache)?;
         let mut best_t = model.predict(w, ps, &best.assignment)?.t_ns;
         let dram = w.total_bytes().saturating_sub(best.bytes_moved);
-        let groups = crate::solve::groups(w, self.options.granularity);
         for (kind, a) in crate::baselines::candidates(w, dram, cache.is_some()) {
-            // Only placements the granularity allows (a group on one tier).
-            if groups
-                .iter()
-                .any(|g| g.iter().any(|&i| a.tier[i] != a.tier[g[0]]))
-            {
+            if !self.allowed(&a) {
                 continue;
             }
             let moved = crate::SlowShare::of(w, &a).bytes;
