@@ -222,3 +222,40 @@ fn behind_a_bounded_cache_a_budget_moves_what_the_cache_keeps() {
         .unwrap();
     assert_eq!(s.assignment.tier, vec![0, 0]);
 }
+
+#[test]
+fn a_cached_budget_moves_whole_units_at_a_coarser_granularity() {
+    // The workload above plus a never-accessed 1-page dictionary of column `a`. By
+    // structure, behind 5 pages budget 0 % moves `b` and that dictionary (the hottest
+    // placement keeping only `a`'s data vector); by column that splits column `a`, so
+    // the advice is a front point, which never splits one.
+    let mut w = workload();
+    let dict = StructureLoad {
+        kind: pmolap_store::StructureKind::Dictionary,
+        encoding: None,
+        bit_width: None,
+        counts: AccessCounts::default(),
+        bytes: PAGE,
+        ..paged_dv("a", 1)
+    };
+    w.structures.push(dict);
+    for q in &mut w.queries {
+        q.counts.push(AccessCounts::default());
+    }
+    w.validate("<test>").unwrap();
+    let p = disk();
+    let mut o = AdviceOptions::new(&w, 1 << 20);
+    o.cache_bytes = Some(5 * PAGE);
+    let by_structure = Advisor::new(&w, &p, &o)
+        .unwrap()
+        .solve(Goal::Budget(0.0))
+        .unwrap();
+    assert_eq!(by_structure.assignment.tier, vec![0, 1, 1]);
+    o.granularity = pmolap_place::Granularity::Column;
+    let by_column = Advisor::new(&w, &p, &o)
+        .unwrap()
+        .solve(Goal::Budget(0.0))
+        .unwrap();
+    let t = &by_column.assignment.tier;
+    assert_eq!(t[0], t[2], "column a split: {t:?}");
+}
