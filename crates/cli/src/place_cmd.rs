@@ -478,7 +478,7 @@ fn advise(a: &AdviseArgs) -> Result<()> {
     // bytes as page cache too).
     let band = match a.model.cache {
         Some(c) => {
-            let c = c + s.page_cache_dram_bytes.unwrap_or(0);
+            let c = s.cache_behind(c);
             Some((c, o.cache_band(&w, &p, &s.assignment, c)?))
         }
         None => None,

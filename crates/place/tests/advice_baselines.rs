@@ -23,6 +23,11 @@ fn dv(column: &str, pages: u64, scans: u64) -> StructureLoad {
     }
 }
 
+/// The advice for `goal`.
+fn solve(w: &Workload, p: &Profile, o: &AdviceOptions, goal: Goal) -> pmolap_place::Solution {
+    Advisor::new(w, p, o).unwrap().solve(goal).unwrap()
+}
+
 /// A disk without readahead (each miss one page, one fault).
 fn disk() -> Profile {
     let mut p = Profile::optane_200();
@@ -93,19 +98,13 @@ fn a_baseline_the_model_predicts_faster_is_the_advice() {
     let mut o = AdviceOptions::new(&w, 1 << 20);
     // Cold: half the bytes off DRAM costs least with `a` slow (8 faults vs 16): the
     // solver's optimum, no baseline beats it.
-    let cold = Advisor::new(&w, &p, &o)
-        .unwrap()
-        .solve(Goal::Target(0.5))
-        .unwrap();
+    let cold = solve(&w, &p, &o, Goal::Target(0.5));
     assert_eq!(cold.assignment.tier, vec![1, 0]);
     assert_eq!(cold.baseline, None);
     // Behind a 4-page cache kept between queries `a` slow misses 8 pages a pass, `b`
     // slow nothing: the hottest-by-density baseline (a in DRAM) wins and is returned.
     o.cache_bytes = Some(4 * PAGE);
-    let cached = Advisor::new(&w, &p, &o)
-        .unwrap()
-        .solve(Goal::Target(0.5))
-        .unwrap();
+    let cached = solve(&w, &p, &o, Goal::Target(0.5));
     assert_eq!(cached.assignment.tier, vec![0, 1]);
     assert_eq!(cached.baseline.as_deref(), Some("hottest"));
     assert_eq!(cached.t_ns, 0.0);
@@ -190,10 +189,7 @@ fn behind_a_bounded_cache_a_budget_moves_what_the_cache_keeps() {
     let p = disk();
     let mut o = AdviceOptions::new(&w, 1 << 20);
     // Cold, any slow page costs a fault a query: budget 0 % moves nothing.
-    let cold = Advisor::new(&w, &p, &o)
-        .unwrap()
-        .solve(Goal::Budget(0.0))
-        .unwrap();
+    let cold = solve(&w, &p, &o, Goal::Budget(0.0));
     assert_eq!(cold.assignment.tier, vec![0, 0]);
     // Behind 5 pages (4.5 and 5.5 in the band) `b`'s 4 touched pages stay cached: it
     // moves at no predicted cost. The cold front never has `b` alone (`a` is as large
@@ -216,10 +212,7 @@ fn behind_a_bounded_cache_a_budget_moves_what_the_cache_keeps() {
     // Behind 3 pages `b`'s 4 pages no longer fit (they cycle: every touch a miss),
     // while budget 0 % still must hold its promise: nothing moves.
     o.cache_bytes = Some(3 * PAGE);
-    let s = Advisor::new(&w, &p, &o)
-        .unwrap()
-        .solve(Goal::Budget(0.0))
-        .unwrap();
+    let s = solve(&w, &p, &o, Goal::Budget(0.0));
     assert_eq!(s.assignment.tier, vec![0, 0]);
 }
 
@@ -246,16 +239,10 @@ fn a_cached_budget_moves_whole_units_at_a_coarser_granularity() {
     let p = disk();
     let mut o = AdviceOptions::new(&w, 1 << 20);
     o.cache_bytes = Some(5 * PAGE);
-    let by_structure = Advisor::new(&w, &p, &o)
-        .unwrap()
-        .solve(Goal::Budget(0.0))
-        .unwrap();
+    let by_structure = solve(&w, &p, &o, Goal::Budget(0.0));
     assert_eq!(by_structure.assignment.tier, vec![0, 1, 1]);
     o.granularity = pmolap_place::Granularity::Column;
-    let by_column = Advisor::new(&w, &p, &o)
-        .unwrap()
-        .solve(Goal::Budget(0.0))
-        .unwrap();
+    let by_column = solve(&w, &p, &o, Goal::Budget(0.0));
     let t = &by_column.assignment.tier;
     assert_eq!(t[0], t[2], "column a split: {t:?}");
 }

@@ -149,3 +149,11 @@ pub struct Solution {
     /// structure is on the slow tier); `None` otherwise.
     pub page_cache_dram_bytes: Option<u64>,
 }
+
+impl Solution {
+    /// The page cache this placement is predicted behind in a setting of `cache` bytes:
+    /// the OS alone gets its DRAM bytes as page cache too.
+    pub fn cache_behind(&self, cache: u64) -> u64 {
+        cache.saturating_add(self.page_cache_dram_bytes.unwrap_or(0))
+    }
+}
