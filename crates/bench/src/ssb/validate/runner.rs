@@ -83,6 +83,14 @@ fn open_cold(dir: &Path, pf: &PlacementFile) -> Result<Database> {
     crate::ssb::data::open_cold(dir, Where::Placement(pf))
 }
 
+/// Whether repetition `rep` of query `i` runs the reference before the placement: in
+/// turn by repetition and by query, so that with one repetition (`run.sh 10 3 1`) half
+/// the queries still run the placement first — alternating by repetition alone put
+/// every placement run of such a run after its reference run.
+fn reference_first(rep: usize, i: usize) -> bool {
+    (rep + i).is_multiple_of(2)
+}
+
 /// Per query, each run's time (ms) and what the device did during it.
 #[derive(Debug, Default, Clone)]
 pub(super) struct Runs {
@@ -138,8 +146,8 @@ pub(super) struct Runner<'a> {
 
 impl Runner<'_> {
     /// One timed run of query `i` (`q`) on the placement (`run`) and one on the
-    /// reference, the reference first in even repetitions and second in odd ones (an
-    /// effect of going first or second falls on both alike).
+    /// reference, in the order [`reference_first`] gives (an effect of going first or
+    /// second falls on both alike).
     fn paired(
         &self,
         rep: usize,
@@ -150,7 +158,7 @@ impl Runner<'_> {
         run: impl FnOnce() -> Result<(pmolap_engine::Result<QueryRun>, Option<IoFigures>)>,
     ) -> Result<()> {
         let on_reference = || measured(|| self.reference.run(q));
-        let (placed, refd) = if rep.is_multiple_of(2) {
+        let (placed, refd) = if reference_first(rep, i) {
             let refd = on_reference();
             (run()?, refd)
         } else {
@@ -233,5 +241,27 @@ impl Runner<'_> {
             page_cache,
             peak,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reference_first;
+
+    #[test]
+    fn the_reference_goes_first_in_half_the_pairs_even_with_one_repetition() {
+        for reps in 1..=4 {
+            let first = (0..13)
+                .flat_map(|i| (0..reps).map(move |r| reference_first(r, i)))
+                .filter(|&f| f)
+                .count();
+            // 13 queries: 7 or 6 of 13 with one repetition, exactly half of each even count.
+            assert!(
+                first.abs_diff(13 * reps - first) <= 1,
+                "{reps} reps: {first} first"
+            );
+        }
+        // Each query alternates between repetitions.
+        assert_ne!(reference_first(0, 3), reference_first(1, 3));
     }
 }
