@@ -3,7 +3,9 @@
 //! (its slow structures mapped from the files), and a second all-DRAM open as the
 //! control — after a warm-up pass, `REPS` passes, the order of the three rotated every
 //! pass (`FIXED=1`: always all-DRAM, placement, control), optionally inside a memory
-//! cgroup of `LIMIT_BYTES` (0: none). Prints per pass and the median (min, max) of the
+//! cgroup of `LIMIT_BYTES` (0: none); `CHURN=N`: the database's files read through the
+//! page cache and dropped N times between the first all-DRAM open and the others (as
+//! `validate` opens its reference once, before the placements). Prints per pass and the median (min, max) of the
 //! placement's and the control's pass time over the all-DRAM one. A development tool
 //! for the page model (docs/placement.md, "Served from the page cache").
 //!
@@ -29,8 +31,21 @@ fn main() {
     let topo = Topology::detect().unwrap();
     let pf = PlacementFile::load(pf).unwrap();
     let open = |w| Session::new(open_cold(dir, w).unwrap(), &topo, Default::default()).unwrap();
+    let first = open(Where::Tier("dram"));
+    if let Ok(n) = std::env::var("CHURN") {
+        // Read every database file through the page cache and drop it, n times: the
+        // memory the later opens get has been through the page cache (as in `validate`,
+        // whose reference is opened before every placement run).
+        let files = first.database().files();
+        for _ in 0..n.parse::<usize>().unwrap() {
+            for f in &files {
+                std::hint::black_box(std::fs::read(f).unwrap().len());
+            }
+            pmolap_bench::ssb::data::drop_pages(&files).unwrap();
+        }
+    }
     let s = [
-        open(Where::Tier("dram")),
+        first,
         open(Where::Placement(&pf)),
         open(Where::Tier("dram")),
     ];
