@@ -7,7 +7,7 @@
 //! page cache and dropped N times between the first all-DRAM open and the others (as
 //! `validate` opens its reference once, before the placements). Prints per pass and the median (min, max) of the
 //! placement's and the control's pass time over the all-DRAM one. A development tool
-//! for the page model (docs/placement.md, "Served from the page cache").
+//! for the page model (docs/results.md, "Served from the page cache").
 //!
 //! ```text
 //! cargo run --release -p pmolap-bench --example servecost -- \
