@@ -12,13 +12,13 @@
 //! Pass 0 is the warm-up pass; every placement run follows a run of the same query on
 //! an all-DRAM database, inside the group, as `validate` pairs them. Stops at the first
 //! error.
-use pmolap_bench::ssb::data::{open_cold, Where};
+mod common;
+
+use pmolap_bench::ssb::data::Where;
 use pmolap_bench::ssb::validate::counters::measured;
-use pmolap_engine::{ssb_queries, Session};
+use pmolap_engine::ssb_queries;
 use pmolap_os::cgroup::MemoryLimit;
-use pmolap_place::PlacementFile;
 use pmolap_tier::Topology;
-use std::path::Path;
 
 fn stat(g: &MemoryLimit) -> String {
     let s = std::fs::read_to_string(g.group_dir().join("memory.stat")).unwrap_or_default();
@@ -39,27 +39,11 @@ fn stat(g: &MemoryLimit) -> String {
 }
 
 fn main() {
-    let a: Vec<String> = std::env::args().collect();
-    let (dir, pf, limit) = (
-        Path::new(&a[1]),
-        Path::new(&a[2]),
-        a[3].parse::<u64>().unwrap(),
-    );
-    let passes: usize = a.get(4).map_or(2, |s| s.parse().unwrap());
+    let (dir, pf, limit, passes) =
+        common::args("cgdiag DIR PLACEMENT.json LIMIT_BYTES [PASSES]", 2);
     let topo = Topology::detect().unwrap();
-    let pf = PlacementFile::load(pf).unwrap();
-    let reference = Session::new(
-        open_cold(dir, Where::Tier("dram")).unwrap(),
-        &topo,
-        Default::default(),
-    )
-    .unwrap();
-    let p = Session::new(
-        open_cold(dir, Where::Placement(&pf)).unwrap(),
-        &topo,
-        Default::default(),
-    )
-    .unwrap();
+    let reference = common::session(&dir, Where::Tier("dram"), &topo);
+    let p = common::session(&dir, Where::Placement(&pf), &topo);
     let g = MemoryLimit::enter(limit).unwrap();
     let qs = ssb_queries();
     for pass in 0..passes {

@@ -13,24 +13,20 @@
 //! cargo run --release -p pmolap-bench --example servecost -- \
 //!     data/ssb/sf10 PLACEMENT.json LIMIT_BYTES [REPS]
 //! ```
-use pmolap_bench::ssb::data::{open_cold, Where};
-use pmolap_engine::{ssb_queries, Session};
+mod common;
+
+use pmolap_bench::ssb::data::Where;
+use pmolap_engine::ssb_queries;
 use pmolap_os::cgroup::MemoryLimit;
-use pmolap_place::PlacementFile;
 use pmolap_tier::Topology;
-use std::path::Path;
 
 fn main() {
-    let a: Vec<String> = std::env::args().collect();
-    let (dir, pf, limit) = (
-        Path::new(&a[1]),
-        Path::new(&a[2]),
-        a[3].parse::<u64>().unwrap(),
+    let (dir, pf, limit, reps) = common::args(
+        "servecost DIR PLACEMENT.json LIMIT_BYTES [REPS]  (env: CHURN=N, FIXED=1)",
+        10,
     );
-    let reps: usize = a.get(4).map_or(10, |s| s.parse().unwrap());
     let topo = Topology::detect().unwrap();
-    let pf = PlacementFile::load(pf).unwrap();
-    let open = |w| Session::new(open_cold(dir, w).unwrap(), &topo, Default::default()).unwrap();
+    let open = |w| common::session(&dir, w, &topo);
     let first = open(Where::Tier("dram"));
     if let Ok(n) = std::env::var("CHURN") {
         // Read every database file through the page cache and drop it, n times: the
