@@ -29,6 +29,8 @@ struct Variant {
     name: &'static str,
     reclaim: Policy,
     rule: Rule,
+    /// The profile's `reclaim_page_ns` times this.
+    scale: f64,
 }
 
 /// How the reclaim cost is charged and the point predicted.
@@ -61,8 +63,13 @@ fn main() {
         name,
         reclaim,
         rule,
+        scale: 1.0,
     };
-    let variants = [
+    // `RECLAIM_SCALE=F`: one more variant, the model's with the reclaim cost times F.
+    let scale: Option<f64> = std::env::var("RECLAIM_SCALE")
+        .ok()
+        .and_then(|v| v.parse().ok());
+    let mut variants = vec![
         variant("lru", Policy::Lru, Rule::Model),
         variant("lru, every eviction", Policy::Lru, Rule::EveryEviction),
         variant("lru, no reclaim", Policy::Lru, Rule::NoReclaim),
@@ -74,6 +81,13 @@ fn main() {
             Rule::EveryEviction,
         ),
     ];
+    if let Some(f) = scale {
+        variants.push(Variant {
+            name: "lru, reclaim scaled",
+            scale: f,
+            ..variant("", Policy::Lru, Rule::Model)
+        });
+    }
     // (setting, variant) -> errors of every scenario of every document.
     let mut errs: BTreeMap<(String, usize), Vec<(f64, bool)>> = BTreeMap::new();
     for f in &args[1..] {
@@ -128,6 +142,9 @@ fn main() {
             for (k, v) in variants.iter().enumerate() {
                 let mut p = run_profile.clone();
                 let threads = r.config.io_threads.unwrap_or(r.config.threads as u32);
+                if let Some(pc) = p.pages.as_mut() {
+                    pc.reclaim_page_ns = pc.reclaim_page_ns.map(|r| r * v.scale);
+                }
                 if v.rule == Rule::NoReclaim {
                     if let Some(pc) = p.pages.as_mut() {
                         pc.reclaim_page_ns = None;

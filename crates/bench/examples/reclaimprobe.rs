@@ -1,0 +1,150 @@
+//! What a page read into a full memory cgroup costs more than one read with room to
+//! spare, by the size of the group: the database's largest files (together twice the
+//! limit) streamed by every worker through read-only mappings, one byte a page, cold
+//! outside any group, then twice inside a group of LIMIT (the second pass counted: every
+//! page it reads evicts one the first pass touched). A development tool for the page
+//! model's `reclaim_page_ns` (docs/placement.md, "Which evictions cost"): whether the
+//! profile's figure, measured in a 32 MiB group, holds for the caches `validate` uses.
+//!
+//! ```text
+//! cargo run --release -p pmolap-bench --example reclaimprobe -- data/ssb/sf10 32 256 512 [ROUNDS]
+//! ```
+//!
+//! Limits in MiB; a trailing `xN` sets the rounds (default 3). Stops at the first error.
+//!
+//! What it showed (2026-11-28, SF 10's files, quiet): the cold pass it subtracts moves
+//! 1.6-6.3 us a page between rounds (the virtual disk's host caches pages read minutes
+//! before; the group's second pass re-reads pages read seconds before), so the extra
+//! came out 1.5-2.0 us a page behind 32 MiB, 0.6-1.3 behind 256 MiB and negative behind
+//! 512 MiB: no size trend the noise lets through (docs/placement.md, "Which evictions
+//! cost").
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use pmolap_bench::ssb::data::drop_pages;
+use pmolap_bench::ssb::validate::counters::IoSample;
+use pmolap_os::cgroup::MemoryLimit;
+use pmolap_tier::region::{ReadOnlyRegion, RegionOptions};
+
+const PAGE: usize = 4096;
+const MORSEL_PAGES: usize = 64;
+
+fn files(dir: &Path, out: &mut Vec<(PathBuf, u64)>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let e = e.unwrap();
+        let t = e.file_type().unwrap();
+        if t.is_dir() {
+            files(&e.path(), out);
+        } else if t.is_file() {
+            let len = e.metadata().unwrap().len();
+            if len > 0 {
+                out.push((e.path(), len));
+            }
+        }
+    }
+}
+
+/// Fresh read-only mappings of `paths`, nothing prefaulted.
+fn map_all(paths: &[PathBuf]) -> Vec<ReadOnlyRegion> {
+    paths
+        .iter()
+        .map(|p| {
+            let len = std::fs::metadata(p).unwrap().len() as usize;
+            ReadOnlyRegion::open(p, len, &RegionOptions::default()).unwrap()
+        })
+        .collect()
+}
+
+/// Wall ns and bytes read of every worker streaming `maps` one after the other.
+fn pass(maps: &[ReadOnlyRegion], workers: usize) -> (f64, f64) {
+    let before = IoSample::now();
+    let t0 = Instant::now();
+    for m in maps {
+        let s = m.as_slice();
+        let morsels = s.len().div_ceil(PAGE).div_ceil(MORSEL_PAGES);
+        let next = AtomicUsize::new(0);
+        std::thread::scope(|sc| {
+            for _ in 0..workers {
+                sc.spawn(|| {
+                    let mut acc = 0u64;
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= morsels {
+                            break;
+                        }
+                        let a = i * MORSEL_PAGES;
+                        let b = ((i + 1) * MORSEL_PAGES).min(s.len().div_ceil(PAGE));
+                        for p in a..b {
+                            acc = acc.wrapping_add(u64::from(s[p * PAGE]));
+                        }
+                    }
+                    std::hint::black_box(acc);
+                });
+            }
+        });
+    }
+    let ns = t0.elapsed().as_nanos() as f64;
+    let read = before
+        .zip(IoSample::now())
+        .map_or(0.0, |(a, b)| a.until(b).read_bytes);
+    (ns, read)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(dir) = args.first() else {
+        eprintln!("usage: reclaimprobe DIR LIMIT_MIB... [xROUNDS]");
+        std::process::exit(2);
+    };
+    let rounds: usize = args
+        .iter()
+        .find_map(|a| a.strip_prefix('x').and_then(|r| r.parse().ok()))
+        .unwrap_or(3);
+    let limits: Vec<u64> = args[1..]
+        .iter()
+        .filter_map(|a| a.parse::<u64>().ok())
+        .collect();
+    let mut all = Vec::new();
+    files(Path::new(dir), &mut all);
+    all.sort_by_key(|b| std::cmp::Reverse(b.1));
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    for r in 0..rounds {
+        for &mib in &limits {
+            let limit = mib << 20;
+            let mut chosen = Vec::new();
+            let mut total = 0u64;
+            for (p, l) in &all {
+                if total >= 2 * limit {
+                    break;
+                }
+                chosen.push(p.clone());
+                total += l;
+            }
+            let paths: Vec<PathBuf> = chosen.clone();
+            drop_pages(&paths).unwrap();
+            let maps = map_all(&chosen);
+            let (cold_ns, cold_read) = pass(&maps, workers);
+            let (warm_ns, _) = pass(&maps, workers);
+            drop(maps);
+            drop_pages(&paths).unwrap();
+            let maps = map_all(&chosen);
+            let g = MemoryLimit::enter(limit).unwrap();
+            let _fill = pass(&maps, workers);
+            let (in_ns, in_read) = pass(&maps, workers);
+            drop(maps);
+            drop(g);
+            drop_pages(&paths).unwrap();
+            let cold = (cold_ns - warm_ns) / (cold_read / PAGE as f64).max(1.0);
+            let inside = (in_ns - warm_ns) / (in_read / PAGE as f64).max(1.0);
+            println!(
+                "round {r} limit {mib:5} MiB files {:3} ({:6.0} MiB): cold {cold:6.0} ns/page ({:6.0} MiB read), in the group {inside:6.0} ns/page ({:6.0} MiB read): extra {:6.0}",
+                chosen.len(),
+                total as f64 / (1 << 20) as f64,
+                cold_read / (1 << 20) as f64,
+                in_read / (1 << 20) as f64,
+                inside - cold
+            );
+        }
+    }
+}
