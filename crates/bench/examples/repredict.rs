@@ -13,6 +13,9 @@
 //!     bench/place-validate/out/sf1/profile-disk.json bench/place-validate/out/sf1/validate-*.json
 //! ```
 //!
+//! `RECLAIM_SCALE=F` adds one variant: the model with the profile's `reclaim_page_ns`
+//! times F (docs/placement.md, "The reclaim's price at SF 10").
+//!
 //! A development tool: it stops at the first unreadable file.
 use std::collections::BTreeMap;
 
