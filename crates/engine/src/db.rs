@@ -178,6 +178,22 @@ impl Database {
         }
     }
 
+    /// The frames holding the structures mapped from their files and those holding the
+    /// copies, over every table ([`pmolap_store::Table::frames`]); `None` where this
+    /// process may not read frame numbers. Read between runs, never inside a timed one.
+    pub fn frames(&self) -> Option<(pmolap_tier::frames::Frames, pmolap_tier::frames::Frames)> {
+        let mut out = (
+            pmolap_tier::frames::Frames::default(),
+            pmolap_tier::frames::Frames::default(),
+        );
+        for t in self.tables.values() {
+            let (m, c) = t.frames()?;
+            out.0 = out.0.plus(&m);
+            out.1 = out.1.plus(&c);
+        }
+        Some(out)
+    }
+
     /// Every file of every table (for page-cache control).
     pub fn files(&self) -> Vec<PathBuf> {
         self.tables

@@ -198,6 +198,10 @@ pub struct ScenarioResult {
     /// documents).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page_cache_bytes: Option<u64>,
+    /// Which frames held the placement's structures and the reference's at the end of its
+    /// runs (absent where the process may not read frame numbers and in older documents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frames: Option<FramesFigures>,
     /// An advised placement that is a baseline the model predicted faster than the
     /// solver's optimum at the same DRAM bytes: its kind (absent otherwise and in older
     /// documents).
@@ -211,6 +215,20 @@ impl ScenarioResult {
     pub fn headline_fraction(&self) -> f64 {
         self.slow_accessed_fraction.unwrap_or(self.slow_fraction)
     }
+}
+
+/// Where a placement's pages lay in physical memory at the end of its runs
+/// ([`pmolap_tier::frames`]): served from the page cache, reading costs more or less
+/// than a DRAM copy with the frames that hold it (large folios, contiguous frames the TLB
+/// coalesces, or single scattered pages).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct FramesFigures {
+    /// The structures on the slow tier, mapped from their files (the page cache's frames).
+    pub mapped: pmolap_tier::frames::Frames,
+    /// The placement's DRAM copies.
+    pub copies: pmolap_tier::frames::Frames,
+    /// The all-DRAM reference database's copies.
+    pub reference: pmolap_tier::frames::Frames,
 }
 
 /// Absolute errors |predicted − measured| of one model variant.

@@ -218,6 +218,15 @@ impl Structure {
         }
     }
 
+    /// The whole mapping, and whether it is the file mapped in place (else a copy): for
+    /// a census of the frames that hold it ([`pmolap_tier::frames`]).
+    pub(crate) fn mapping(&self) -> (bool, &[u8]) {
+        (
+            matches!(self.region, Bytes::Mapped(_)),
+            self.region.as_slice(),
+        )
+    }
+
     /// The payload bytes.
     #[inline]
     pub(crate) fn payload(&self) -> &[u8] {

@@ -584,6 +584,25 @@ impl Table {
         }
     }
 
+    /// The frames holding this table's opened structures ([`pmolap_tier::frames::census`]):
+    /// those mapped from their files, then the copies; `None` where this process may not
+    /// read frame numbers.
+    pub fn frames(&self) -> Option<(pmolap_tier::frames::Frames, pmolap_tier::frames::Frames)> {
+        let mut mapped = Vec::new();
+        let mut copies = Vec::new();
+        for (_, c) in self.opened_so_far() {
+            let ix = c.index.as_ref().map(|ix| &ix.s);
+            for s in [Some(&c.dict.s), Some(&c.dv.s), ix].into_iter().flatten() {
+                let (in_place, bytes) = s.mapping();
+                if in_place { &mut mapped } else { &mut copies }.push(bytes);
+            }
+        }
+        Some((
+            pmolap_tier::frames::census(mapped)?,
+            pmolap_tier::frames::census(copies)?,
+        ))
+    }
+
     /// Every column, each opened and verified first (see [`OpenOptions`]); the first
     /// damaged one fails.
     pub fn columns(&self) -> Result<Vec<&Column>> {

@@ -1,8 +1,11 @@
 //! Reading data the page cache holds through a file mapping vs the same bytes copied to
 //! DRAM (anonymous memory): ns per 4 KiB page, touching every 64-byte line or one word
 //! per page, and ns per random 8-byte load (independent, then a dependent chain).
-//! Usage: `cargo run --release -p pmolap-tier --example resident_probe -- DIR [MiB]`
-//! (writes DIR/resident-probe.bin, refused if it exists, removed at the end).
+//! Usage: `cargo run --release -p pmolap-tier --example resident_probe -- DIR [MiB] [small]`
+//! (writes DIR/resident-probe.bin, refused if it exists, removed at the end). `small`
+//! drops the file's pages and reads them back one 4 KiB page at a time with read-ahead off
+//! (`POSIX_FADV_RANDOM`), so the page cache holds them in single-page folios instead of
+//! the large folios a sequential write or read leaves (ext4 since Linux 6.x).
 use std::hint::black_box;
 use std::io::Write;
 use std::time::Instant;
@@ -83,6 +86,17 @@ fn main() {
             f.write_all(&chunk).unwrap();
         }
         f.sync_all().unwrap();
+    }
+    if a.get(3).map(String::as_str) == Some("small") {
+        use pmolap_tier::io::{fadvise, Advice};
+        use std::os::unix::fs::FileExt;
+        let f = std::fs::File::open(&path).unwrap();
+        fadvise(&f, &path, Advice::DontNeed).unwrap();
+        fadvise(&f, &path, Advice::Random).unwrap();
+        let mut page = vec![0u8; 4096];
+        for off in (0..len as u64).step_by(4096) {
+            f.read_exact_at(&mut page, off).unwrap();
+        }
     }
     let opts = RegionOptions {
         prefault: true,

@@ -11,6 +11,7 @@
 
 pub mod alloc;
 pub mod cpu;
+pub mod frames;
 pub mod io;
 pub mod kernel;
 pub mod owner;

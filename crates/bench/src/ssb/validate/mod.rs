@@ -15,7 +15,10 @@
 //!   ([`CgroupFigures::model_cache_bytes`]).
 //!
 //! Every run also records what the device did ([`counters`]: bytes read, major faults),
-//! beside what the page model predicts for it ([`pmolap_place::Model::predict_io`]).
+//! beside what the page model predicts for it ([`pmolap_place::Model::predict_io`]), and
+//! after its last timed run which physical frames held the placement's and the
+//! reference's pages ([`pmolap_tier::frames`]: a cached page reads faster or slower than
+//! a DRAM copy with them).
 //!
 //! The placements are the paper's fixed ones (all slow, data vectors only, dictionaries
 //! only) and exactly the placements `pmolap place advise` writes for the grid
@@ -489,6 +492,7 @@ pub fn validate(o: &ValidateOptions, w: Workload, pb: &ProgressBar) -> Result<Va
             io: IoFigures::sum(queries.iter().map(|q| q.io.as_ref())),
             predicted_io: models[3].predict_io(&w, ps, &p.assignment),
             page_cache_bytes: m.page_cache,
+            frames: m.frames,
             advice_baseline: match p.baseline {
                 Some(_) => None,
                 None => chosen

@@ -15,7 +15,7 @@ use pmolap_place::placement::{
     PlacedStructure, PlacementTier, PLACEMENT_FORMAT, PLACEMENT_VERSION,
 };
 use pmolap_place::{Assignment, PlacementFile, Profile, Workload, REFERENCE_TIER};
-use pmolap_results::place::IoFigures;
+use pmolap_results::place::{FramesFigures, IoFigures};
 use pmolap_tier::Topology;
 
 use super::counters::measured;
@@ -124,12 +124,14 @@ impl Runs {
 
 /// What a placement's procedure measured: per query its runs and the all-DRAM
 /// reference runs paired with them; for a cached run the group's page cache at the end
-/// and its peak memory.
+/// and its peak memory; the frames holding the placement's and the reference's pages
+/// after the last run.
 pub(super) struct Measured {
     pub runs: Runs,
     pub reference: Runs,
     pub page_cache: Option<u64>,
     pub peak: u64,
+    pub frames: Option<FramesFigures>,
 }
 
 /// Runs every query under one placement, each timed run beside a run of the query on
@@ -145,6 +147,18 @@ pub(super) struct Runner<'a> {
 }
 
 impl Runner<'_> {
+    /// The frames holding `p`'s structures (those mapped from their files, the copies)
+    /// and the reference's copies, read after a placement's last timed run.
+    fn frames(&self, p: &Session) -> Option<FramesFigures> {
+        let (mapped, copies) = p.database().frames()?;
+        let (_, reference) = self.reference.database().frames()?;
+        Some(FramesFigures {
+            mapped,
+            copies,
+            reference,
+        })
+    }
+
     /// One timed run of query `i` (`q`) on the placement (`run`) and one on the
     /// reference, in the order [`reference_first`] gives (an effect of going first or
     /// second falls on both alike).
@@ -201,6 +215,7 @@ impl Runner<'_> {
             reference,
             page_cache: None,
             peak: 0,
+            frames: self.frames(&p),
         })
     }
 
@@ -233,6 +248,7 @@ impl Runner<'_> {
         }
         let page_cache = guard.page_cache_bytes();
         let peak = guard.peak_bytes().unwrap_or(0);
+        let frames = self.frames(&p);
         drop(guard);
         drop(p);
         Ok(Measured {
@@ -240,6 +256,7 @@ impl Runner<'_> {
             reference,
             page_cache,
             peak,
+            frames,
         })
     }
 }

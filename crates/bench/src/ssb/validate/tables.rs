@@ -10,7 +10,9 @@ use pmolap_results::place::{at_dram, ScenarioResult, ValidateReport, BASELINE_KI
 use pmolap_results::stats::{median, Ratio, Spread};
 
 mod device;
+mod frames;
 use device::{calibration_table, io_table};
+use frames::frames_table;
 
 /// `12.3 % (10.1–14.0, 3 rounds)` of a share's spread over rounds.
 fn pct(s: Option<Spread>) -> String {
@@ -343,6 +345,7 @@ pub fn markdown<W>(docs: &[ValidateReport<W>]) -> String {
     }
     io_table(&mut out, &settings);
     calibration_table(&mut out, &settings);
+    frames_table(&mut out, &settings);
     out
 }
 
@@ -505,6 +508,55 @@ mod tests {
             line.contains("| 20.0 | 10.0 | 0.50 | 3 | 2 | 4.0 |"),
             "{line}"
         );
+    }
+
+    #[test]
+    fn frames_per_setting_and_what_the_cached_placements_measured() {
+        use pmolap_results::place::{FramesFigures, IoFigures};
+        use pmolap_tier::frames::Frames;
+        let mut d = doc();
+        // Without a census the table is left out.
+        assert!(!markdown(&[d.clone()]).contains("### Frames"));
+        let frames = |present, coalesced, large| Frames {
+            present,
+            coalesced,
+            large_folio: large,
+        };
+        for (i, s) in d.scenarios.iter_mut().enumerate() {
+            s.io = Some(IoFigures {
+                read_bytes: 0.0,
+                major_faults: 0.0,
+            });
+            s.slow_accessed_fraction = Some(if i == 0 { 0.05 } else { 0.5 });
+            s.measured = 1.0 + i as f64 / 100.0;
+            s.frames = Some(FramesFigures {
+                // Page cache: a quarter coalescable, half in large folios (of 8 read).
+                mapped: frames(4096, 1024, Some((4, 8))),
+                // The copies: too few pages for a share (left out).
+                copies: frames(100, 100, Some((0, 12))),
+                reference: frames(8192, 8192, Some((0, 1024))),
+            });
+        }
+        let n = d.scenarios.len();
+        let md = markdown(&[d]);
+        let line = row_of(&md, "### Frames", "| cache 4.6 MiB |");
+        assert!(
+            line.starts_with(&format!(
+                "| cache 4.6 MiB | {n} | 0.50 (0.50–0.50) | 0.25 (0.25–0.25) | - | 1.00 (1.00–1.00) |"
+            )),
+            "{line}"
+        );
+        // Served from the page cache: every placement but the first (5 % mapped), their
+        // median and range.
+        let served: Vec<f64> = (1..n).map(|i| 1.0 + i as f64 / 100.0).collect();
+        let want = format!(
+            "{:.3}× ({:.3}–{:.3}, {} runs)",
+            median(&served),
+            served[0],
+            served[n - 2],
+            n - 1
+        );
+        assert!(line.contains(&want), "{line}");
     }
 
     /// A promise of 2.0x measured 2.5x is broken as printed; with the all-DRAM time
