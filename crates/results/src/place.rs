@@ -489,6 +489,46 @@ impl<W> ValidateReport<W> {
         }
     }
 
+    /// The headline (the placement paper's "X % of the data on the slow tier within 10 %
+    /// of DRAM", over the accessed bytes): the most of the accessed bytes on the slow tier
+    /// among the placements and baselines whose relative time is within 10 % of DRAM,
+    /// `(measured, as the advised model predicts)`; `None` where no placement is. The
+    /// `os alone` baselines are left out: they put every byte on the slow tier and give
+    /// their DRAM to its page cache, so their share says nothing of a placement.
+    pub fn headline(&self) -> (Option<f64>, Option<f64>) {
+        let (m, p) = self.headline_placements();
+        (
+            m.map(ScenarioResult::headline_fraction),
+            p.map(ScenarioResult::headline_fraction),
+        )
+    }
+
+    /// The placements (or baselines) behind [`ValidateReport::headline`]: the one with
+    /// the most accessed bytes on the slow tier measured within 10 % of DRAM, and the one
+    /// predicted so by the advised model (the first of equals).
+    pub fn headline_placements(&self) -> (Option<&ScenarioResult>, Option<&ScenarioResult>) {
+        let model = self.advised_model().to_string();
+        let best = |f: &dyn Fn(&ScenarioResult) -> Option<f64>| {
+            self.scenarios
+                .iter()
+                .chain(
+                    self.baselines
+                        .iter()
+                        .filter(|b| b.kind != "os alone")
+                        .map(|b| &b.result),
+                )
+                .filter(|s| f(s).is_some_and(|r| r <= 1.1))
+                .fold(None, |m: Option<&ScenarioResult>, s| match m {
+                    Some(m) if m.headline_fraction() >= s.headline_fraction() => Some(m),
+                    _ => Some(s),
+                })
+        };
+        (
+            best(&|s| Some(s.measured)),
+            best(&|s| s.predicted.of_model(&model)),
+        )
+    }
+
     /// The baseline of `kind` measured beside the advised placement `placement`.
     pub fn baseline_for(&self, kind: &str, placement: &str) -> Option<&Baseline> {
         self.baselines

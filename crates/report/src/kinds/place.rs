@@ -11,29 +11,10 @@ use pmolap_results::place::{Predicted, ValidateReport, BASELINE_KINDS};
 use crate::draw::{header, Figure, LineFigure, ScatterFigure, Series, XAxis, SEP};
 use crate::markup::Table;
 
-/// The most of the accessed bytes on the slow tier (share) over the placements whose
-/// relative time is within 10 % of DRAM, measured and as the advised model predicts:
-/// `(measured, model)`; `None` where no placement is.
-pub(crate) fn headline(doc: &ValidateReport) -> (Option<f64>, Option<f64>) {
-    let model = doc.advised_model().to_string();
-    let best = |f: &dyn Fn(&pmolap_results::place::ScenarioResult) -> Option<f64>| {
-        doc.scenarios
-            .iter()
-            .chain(doc.baselines.iter().map(|b| &b.result))
-            .filter(|s| f(s).is_some_and(|r| r <= 1.1))
-            .map(|s| s.headline_fraction())
-            .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))))
-    };
-    (
-        best(&|s| Some(s.measured)),
-        best(&|s| s.predicted.of_model(&model)),
-    )
-}
-
 /// The headline sentence.
 pub(crate) fn headline_text(doc: &ValidateReport) -> String {
     let p = |v: Option<f64>| v.map_or_else(|| "none".into(), |x| format!("{:.1} %", 100.0 * x));
-    let (m, model) = headline(doc);
+    let (m, model) = doc.headline();
     format!(
         "{} of the accessed data on the slow tier within 10 % of DRAM, measured ({} by the {} model)",
         p(m),
