@@ -443,7 +443,7 @@ mod tests {
     use super::*;
 
     /// The first row after the table headed `section` that contains `cell`.
-    fn row_of(md: &str, section: &str, cell: &str) -> String {
+    pub(super) fn row_of(md: &str, section: &str, cell: &str) -> String {
         md.lines()
             .skip_while(|l| !l.contains(section))
             .find(|l| l.contains(cell))
@@ -452,7 +452,7 @@ mod tests {
     }
 
     /// The fixture of the report's tests: one cache round with baselines.
-    fn doc() -> ValidateReport<serde_json::Value> {
+    pub(super) fn doc() -> ValidateReport<serde_json::Value> {
         let text = include_str!("../../../../report/tests/fixtures/place-validate-baselines.json");
         serde_json::from_str(text).unwrap()
     }
@@ -512,52 +512,6 @@ mod tests {
         assert!(
             line.contains("| 20.0 | 10.0 | 0.50 | 3 | 2 | 4.0 |"),
             "{line}"
-        );
-    }
-
-    #[test]
-    fn headline_measured_and_by_the_model_with_its_placements() {
-        let mut rounds = Vec::new();
-        for r in 0..2 {
-            let mut d = doc();
-            // The OS alone (every byte on the slow tier, its DRAM the page cache) at
-            // 1.0 is no headline; the other baselines are too slow to be one.
-            assert!(d.baselines.iter().any(|b| b.kind == "os alone"));
-            for b in &mut d.baselines {
-                let v = if b.kind == "os alone" { 1.0 } else { 3.0 };
-                b.result.measured = v;
-                b.result.predicted.paper = v;
-                b.result.predicted.page = Some(v);
-            }
-            for (i, s) in d.scenarios.iter_mut().enumerate() {
-                s.slow_accessed_fraction = Some(i as f64 / 100.0);
-                s.measured = 2.0;
-                s.predicted.paper = 2.0;
-                s.predicted.page = Some(2.0);
-            }
-            // Measured within 10 %: placement 3 (3 %) and 5 (5 %, in round 1 only);
-            // predicted within 10 %: placement 7 (7 %), which measured 1.5 and 1.6.
-            d.scenarios[3].measured = 1.05;
-            if r == 1 {
-                d.scenarios[5].measured = 1.1;
-            }
-            d.scenarios[7].measured = 1.5 + r as f64 / 10.0;
-            d.scenarios[7].predicted.paper = 1.08;
-            d.scenarios[7].predicted.page = Some(1.08);
-            rounds.push(d);
-        }
-        let (n3, n5, n7) = (
-            rounds[0].scenarios[3].name.clone(),
-            rounds[0].scenarios[5].name.clone(),
-            rounds[0].scenarios[7].name.clone(),
-        );
-        let md = markdown(&rounds);
-        let line = row_of(&md, "### Headline", "| cache 4.6 MiB |");
-        assert_eq!(
-            line,
-            format!(
-                "| cache 4.6 MiB | 4.0 % (3.0–5.0, 2 rounds) | {n3} (1 of 2), {n5} (1 of 2) | 7.0 % (7.0–7.0, 2 rounds) | {n7} (2 of 2) | 1.550 (1.500–1.600) |"
-            )
         );
     }
 
