@@ -473,7 +473,13 @@ fn advise(a: &AdviseArgs) -> Result<()> {
         _ => bail!("give --budget (e.g. 10%) or --target (e.g. 75%)"),
     };
     let s = pmolap_place::advise(&w, &p, &o, goal)?;
-    let accuracy = AccuracyRecord::latest(&accuracy_dir(), &o.key(&w, &p), &hostname()?)?;
+    // The error measured in this advice's own setting where validate ran it (the same
+    // setting names the same document's figures: `place validate --setting`).
+    let setting = a
+        .model
+        .cache
+        .map_or_else(|| "cold".to_string(), |c| format!("cache:{c}"));
+    let accuracy = AccuracyRecord::latest(&accuracy_dir(), &o.key(&w, &p), &hostname()?, &setting)?;
     // Behind a bounded cache: the band, and the promise (the OS alone gets the DRAM
     // bytes as page cache too).
     let band = match a.model.cache {
@@ -573,6 +579,14 @@ fn advise(a: &AdviseArgs) -> Result<()> {
         ),
     }
     println!("accuracy: {accuracy}");
+    if let pmolap_place::Accuracy::Validated(e) = &accuracy {
+        if e.setting != setting {
+            println!(
+                "  (validated {}, not {setting}: run `place validate --setting {setting}` for this setting's own figures)",
+                e.setting
+            );
+        }
+    }
     println!("placement: {}", a.out.display());
     Ok(())
 }

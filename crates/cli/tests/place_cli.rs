@@ -465,6 +465,48 @@ fn workload_advise_apply_and_validate() {
             std::fs::read_to_string(&md).unwrap().lines().count() + 1,
             out.lines().count()
         );
+        // Each advice states the error of its own setting: cold keeps the cold record
+        // though the cache's is newer; behind a cache, the nearest cache's record.
+        let setting_of = |extra: &[&str]| {
+            let out = f.root.join("advice-setting.json");
+            let printed = ok(pmolap()
+                .current_dir(&f.root)
+                .args([
+                    "place",
+                    "advise",
+                    "--llc",
+                    "1048576",
+                    "--budget",
+                    "10%",
+                    "--overwrite",
+                ])
+                .args(extra)
+                .arg("--workload")
+                .arg(&f.workload)
+                .arg("--profile")
+                .arg(&f.profile)
+                .arg("--out")
+                .arg(&out));
+            let acc = read_json(&out)["accuracy"].clone();
+            assert_eq!(acc["status"], "validated", "{acc}");
+            (acc["setting"].as_str().unwrap().to_string(), printed)
+        };
+        let (cold, printed) = setting_of(&[]);
+        assert_eq!(cold, "cold", "{printed}");
+        assert!(!printed.contains("(validated "), "{printed}");
+        let (cached, printed) = setting_of(&["--cache", "8MiB"]);
+        assert_eq!(cached, format!("cache:{}", 8 << 20), "{printed}");
+        assert!(!printed.contains("(validated "), "{printed}");
+        let (near, printed) = setting_of(&["--cache", "12MiB"]);
+        assert_eq!(near, format!("cache:{}", 8 << 20), "{printed}");
+        assert!(
+            printed.contains(&format!(
+                "(validated cache:{}, not cache:{}",
+                8 << 20,
+                12 << 20
+            )),
+            "{printed}"
+        );
     } else {
         assert!(err.contains("memory cgroup"), "{err}");
         eprintln!("cache setting skipped: {err}");

@@ -140,9 +140,13 @@ impl AccuracyRecord {
         Ok(r)
     }
 
-    /// The accuracy of an advice with `key` on `machine`: the latest record for both in
-    /// `dir`, or [`Accuracy::NotValidated`] (also when `dir` does not exist).
-    pub fn latest(dir: &Path, key: &str, machine: &str) -> Result<Accuracy> {
+    /// The accuracy of an advice with `key` on `machine` in `setting` (`cold`, or
+    /// `cache:BYTES` behind a bounded cache) from the records for both in `dir`: the
+    /// latest of the same setting; else, behind a cache, the latest of the cache nearest
+    /// in size (by ratio); else the latest of any setting — the record's `setting` says
+    /// which it was. [`Accuracy::NotValidated`] where there is none (also when `dir` does
+    /// not exist).
+    pub fn latest(dir: &Path, key: &str, machine: &str, setting: &str) -> Result<Accuracy> {
         let entries = match std::fs::read_dir(dir) {
             Ok(e) => e,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -156,7 +160,7 @@ impl AccuracyRecord {
             }
         };
         let prefix = format!("{key}-");
-        let mut best: Option<AccuracyRecord> = None;
+        let mut records = Vec::new();
         for e in entries {
             let e = e.map_err(|source| Error::Io {
                 path: dir.to_path_buf(),
@@ -168,15 +172,41 @@ impl AccuracyRecord {
                 continue;
             }
             let r = AccuracyRecord::load(&e.path())?;
-            if r.key != key || r.machine != machine {
-                continue;
-            }
-            if best.as_ref().is_none_or(|b| r.unix_time >= b.unix_time) {
-                best = Some(r);
+            if r.key == key && r.machine == machine {
+                records.push(r);
             }
         }
-        Ok(best.map_or(Accuracy::NotValidated, |r| Accuracy::Validated(r.error)))
+        Ok(closest(records, setting)
+            .map_or(Accuracy::NotValidated, |r| Accuracy::Validated(r.error)))
     }
+}
+
+/// The bytes of a `cache:BYTES` setting.
+fn cache_bytes(setting: &str) -> Option<f64> {
+    let b: u64 = setting.strip_prefix("cache:")?.parse().ok()?;
+    (b > 0).then_some(b as f64)
+}
+
+/// The record whose setting matches `setting` best ([`AccuracyRecord::latest`]'s order:
+/// the same setting, then the nearest cache behind a cache, then any; the latest among
+/// equals).
+fn closest(records: Vec<AccuracyRecord>, setting: &str) -> Option<AccuracyRecord> {
+    let wanted = cache_bytes(setting);
+    // Higher is better: (the same setting, minus the log-distance of the caches' sizes).
+    let rank = |r: &AccuracyRecord| -> (bool, f64) {
+        let same = r.error.setting == setting;
+        let near = match (wanted, cache_bytes(&r.error.setting)) {
+            (Some(a), Some(b)) => -(a / b).ln().abs(),
+            _ => f64::NEG_INFINITY,
+        };
+        (same, near)
+    };
+    records.into_iter().max_by(|a, b| {
+        let (ra, rb) = (rank(a), rank(b));
+        ra.0.cmp(&rb.0)
+            .then(ra.1.total_cmp(&rb.1))
+            .then(a.unix_time.cmp(&b.unix_time))
+    })
 }
 
 #[cfg(test)]
@@ -202,7 +232,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path().join("accuracy");
         assert_eq!(
-            AccuracyRecord::latest(&d, "k", "host").unwrap(),
+            AccuracyRecord::latest(&d, "k", "host", "cold").unwrap(),
             Accuracy::NotValidated
         );
         AccuracyRecord::new("k".into(), "host".into(), 10, error("cold", 0.1))
@@ -218,25 +248,62 @@ mod tests {
             .save(&d)
             .unwrap();
         // `other` replaced host's cold record (same key and setting): the cache one is
-        // the latest left for host.
+        // all that is left for host, and stands in for the cold one (its setting says so).
         assert_eq!(
-            AccuracyRecord::latest(&d, "k", "host").unwrap(),
+            AccuracyRecord::latest(&d, "k", "host", "cold").unwrap(),
             Accuracy::Validated(error("cache:1024", 0.2))
         );
         assert_eq!(
-            AccuracyRecord::latest(&d, "k", "other").unwrap(),
+            AccuracyRecord::latest(&d, "k", "other", "cold").unwrap(),
             Accuracy::Validated(error("cold", 0.3))
         );
         assert_eq!(
-            AccuracyRecord::latest(&d, "x", "host").unwrap(),
+            AccuracyRecord::latest(&d, "x", "host", "cold").unwrap(),
             Accuracy::NotValidated
         );
         // A damaged record is a one-line error naming it.
         std::fs::write(d.join("k-broken.json"), "{").unwrap();
-        let e = AccuracyRecord::latest(&d, "k", "host")
+        let e = AccuracyRecord::latest(&d, "k", "host", "cold")
             .unwrap_err()
             .to_string();
         assert!(e.contains("k-broken.json"), "{e}");
+    }
+
+    #[test]
+    fn the_record_of_the_advice_s_own_setting_wins() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().join("accuracy");
+        for (t, setting) in [
+            (10, "cold"),
+            (20, "cache:1000"),
+            (30, "cache:4000"),
+            (5, "cache:2000"),
+        ] {
+            AccuracyRecord::new("k".into(), "host".into(), t, error(setting, 0.1))
+                .save(&d)
+                .unwrap();
+        }
+        let of = |setting: &str| match AccuracyRecord::latest(&d, "k", "host", setting).unwrap() {
+            Accuracy::Validated(e) => e.setting,
+            Accuracy::NotValidated => "none".into(),
+        };
+        // The same setting, however old; cold never takes a cache's record while it has
+        // its own.
+        assert_eq!(of("cold"), "cold");
+        assert_eq!(of("cache:1000"), "cache:1000");
+        assert_eq!(of("cache:2000"), "cache:2000");
+        // Behind another cache, the nearest by ratio (2900 is 1.45x 2000, 1.38x 4000),
+        // not the latest.
+        assert_eq!(of("cache:1900"), "cache:2000");
+        assert_eq!(of("cache:2900"), "cache:4000");
+        assert_eq!(of("cache:100"), "cache:1000");
+        // Without a record of its kind: the latest of any setting.
+        std::fs::remove_file(d.join("k-cold.json")).unwrap();
+        assert_eq!(of("cold"), "cache:4000");
+        for s in ["cache:1000", "cache:4000", "cache:2000"] {
+            std::fs::remove_file(d.join(format!("k-{}.json", s.replace(':', "-")))).unwrap();
+        }
+        assert_eq!(of("cache:1000"), "none");
     }
 
     #[test]
