@@ -6,7 +6,10 @@
 //! per fault, per page around a fault, per page read ahead — beside what the run's
 //! calibrated profile charges for each. Two fits: plain (the long queries weigh most) and
 //! relative (each row divided by its predicted extra time plus 0.2 ms, so the few-fault
-//! queries count as much as the streaming ones). A development tool for the page model
+//! queries count as much as the streaming ones); each again with a fourth term, a share of
+//! the paired reference's time: what the placement's own open costs over the reference's
+//! whatever it reads, which a few faults' extra time cannot be told from otherwise. A
+//! development tool for the page model
 //! (docs/results.md, "Faults cost more in the engine than in the probe"); it stops at the
 //! first unreadable file.
 //!
@@ -25,37 +28,43 @@ struct Row {
     ahead: f64,
     predicted_ns: f64,
     measured_ns: f64,
+    /// The paired all-DRAM runs' median.
+    reference_ns: f64,
 }
 
-/// Least squares `x` of `Σ w_i (a_i · x − b_i)²` over three unknowns (normal equations,
+/// Least squares `x` of `Σ w_i (a_i · x − b_i)²` over `N` unknowns (normal equations,
 /// Gaussian elimination); `None` when they are singular.
-fn fit(rows: &[([f64; 3], f64, f64)]) -> Option<[f64; 3]> {
-    let mut m = [[0.0f64; 4]; 3];
+fn fit<const N: usize>(rows: &[([f64; N], f64, f64)]) -> Option<[f64; N]> {
+    let mut m = vec![vec![0.0f64; N + 1]; N];
     for (a, b, w) in rows {
-        for i in 0..3 {
-            for j in 0..3 {
+        for i in 0..N {
+            for j in 0..N {
                 m[i][j] += w * a[i] * a[j];
             }
-            m[i][3] += w * a[i] * b;
+            m[i][N] += w * a[i] * b;
         }
     }
-    for c in 0..3 {
-        let p = (c..3).max_by(|&x, &y| m[x][c].abs().total_cmp(&m[y][c].abs()))?;
+    for c in 0..N {
+        let p = (c..N).max_by(|&x, &y| m[x][c].abs().total_cmp(&m[y][c].abs()))?;
         if m[p][c].abs() < 1e-12 {
             return None;
         }
         m.swap(c, p);
-        let pivot = m[c];
+        let pivot = m[c].clone();
         for (r, row) in m.iter_mut().enumerate() {
             if r != c {
                 let f = row[c] / pivot[c];
-                for (x, p) in row.iter_mut().zip(pivot).skip(c) {
+                for (x, p) in row.iter_mut().zip(&pivot).skip(c) {
                     *x -= f * p;
                 }
             }
         }
     }
-    Some([m[0][3] / m[0][0], m[1][3] / m[1][1], m[2][3] / m[2][2]])
+    let mut x = [0.0; N];
+    for (i, v) in x.iter_mut().enumerate() {
+        *v = m[i][N] / m[i][i];
+    }
+    Some(x)
 }
 
 fn main() {
@@ -118,6 +127,7 @@ fn main() {
                     ahead: m.by_streams.iter().sum(),
                     predicted_ns: m.cost(pc, threads) / threads.max(1) as f64,
                     measured_ns: (q.median_ms - reference_ms) * 1e6,
+                    reference_ns: reference_ms * 1e6,
                 });
             }
         }
@@ -136,15 +146,37 @@ fn main() {
         mean(2)
     );
     for (name, weight) in [("fitted, plain", None), ("fitted, relative", Some(0.2e6))] {
-        let data: Vec<([f64; 3], f64, f64)> = rows
+        let w = |r: &Row| weight.map_or(1.0, |e| 1.0 / (r.predicted_ns + e).powi(2));
+        let three: Vec<([f64; 3], f64, f64)> = rows
+            .iter()
+            .map(|r| ([r.faults, r.around, r.ahead], r.measured_ns, w(r)))
+            .collect();
+        match fit(&three) {
+            Some(x) => println!("{name:>47}: {:>9.0} {:>9.0} {:>9.0}", x[0], x[1], x[2]),
+            None => println!("{name:>47}: singular (too few kinds of rows)"),
+        }
+        // With a fourth term: a share of the reference's time, what the placement's own
+        // open costs over the reference's whatever it reads (the placements that read
+        // nothing measure it).
+        let four: Vec<([f64; 4], f64, f64)> = rows
             .iter()
             .map(|r| {
-                let w = weight.map_or(1.0, |e| 1.0 / (r.predicted_ns + e).powi(2));
-                ([r.faults, r.around, r.ahead], r.measured_ns, w)
+                (
+                    [r.faults, r.around, r.ahead, r.reference_ns],
+                    r.measured_ns,
+                    w(r),
+                )
             })
             .collect();
-        match fit(&data) {
-            Some(x) => println!("{name:>47}: {:>9.0} {:>9.0} {:>9.0}", x[0], x[1], x[2]),
+        match fit(&four) {
+            Some(x) => println!(
+                "{:>47}: {:>9.0} {:>9.0} {:>9.0}  + {:.1} % of the reference's time",
+                format!("{name}, with the open's share"),
+                x[0],
+                x[1],
+                x[2],
+                100.0 * x[3]
+            ),
             None => println!("{name:>47}: singular (too few kinds of rows)"),
         }
     }
