@@ -4,6 +4,7 @@
 #![allow(dead_code)] // each test file uses some of them
 
 pub mod pg;
+pub mod place;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output};
