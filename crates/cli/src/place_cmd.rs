@@ -473,12 +473,15 @@ fn advise(a: &AdviseArgs) -> Result<()> {
         _ => bail!("give --budget (e.g. 10%) or --target (e.g. 75%)"),
     };
     let s = pmolap_place::advise(&w, &p, &o, goal)?;
-    // The error measured in this advice's own setting where validate ran it (the same
-    // setting names the same document's figures: `place validate --setting`).
+    // The error measured in this advice's own setting where validate ran it, named as
+    // `place validate` names its setting in the record.
     let setting = a
         .model
         .cache
-        .map_or_else(|| "cold".to_string(), |c| format!("cache:{c}"));
+        .map_or(pmolap_results::place::Setting::Cold, |bytes| {
+            pmolap_results::place::Setting::Cache { bytes }
+        })
+        .to_string();
     let accuracy = AccuracyRecord::latest(&accuracy_dir(), &o.key(&w, &p), &hostname()?, &setting)?;
     // Behind a bounded cache: the band, and the promise (the OS alone gets the DRAM
     // bytes as page cache too).
