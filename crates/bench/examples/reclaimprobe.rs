@@ -11,6 +11,12 @@
 //! ```
 //!
 //! Limits in MiB; a trailing `xN` sets the rounds (default 3). Stops at the first error.
+//! `--mapped-vs-read` instead pairs, per round and limit in alternating order, the files
+//! streamed through mappings and with `pread` (never mapped), each cold and inside the
+//! group: what reclaiming a page the reader had mapped costs more, against a cold pass
+//! of the same moment (2026-11-29: 3.0 us a page behind 32 MiB, all 8 rounds 2.5-4.2;
+//! 1.0 and 0.4 behind 256 and 512 MiB, inside a spread of +-2; docs/placement.md, "A
+//! mapped page's reclaim, paired").
 //!
 //! What it showed (2026-11-28, SF 10's files, quiet): the cold pass it subtracts moves
 //! 1.6-6.3 us a page between rounds (the virtual disk's host caches pages read minutes
@@ -54,6 +60,44 @@ fn map_all(paths: &[PathBuf]) -> Vec<ReadOnlyRegion> {
             ReadOnlyRegion::open(p, len, &RegionOptions::default()).unwrap()
         })
         .collect()
+}
+
+/// Wall ns and bytes read of every worker streaming `paths` with `pread` (64 pages a
+/// morsel into the worker's buffer): the same pages as [`pass`], never mapped.
+fn read_pass(paths: &[PathBuf], workers: usize) -> (f64, f64) {
+    use std::os::unix::fs::FileExt;
+    let before = IoSample::now();
+    let t0 = Instant::now();
+    for p in paths {
+        let f = std::fs::File::open(p).unwrap();
+        let len = f.metadata().unwrap().len() as usize;
+        let morsels = len.div_ceil(PAGE).div_ceil(MORSEL_PAGES);
+        let next = AtomicUsize::new(0);
+        std::thread::scope(|sc| {
+            for _ in 0..workers {
+                sc.spawn(|| {
+                    let mut buf = vec![0u8; PAGE * MORSEL_PAGES];
+                    let mut acc = 0u64;
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= morsels {
+                            break;
+                        }
+                        let a = i * MORSEL_PAGES * PAGE;
+                        let n = (len - a).min(buf.len());
+                        f.read_exact_at(&mut buf[..n], a as u64).unwrap();
+                        acc = acc.wrapping_add(u64::from(buf[0]));
+                    }
+                    std::hint::black_box(acc);
+                });
+            }
+        });
+    }
+    let ns = t0.elapsed().as_nanos() as f64;
+    let read = before
+        .zip(IoSample::now())
+        .map_or(0.0, |(a, b)| a.until(b).read_bytes);
+    (ns, read)
 }
 
 /// Wall ns and bytes read of every worker streaming `maps` one after the other.
@@ -109,6 +153,10 @@ fn main() {
     files(Path::new(dir), &mut all);
     all.sort_by_key(|b| std::cmp::Reverse(b.1));
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if args.iter().any(|a| a == "--mapped-vs-read") {
+        mapped_vs_read(&all, &limits, rounds, workers);
+        return;
+    }
     for r in 0..rounds {
         for &mib in &limits {
             let limit = mib << 20;
@@ -144,6 +192,69 @@ fn main() {
                 cold_read / (1 << 20) as f64,
                 in_read / (1 << 20) as f64,
                 inside - cold
+            );
+        }
+    }
+}
+
+/// Per round and limit, alternating the order: the files streamed cold through mappings
+/// and with `pread`, then each twice inside a group of the limit (the second pass
+/// counted). A page read with `pread` is never mapped, so its eviction unmaps nothing:
+/// (in the group − cold) mapped minus the same with `pread` is what reclaiming a page
+/// the reader had mapped costs more, at this group size, each side paired with a cold
+/// pass of the same moment.
+fn mapped_vs_read(all: &[(PathBuf, u64)], limits: &[u64], rounds: usize, workers: usize) {
+    for r in 0..rounds {
+        for &mib in limits {
+            let limit = mib << 20;
+            let mut chosen = Vec::new();
+            let mut total = 0u64;
+            for (p, l) in all {
+                if total >= 2 * limit {
+                    break;
+                }
+                chosen.push(p.clone());
+                total += l;
+            }
+            let per_page = |(ns, read): (f64, f64)| ns / (read / PAGE as f64).max(1.0);
+            let run = |mapped: bool, group: bool| -> f64 {
+                drop_pages(&chosen).unwrap();
+                let g = group.then(|| MemoryLimit::enter(limit).unwrap());
+                let out = if mapped {
+                    let maps = map_all(&chosen);
+                    if group {
+                        pass(&maps, workers);
+                    }
+                    pass(&maps, workers)
+                } else {
+                    if group {
+                        read_pass(&chosen, workers);
+                    }
+                    read_pass(&chosen, workers)
+                };
+                drop(g);
+                per_page(out)
+            };
+            let (cm, cr, gm, gr) = if r % 2 == 0 {
+                let cm = run(true, false);
+                let cr = run(false, false);
+                let gm = run(true, true);
+                let gr = run(false, true);
+                (cm, cr, gm, gr)
+            } else {
+                let gr = run(false, true);
+                let gm = run(true, true);
+                let cr = run(false, false);
+                let cm = run(true, false);
+                (cm, cr, gm, gr)
+            };
+            drop_pages(&chosen).unwrap();
+            println!(
+                "round {r} limit {mib:5} MiB ({:6.0} MiB of files): ns/page cold mapped {cm:6.0} read {cr:6.0} | in the group mapped {gm:6.0} read {gr:6.0} | extra mapped {:6.0} read {:6.0} | mapped's reclaim {:6.0}",
+                total as f64 / (1 << 20) as f64,
+                gm - cm,
+                gr - cr,
+                (gm - cm) - (gr - cr)
             );
         }
     }

@@ -13,6 +13,9 @@
 //!     bench/place-validate/out/sf1/profile-disk.json bench/place-validate/out/sf1/validate-*.json
 //! ```
 //!
+//! `VARIANTS=lru,kernel` keeps only the variants named (each is a whole simulation of
+//! every placement: the SF 10 documents take ~2 minutes a variant).
+//!
 //! `RECLAIM_SCALE=F` adds one variant: the model with the profile's `reclaim_page_ns`
 //! times F (docs/placement.md, "The reclaim's price at SF 10").
 //!
@@ -84,6 +87,11 @@ fn main() {
             Rule::EveryEviction,
         ),
     ];
+    // `VARIANTS=a,b`: only the variants named.
+    if let Ok(only) = std::env::var("VARIANTS") {
+        let only: Vec<&str> = only.split(',').collect();
+        variants.retain(|v| only.contains(&v.name));
+    }
     if let Some(f) = scale {
         variants.push(Variant {
             name: "lru, reclaim scaled",
