@@ -25,11 +25,11 @@
 //! 512 MiB: no size trend the noise lets through (docs/placement.md, "Which evictions
 //! cost").
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use pmolap_bench::ssb::data::drop_pages;
 use pmolap_bench::ssb::validate::counters::IoSample;
+use pmolap_bench::ssb::validate::probe::by_morsels;
 use pmolap_os::cgroup::MemoryLimit;
 use pmolap_tier::region::{ReadOnlyRegion, RegionOptions};
 
@@ -62,37 +62,11 @@ fn map_all(paths: &[PathBuf]) -> Vec<ReadOnlyRegion> {
         .collect()
 }
 
-/// Wall ns and bytes read of every worker streaming `paths` with `pread` (64 pages a
-/// morsel into the worker's buffer): the same pages as [`pass`], never mapped.
-fn read_pass(paths: &[PathBuf], workers: usize) -> (f64, f64) {
-    use std::os::unix::fs::FileExt;
+/// Wall ns and bytes read from storage of `work`.
+fn timed(work: impl FnOnce()) -> (f64, f64) {
     let before = IoSample::now();
     let t0 = Instant::now();
-    for p in paths {
-        let f = std::fs::File::open(p).unwrap();
-        let len = f.metadata().unwrap().len() as usize;
-        let morsels = len.div_ceil(PAGE).div_ceil(MORSEL_PAGES);
-        let next = AtomicUsize::new(0);
-        std::thread::scope(|sc| {
-            for _ in 0..workers {
-                sc.spawn(|| {
-                    let mut buf = vec![0u8; PAGE * MORSEL_PAGES];
-                    let mut acc = 0u64;
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        if i >= morsels {
-                            break;
-                        }
-                        let a = i * MORSEL_PAGES * PAGE;
-                        let n = (len - a).min(buf.len());
-                        f.read_exact_at(&mut buf[..n], a as u64).unwrap();
-                        acc = acc.wrapping_add(u64::from(buf[0]));
-                    }
-                    std::hint::black_box(acc);
-                });
-            }
-        });
-    }
+    work();
     let ns = t0.elapsed().as_nanos() as f64;
     let read = before
         .zip(IoSample::now())
@@ -100,39 +74,38 @@ fn read_pass(paths: &[PathBuf], workers: usize) -> (f64, f64) {
     (ns, read)
 }
 
-/// Wall ns and bytes read of every worker streaming `maps` one after the other.
+/// Wall ns and bytes read of every worker streaming `paths` with `pread` (64 pages a
+/// morsel): the same pages as [`pass`], never mapped.
+fn read_pass(paths: &[PathBuf], workers: usize) -> (f64, f64) {
+    use std::os::unix::fs::FileExt;
+    timed(|| {
+        for p in paths {
+            let f = std::fs::File::open(p).unwrap();
+            let len = f.metadata().unwrap().len() as usize;
+            by_morsels(len.div_ceil(PAGE * MORSEL_PAGES), workers, |i| {
+                let mut buf = vec![0u8; PAGE * MORSEL_PAGES];
+                let a = i * MORSEL_PAGES * PAGE;
+                let n = (len - a).min(buf.len());
+                f.read_exact_at(&mut buf[..n], a as u64).unwrap();
+                u64::from(buf[0])
+            });
+        }
+    })
+}
+
+/// Wall ns and bytes read of every worker streaming `maps` one after the other, one
+/// byte a page.
 fn pass(maps: &[ReadOnlyRegion], workers: usize) -> (f64, f64) {
-    let before = IoSample::now();
-    let t0 = Instant::now();
-    for m in maps {
-        let s = m.as_slice();
-        let morsels = s.len().div_ceil(PAGE).div_ceil(MORSEL_PAGES);
-        let next = AtomicUsize::new(0);
-        std::thread::scope(|sc| {
-            for _ in 0..workers {
-                sc.spawn(|| {
-                    let mut acc = 0u64;
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        if i >= morsels {
-                            break;
-                        }
-                        let a = i * MORSEL_PAGES;
-                        let b = ((i + 1) * MORSEL_PAGES).min(s.len().div_ceil(PAGE));
-                        for p in a..b {
-                            acc = acc.wrapping_add(u64::from(s[p * PAGE]));
-                        }
-                    }
-                    std::hint::black_box(acc);
-                });
-            }
-        });
-    }
-    let ns = t0.elapsed().as_nanos() as f64;
-    let read = before
-        .zip(IoSample::now())
-        .map_or(0.0, |(a, b)| a.until(b).read_bytes);
-    (ns, read)
+    timed(|| {
+        for m in maps {
+            let s = m.as_slice();
+            let pages = s.len().div_ceil(PAGE);
+            by_morsels(pages.div_ceil(MORSEL_PAGES), workers, |i| {
+                let b = ((i + 1) * MORSEL_PAGES).min(pages);
+                (i * MORSEL_PAGES..b).map(|p| u64::from(s[p * PAGE])).sum()
+            });
+        }
+    })
 }
 
 fn main() {

@@ -194,33 +194,43 @@ fn map(path: &Path, len: usize) -> Result<ReadOnlyRegion> {
     )?)
 }
 
+/// `workers` threads claiming morsels `0..n` in turn, each handled by `morsel` (whose
+/// results are summed and kept from the optimiser).
+pub fn by_morsels(n: usize, workers: usize, morsel: impl Fn(usize) -> u64 + Sync) {
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|sc| {
+        for _ in 0..workers {
+            sc.spawn(|| {
+                let mut acc = 0u64;
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= n {
+                        break;
+                    }
+                    acc = acc.wrapping_add(morsel(i));
+                }
+                std::hint::black_box(acc);
+            });
+        }
+    });
+}
+
 /// Wall ns of `workers` threads reading one byte a page of every slice, each claiming
 /// the next morsel (the same fraction of every slice) in turn.
 fn stream_pass(slices: &[&[u8]], workers: usize) -> f64 {
     let first_pages = slices[0].len().div_ceil(PAGE);
     let morsels = first_pages.div_ceil(MORSEL_PAGES).max(1);
-    let next = AtomicUsize::new(0);
     let t0 = Instant::now();
-    std::thread::scope(|sc| {
-        for _ in 0..workers {
-            sc.spawn(|| {
-                let mut s = 0u64;
-                loop {
-                    let m = next.fetch_add(1, Ordering::Relaxed);
-                    if m >= morsels {
-                        break;
-                    }
-                    for sl in slices {
-                        let pages = sl.len().div_ceil(PAGE);
-                        let (a, b) = (m * pages / morsels, (m + 1) * pages / morsels);
-                        for p in a..b {
-                            s = s.wrapping_add(u64::from(sl[p * PAGE]));
-                        }
-                    }
-                }
-                std::hint::black_box(s);
-            });
+    by_morsels(morsels, workers, |m| {
+        let mut s = 0u64;
+        for sl in slices {
+            let pages = sl.len().div_ceil(PAGE);
+            let (a, b) = (m * pages / morsels, (m + 1) * pages / morsels);
+            for p in a..b {
+                s = s.wrapping_add(u64::from(sl[p * PAGE]));
+            }
         }
+        s
     });
     t0.elapsed().as_nanos() as f64
 }
