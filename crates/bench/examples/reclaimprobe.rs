@@ -16,7 +16,8 @@
 //! group: what reclaiming a page the reader had mapped costs more, against a cold pass
 //! of the same moment (2026-11-29: 3.0 us a page behind 32 MiB, all 8 rounds 2.5-4.2;
 //! 1.0 and 0.4 behind 256 and 512 MiB, inside a spread of +-2; docs/placement.md, "A
-//! mapped page's reclaim, paired").
+//! mapped page's reclaim, paired"). `--streams=K` streams the mapped files `K` at a time,
+//! a morsel the same fraction of each (3: +0.8 us behind 256 MiB, nothing behind 512).
 //!
 //! What it showed (2026-11-28, SF 10's files, quiet): the cold pass it subtracts moves
 //! 1.6-6.3 us a page between rounds (the virtual disk's host caches pages read minutes
@@ -93,16 +94,22 @@ fn read_pass(paths: &[PathBuf], workers: usize) -> (f64, f64) {
     })
 }
 
-/// Wall ns and bytes read of every worker streaming `maps` one after the other, one
-/// byte a page.
-fn pass(maps: &[ReadOnlyRegion], workers: usize) -> (f64, f64) {
+/// Wall ns and bytes read of every worker streaming `maps`, `k` files at a time (a
+/// morsel the same fraction of each, as a query's morsels touch the columns it reads),
+/// one byte a page.
+fn pass(maps: &[ReadOnlyRegion], workers: usize, k: usize) -> (f64, f64) {
     timed(|| {
-        for m in maps {
-            let s = m.as_slice();
-            let pages = s.len().div_ceil(PAGE);
-            by_morsels(pages.div_ceil(MORSEL_PAGES), workers, |i| {
-                let b = ((i + 1) * MORSEL_PAGES).min(pages);
-                (i * MORSEL_PAGES..b).map(|p| u64::from(s[p * PAGE])).sum()
+        for chunk in maps.chunks(k.max(1)) {
+            let slices: Vec<&[u8]> = chunk.iter().map(|m| m.as_slice()).collect();
+            let morsels = slices[0].len().div_ceil(PAGE).div_ceil(MORSEL_PAGES).max(1);
+            by_morsels(morsels, workers, |m| {
+                let mut acc = 0u64;
+                for s in &slices {
+                    let pages = s.len().div_ceil(PAGE);
+                    let (a, b) = (m * pages / morsels, (m + 1) * pages / morsels);
+                    acc += (a..b).map(|p| u64::from(s[p * PAGE])).sum::<u64>();
+                }
+                acc
             });
         }
     })
@@ -127,7 +134,11 @@ fn main() {
     all.sort_by_key(|b| std::cmp::Reverse(b.1));
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
     if args.iter().any(|a| a == "--mapped-vs-read") {
-        mapped_vs_read(&all, &limits, rounds, workers);
+        let streams = args
+            .iter()
+            .find_map(|a| a.strip_prefix("--streams=").and_then(|k| k.parse().ok()))
+            .unwrap_or(1);
+        mapped_vs_read(&all, &limits, rounds, workers, streams);
         return;
     }
     for r in 0..rounds {
@@ -145,14 +156,14 @@ fn main() {
             let paths: Vec<PathBuf> = chosen.clone();
             drop_pages(&paths).unwrap();
             let maps = map_all(&chosen);
-            let (cold_ns, cold_read) = pass(&maps, workers);
-            let (warm_ns, _) = pass(&maps, workers);
+            let (cold_ns, cold_read) = pass(&maps, workers, 1);
+            let (warm_ns, _) = pass(&maps, workers, 1);
             drop(maps);
             drop_pages(&paths).unwrap();
             let maps = map_all(&chosen);
             let g = MemoryLimit::enter(limit).unwrap();
-            let _fill = pass(&maps, workers);
-            let (in_ns, in_read) = pass(&maps, workers);
+            let _fill = pass(&maps, workers, 1);
+            let (in_ns, in_read) = pass(&maps, workers, 1);
             drop(maps);
             drop(g);
             drop_pages(&paths).unwrap();
@@ -176,7 +187,13 @@ fn main() {
 /// (in the group − cold) mapped minus the same with `pread` is what reclaiming a page
 /// the reader had mapped costs more, at this group size, each side paired with a cold
 /// pass of the same moment.
-fn mapped_vs_read(all: &[(PathBuf, u64)], limits: &[u64], rounds: usize, workers: usize) {
+fn mapped_vs_read(
+    all: &[(PathBuf, u64)],
+    limits: &[u64],
+    rounds: usize,
+    workers: usize,
+    streams: usize,
+) {
     for r in 0..rounds {
         for &mib in limits {
             let limit = mib << 20;
@@ -196,9 +213,9 @@ fn mapped_vs_read(all: &[(PathBuf, u64)], limits: &[u64], rounds: usize, workers
                 let out = if mapped {
                     let maps = map_all(&chosen);
                     if group {
-                        pass(&maps, workers);
+                        pass(&maps, workers, streams);
                     }
-                    pass(&maps, workers)
+                    pass(&maps, workers, streams)
                 } else {
                     if group {
                         read_pass(&chosen, workers);

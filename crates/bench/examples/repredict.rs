@@ -250,7 +250,13 @@ fn print_pages(
     let ids: Vec<String> = w.structures.iter().map(|s| s.id()).collect();
     let on = |i: usize| s.slow_structures.contains(&ids[i]);
     let cache_pages = cache.map(|c| c / pc.page_bytes.max(1));
-    let Some(m) = pmolap_place::pages::recorded_reads(w, &on, pc, cache_pages, Policy::Lru) else {
+    // `PAGES_POLICY=kernel|two-list`: the mix under another reclaim policy.
+    let policy = match std::env::var("PAGES_POLICY").as_deref() {
+        Ok("kernel") => Policy::Kernel,
+        Ok("two-list") => Policy::TwoList,
+        _ => Policy::Lru,
+    };
+    let Some(m) = pmolap_place::pages::recorded_reads(w, &on, pc, cache_pages, policy) else {
         return;
     };
     let threads = r.config.io_threads.unwrap_or(r.config.threads as u32);
