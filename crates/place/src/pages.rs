@@ -196,7 +196,8 @@ impl PageReads {
     /// been touched since they were read — mapped into the reader, so reclaiming each
     /// unmaps it (the reverse map walked, the page table entry cleared, the TLBs flushed)
     /// — each at the profile's `reclaim_page_ns` more (0 where absent; measured streaming
-    /// a file through a cache half its size, where every page evicted had been touched).
+    /// a file through a cache half its size, where every page evicted had been touched,
+    /// as the system CPU of the cgroup's direct reclaim over the workers).
     /// A page read ahead and evicted before any touch is dropped without that work: behind
     /// a cache far smaller than the slow working set most of the windows read are (SF 1
     /// "all slow" behind 23.6 MiB: 9 % of the evicted pages touched), and charging each

@@ -268,9 +268,12 @@ pub struct PageCosts {
     pub fault_latency_ns: Option<f64>,
     /// The extra wall ns per page read while the page cache it goes into is full (a
     /// memory cgroup at its limit reclaims a page for every page read in), over a page
-    /// read with room to spare; measured by `place profile` streaming a file twice
-    /// inside a memory cgroup smaller than it. Absent in older profiles and where no
-    /// memory cgroup could be made (then 0).
+    /// read with room to spare; measured by `place profile` streaming a file cold and
+    /// then twice inside a memory cgroup smaller than it, as the system CPU per page read
+    /// the cgroup's direct reclaim adds, over the workers (it runs in each faulting
+    /// worker; profiles before 2026-11-29 hold an unpaired wall-time difference, five to
+    /// nine times smaller). Absent in older profiles and where no memory cgroup could be
+    /// made (then 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reclaim_page_ns: Option<f64>,
     /// The wall ns per page read when several files are streamed at once by every

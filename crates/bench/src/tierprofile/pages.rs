@@ -7,7 +7,7 @@ use std::path::Path;
 use pmolap_place::profile::StreamCost;
 use pmolap_place::PageCosts;
 
-use crate::ssb::validate::counters::IoSample;
+use crate::ssb::validate::counters::{system_cpu_ns, IoSample};
 
 use super::{both, timed, Copies, ProfileOptions, INT_NARROW, INT_WIDE, STR};
 use crate::error::Result;
@@ -92,7 +92,7 @@ pub(super) fn page_costs(c: &mut Copies, o: &ProfileOptions) -> Result<PageCosts
         }
     };
     let seq = both(c, o.reps, &streams(&[INT_WIDE.0]))?;
-    let reclaim = reclaim_cost(c, o, &streams(&[INT_WIDE.0]), seq.1)?;
+    let reclaim = reclaim_cost(c, o, &streams(&[INT_WIDE.0]))?;
     let multi = both(c, o.reps, &streams(&[INT_WIDE.0, STR.0, INT_NARROW.0]))?;
     // Isolated faults: one touch in the middle of each readahead window of the wide
     // vector, so each touch is a major fault reading its own window; the time per fault
@@ -142,7 +142,7 @@ pub(super) fn page_costs(c: &mut Copies, o: &ProfileOptions) -> Result<PageCosts
         readahead_pages: Some(window),
         fault_page_ns: Some(fault_page_ns),
         fault_latency_ns: latency,
-        reclaim_page_ns: reclaim.map(|r| r.0),
+        reclaim_page_ns: reclaim.as_ref().map(|r| r.extra_ns),
         streams: Some(vec![
             StreamCost {
                 streams: 1,
@@ -158,29 +158,96 @@ pub(super) fn page_costs(c: &mut Copies, o: &ProfileOptions) -> Result<PageCosts
             random.1, random.0, seq.1, seq.0, multi.1, multi.0, fault.1, fault.0, read_per_fault.get(),
             latency.map_or("-".to_string(), |l| format!("{l:.0}")),
             reclaim.map_or("- (no memory cgroup)".to_string(), |r| format!(
-                "{:.0} ns (streaming in a memory cgroup of {} MiB)",
-                r.1,
-                r.2 >> 20
+                "{:.0} ns wall vs {:.0} cold, {:.0} ns of system CPU vs {:.0} cold (streaming in a memory cgroup of {} MiB)",
+                r.wall_ns, r.cold_wall_ns, r.cpu_ns, r.cold_cpu_ns,
+                r.limit >> 20
             ))
         )),
     })
 }
 
-/// What a page read into a full page cache costs more than one read with room to spare:
-/// the wide data vector streamed by every worker (as `pass`, the sequential
-/// measurement) twice inside a memory cgroup limited to half the file (at least two
-/// readahead windows per worker), so the second pass reads every page again and the
-/// cgroup reclaims one for each; its wall ns per page read (`/proc/self/io`) minus
-/// `free_page_ns`, the same pass's ns per page cold with room to spare. Returns (extra
-/// ns, ns per page in the cgroup, limit); `None` where no memory cgroup can be made (not
-/// root, no memory controller) or the tier's copy is not the table's files. The median
-/// over `reps` runs.
+/// What a page read into a full page cache costs: per page read, in the medians over
+/// the rounds (see [`reclaim_cost`]).
+struct Reclaim {
+    /// The model's `reclaim_page_ns`: the extra system CPU over the workers.
+    extra_ns: f64,
+    wall_ns: f64,
+    cold_wall_ns: f64,
+    cpu_ns: f64,
+    cold_cpu_ns: f64,
+    limit: u64,
+}
+
+/// Wall ns, system CPU ns and pages read from storage of counted passes, summed.
+#[derive(Default)]
+struct Passes {
+    wall: f64,
+    cpu: f64,
+    read: f64,
+    n: usize,
+}
+
+impl Passes {
+    /// Enough of them: 0.4 s of wall time or 16 passes (the system CPU clock ticks every
+    /// 10 ms).
+    fn enough(&self) -> bool {
+        self.wall >= 4e8 || self.n >= 16
+    }
+
+    /// One pass of `pass` over `table`, counted; `false` without procfs's counters.
+    fn count(
+        &mut self,
+        table: &pmolap_store::table::Table,
+        pass: &dyn Fn(&pmolap_store::table::Table) -> Result<(f64, u64)>,
+    ) -> Result<bool> {
+        let (io0, cpu0) = (IoSample::now(), system_cpu_ns());
+        let (ns, _) = pass(table)?;
+        let (Some(io0), Some(cpu0), Some(io1), Some(cpu1)) =
+            (io0, cpu0, IoSample::now(), system_cpu_ns())
+        else {
+            return Ok(false);
+        };
+        self.wall += ns;
+        self.cpu += cpu1 - cpu0;
+        self.read += io0.until(io1).read_bytes / 4096.0;
+        self.n += 1;
+        Ok(true)
+    }
+
+    /// Wall ns and system CPU ns per page read.
+    fn per_page(&self) -> (f64, f64) {
+        (
+            self.wall / self.read.max(1.0),
+            self.cpu / self.read.max(1.0),
+        )
+    }
+}
+
+/// What a page read into a full page cache costs more than one read with room to spare,
+/// measured in pairs: each round streams the wide data vector (as `pass`, the sequential
+/// measurement, every worker) cold with room to spare — pages dropped and the table
+/// reopened before each pass — and then, inside a memory cgroup limited to half the file
+/// (at least two readahead windows per worker), once to fill it and again counted, so
+/// every page a counted pass reads is charged to a full cgroup, which reclaims a page the
+/// reader had mapped for it. The price is the **system CPU time** per page read in the
+/// cgroup over the cold passes' (`/proc/self/stat` `stime`, [`system_cpu_ns`]): a
+/// cgroup's direct reclaim is kernel work in the faulting worker (the reverse map walked,
+/// the page table entries cleared, the TLBs flushed — IPIs to the other vCPUs in a guest —
+/// under the LRU lock; `perf` behind 253 MiB at SF 10: a quarter of all CPU samples in
+/// `try_to_free_mem_cgroup_pages`), and it does not move with the device's speed, which
+/// the wall time of the same passes does by more than the difference (2–10 µs a page
+/// between passes a minute apart on these machines' virtual disk). The workers reclaim in
+/// parallel, so the wall time a page adds is that CPU time over the workers. Medians over
+/// `reps` rounds; `None` where no memory cgroup can be made (not root, no memory
+/// controller), procfs lacks the counters, or the tier's copy is not the table's files.
+/// (Until 2026-11-29 the price was the wall ns of one pass in the cgroup minus the
+/// sequential measurement's, taken minutes apart: 0.27-0.53 µs, where the paired system
+/// CPU is 2.1 µs over 2 workers; docs/placement.md, "The reclaim's price, paired".)
 fn reclaim_cost(
     c: &mut Copies,
     o: &ProfileOptions,
     pass: &dyn Fn(&pmolap_store::table::Table) -> Result<(f64, u64)>,
-    free_page_ns: f64,
-) -> Result<Option<(f64, f64, u64)>> {
+) -> Result<Option<Reclaim>> {
     if !c.paged {
         return Ok(None);
     }
@@ -196,31 +263,53 @@ fn reclaim_cost(
     if limit >= file_bytes {
         return Ok(None);
     }
-    let mut runs = Vec::new();
+    let (mut extra, mut walls, mut cold_walls, mut cpus, mut cold_cpus) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..o.reps.max(1) {
         if pmolap_os::signal::interrupted() {
             return Err(pmolap_os::Error::Interrupted.into());
+        }
+        // Cold: `tier()` reopens the table with its pages dropped before every pass.
+        let mut cold = Passes::default();
+        while !cold.enough() {
+            if !cold.count(c.tier()?, pass)? {
+                return Ok(None);
+            }
         }
         let t = c.tier()?;
         let Ok(guard) = pmolap_os::cgroup::MemoryLimit::enter(limit) else {
             return Ok(None);
         };
-        let warm = pass(t);
-        let before = IoSample::now();
-        let second = pass(t);
-        let io = before.zip(IoSample::now()).map(|(a, b)| a.until(b));
+        let mut inside = Passes::default();
+        let counted = pass(t).and_then(|_| {
+            while !inside.enough() {
+                if !inside.count(t, pass)? {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        });
         drop(guard);
-        warm?;
-        let (ns, touched) = second?;
-        let read = io.map_or(touched as f64, |io| io.read_bytes / page as f64);
-        runs.push(ns / read.max(1.0));
+        if !counted? {
+            return Ok(None);
+        }
+        let (cold_wall, cold_cpu) = cold.per_page();
+        let (wall, cpu) = inside.per_page();
+        extra.push((cpu - cold_cpu) / workers as f64);
+        walls.push(wall);
+        cold_walls.push(cold_wall);
+        cpus.push(cpu);
+        cold_cpus.push(cold_cpu);
     }
-    let in_cgroup = pmolap_results::stats::median(&runs);
-    Ok(Some((
-        (in_cgroup - free_page_ns).max(0.0),
-        in_cgroup,
+    let median = |v: &[f64]| pmolap_results::stats::median(v);
+    Ok(Some(Reclaim {
+        extra_ns: median(&extra).max(0.0),
+        wall_ns: median(&walls),
+        cold_wall_ns: median(&cold_walls),
+        cpu_ns: median(&cpus),
+        cold_cpu_ns: median(&cold_cpus),
         limit,
-    )))
+    }))
 }
 
 /// The latency of one small read from the tier: one page read with `pread` at

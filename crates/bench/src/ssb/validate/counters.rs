@@ -50,6 +50,24 @@ fn parse_majflt(text: &str) -> Option<u64> {
     rest.split_whitespace().nth(9)?.parse().ok()
 }
 
+/// The system CPU time every thread of this process has spent so far, in ns
+/// (`/proc/self/stat` `stime`, field 15, in clock ticks of `USER_HZ` = 100 — what procfs
+/// reports on every Linux architecture pmolap builds for); `None` without procfs. Kernel
+/// work done for the process — a memory cgroup's direct reclaim in its faults — counts
+/// here whatever the device's speed: what [`crate::tierprofile`] prices reclaim with.
+pub fn system_cpu_ns() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    parse_stime(&stat).map(|t| t as f64 * 1e7)
+}
+
+/// `stime` (field 15) of a `/proc/PID/stat` text, fields counted as in [`parse_majflt`].
+fn parse_stime(text: &str) -> Option<u64> {
+    let rest = &text[text.rfind(')')? + 1..];
+    // state(3) ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt
+    // utime stime(15).
+    rest.split_whitespace().nth(12)?.parse().ok()
+}
+
 /// The median per run of each counter over `runs` (`None` if any run lacks them).
 pub fn median_of(runs: &[Option<IoFigures>]) -> Option<IoFigures> {
     let runs: Option<Vec<IoFigures>> = runs.iter().copied().collect();
@@ -82,6 +100,9 @@ mod tests {
         assert_eq!(parse_io("rchar: 1\n"), None);
         let stat = "123 (a (b) c) S 1 123 123 0 -1 4194560 900 0 17 0 5 3 0 0 20 0 3 0";
         assert_eq!(parse_majflt(stat), Some(17));
+        assert_eq!(parse_stime(stat), Some(3));
+        assert_eq!(parse_stime("123 (x) S 1"), None);
+        assert!(system_cpu_ns().is_some());
         assert_eq!(parse_majflt("123 (x) S 1"), None);
     }
 
