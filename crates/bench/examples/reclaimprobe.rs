@@ -29,8 +29,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use pmolap_bench::ssb::data::drop_pages;
-use pmolap_bench::ssb::validate::counters::IoSample;
-use pmolap_bench::ssb::validate::probe::by_morsels;
+use pmolap_bench::ssb::validate::counters::{system_cpu_ns, IoSample};
+use pmolap_bench::ssb::validate::probe::{by_morsels, stream_pass};
 use pmolap_os::cgroup::MemoryLimit;
 use pmolap_tier::region::{ReadOnlyRegion, RegionOptions};
 
@@ -63,28 +63,19 @@ fn map_all(paths: &[PathBuf]) -> Vec<ReadOnlyRegion> {
         .collect()
 }
 
-/// The process's system CPU time so far, in clock ticks (`/proc/self/stat` `stime`,
-/// field 15, every thread's).
-fn sys_ticks() -> u64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
-    let rest = &stat[stat.rfind(')').unwrap() + 2..];
-    // Fields from 3 (state) on: stime is field 15, the 13th here.
-    rest.split_whitespace().nth(12).unwrap().parse().unwrap()
-}
-
 thread_local! {
-    /// The system CPU ticks of the last [`timed`] pass.
-    static LAST_SYS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// The system CPU ns of the last [`timed`] pass.
+    static LAST_SYS: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
 }
 
-/// Wall ns and bytes read from storage of `work` (its system CPU ticks in `LAST_SYS`).
+/// Wall ns and bytes read from storage of `work` (its system CPU ns in `LAST_SYS`).
 fn timed(work: impl FnOnce()) -> (f64, f64) {
     let before = IoSample::now();
-    let sys0 = sys_ticks();
+    let sys0 = system_cpu_ns().unwrap();
     let t0 = Instant::now();
     work();
     let ns = t0.elapsed().as_nanos() as f64;
-    LAST_SYS.with(|c| c.set(sys_ticks() - sys0));
+    LAST_SYS.with(|c| c.set(system_cpu_ns().unwrap() - sys0));
     let read = before
         .zip(IoSample::now())
         .map_or(0.0, |(a, b)| a.until(b).read_bytes);
@@ -117,16 +108,7 @@ fn pass(maps: &[ReadOnlyRegion], workers: usize, k: usize) -> (f64, f64) {
     timed(|| {
         for chunk in maps.chunks(k.max(1)) {
             let slices: Vec<&[u8]> = chunk.iter().map(|m| m.as_slice()).collect();
-            let morsels = slices[0].len().div_ceil(PAGE).div_ceil(MORSEL_PAGES).max(1);
-            by_morsels(morsels, workers, |m| {
-                let mut acc = 0u64;
-                for s in &slices {
-                    let pages = s.len().div_ceil(PAGE);
-                    let (a, b) = (m * pages / morsels, (m + 1) * pages / morsels);
-                    acc += (a..b).map(|p| u64::from(s[p * PAGE])).sum::<u64>();
-                }
-                acc
-            });
+            stream_pass(&slices, workers);
         }
     })
 }
@@ -222,10 +204,10 @@ fn mapped_vs_read(
                 chosen.push(p.clone());
                 total += l;
             }
-            // Wall ns and system CPU ns (ticks of 10 ms) per page read.
+            // Wall ns and system CPU ns (in ticks of 10 ms) per page read.
             let per_page = |(ns, read): (f64, f64)| {
                 let pages = (read / PAGE as f64).max(1.0);
-                let sys = LAST_SYS.with(|c| c.get()) as f64 * 1e7;
+                let sys = LAST_SYS.with(|c| c.get());
                 (ns / pages, sys / pages)
             };
             let run = |mapped: bool, group: bool| -> (f64, f64) {

@@ -217,7 +217,7 @@ pub fn by_morsels(n: usize, workers: usize, morsel: impl Fn(usize) -> u64 + Sync
 
 /// Wall ns of `workers` threads reading one byte a page of every slice, each claiming
 /// the next morsel (the same fraction of every slice) in turn.
-fn stream_pass(slices: &[&[u8]], workers: usize) -> f64 {
+pub fn stream_pass(slices: &[&[u8]], workers: usize) -> f64 {
     let first_pages = slices[0].len().div_ceil(PAGE);
     let morsels = first_pages.div_ceil(MORSEL_PAGES).max(1);
     let t0 = Instant::now();
