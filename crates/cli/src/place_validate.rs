@@ -42,6 +42,17 @@ pub struct ValidateArgs {
     /// advised placement.
     #[arg(long)]
     pub no_baselines: bool,
+    /// Past --reps, repeat each placement's timed runs until they add up to this many
+    /// seconds (cold: each query's to its share of them), at most --max-reps times: a
+    /// placement that reads little from the slow tier runs in about the all-DRAM time,
+    /// and with few repetitions one disturbed run of a query decides its figure.
+    /// 0: exactly --reps.
+    #[arg(long, default_value_t = 0.0, value_name = "SECONDS")]
+    pub min_time: f64,
+    /// The most repetitions --min-time may take a placement to (default: 3 x --reps, at
+    /// least 5).
+    #[arg(long)]
+    pub max_reps: Option<usize>,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -92,6 +103,16 @@ pub fn tables(a: &TablesArgs) -> Result<()> {
 
 pub fn run(a: &ValidateArgs) -> Result<()> {
     crate::place_cmd::check_out_file(&a.out, a.overwrite)?;
+    if !(a.min_time.is_finite() && (0.0..=86_400.0).contains(&a.min_time)) {
+        bail!("--min-time {}: give seconds from 0 to 86400", a.min_time);
+    }
+    if a.max_reps.is_some_and(|m| m < a.q.reps) {
+        bail!(
+            "--max-reps {} is below --reps {}",
+            a.max_reps.unwrap_or(0),
+            a.q.reps
+        );
+    }
     if matches!(a.setting, Setting::Cache { .. }) {
         // Before anything else: the memory cgroups of pmolap runs killed inside theirs.
         let n = pmolap_os::cgroup::sweep_stale();
@@ -113,6 +134,10 @@ pub fn run(a: &ValidateArgs) -> Result<()> {
         data,
         queries,
         reps: a.q.reps,
+        min_time: std::time::Duration::from_secs_f64(a.min_time),
+        max_reps: a
+            .max_reps
+            .unwrap_or_else(|| ValidateOptions::default_max_reps(a.q.reps)),
         profile: p,
         setting: a.setting,
         advice,
@@ -170,13 +195,18 @@ fn opt(v: Option<f64>) -> String {
 
 fn print_report(r: &ValidateReport) {
     println!(
-        "slow tier: the database's files on {} ({}), profile {} ({}); {} threads, {} reps",
+        "slow tier: the database's files on {} ({}), profile {} ({}); {} threads, {} reps{}",
         r.config.slow_fs,
         r.config.setting,
         r.config.profile_tier,
         r.config.profile_source,
         r.config.threads,
-        r.config.reps
+        r.config.reps,
+        match (r.config.min_time_s, r.config.max_reps) {
+            (Some(s), Some(m)) =>
+                format!(" (more, up to {m}, until a placement's runs add up to {s} s)"),
+            _ => String::new(),
+        }
     );
     if let Some(c) = &r.cgroup {
         println!(

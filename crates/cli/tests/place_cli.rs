@@ -271,10 +271,22 @@ fn workload_advise_apply_and_validate() {
         .starts_with("placement:"));
 
     // validate, cold: every placement measured and predicted by every model variant.
+    // With --min-time past --reps: each query of a placement runs until its runs add up
+    // to its share of 60 s, here always the cap (--max-reps 2: the fixture's queries
+    // take milliseconds).
     let v = f.root.join("v.json");
-    ok(&mut validate(&f, "cold", &v));
+    ok(validate(&f, "cold", &v).args(["--min-time", "60", "--max-reps", "2"]));
     let r = read_json(&v);
     assert_eq!(r["kind"], "place-validate");
+    assert_eq!(
+        (&r["config"]["min_time_s"], &r["config"]["max_reps"]),
+        (&serde_json::json!(60.0), &serde_json::json!(2))
+    );
+    for s in r["scenarios"].as_array().unwrap() {
+        for q in s["queries"].as_array().unwrap() {
+            assert_eq!(q["times_ms"].as_array().unwrap().len(), 2, "{}", s["name"]);
+        }
+    }
     let sc = r["scenarios"].as_array().unwrap();
     assert_eq!(sc.len(), 13, "3 paper configurations, 6 budgets, 4 targets");
     assert_eq!(
@@ -383,6 +395,13 @@ fn workload_advise_apply_and_validate() {
     let err = String::from_utf8_lossy(&o.stderr);
     if o.status.success() {
         let r2 = read_json(&v2);
+        // Without --min-time: exactly --reps, and the document says nothing of it.
+        assert!(r2["config"].get("min_time_s").is_none(), "{}", r2["config"]);
+        for s in r2["scenarios"].as_array().unwrap() {
+            for q in s["queries"].as_array().unwrap() {
+                assert_eq!(q["times_ms"].as_array().unwrap().len(), 1, "{}", s["name"]);
+            }
+        }
         let c = &r2["cgroup"];
         assert!(c["limit_bytes"].as_u64().unwrap() >= 8 << 20, "{c}");
         // The page model is given the page cache the run had (the bound where the group
@@ -650,6 +669,25 @@ fn bad_placements_profiles_and_settings_are_refused() {
         first.contains("warm") && first.contains("cache:SIZE"),
         "{e}"
     );
+    // A negative --min-time, a --max-reps below --reps: refused before anything runs.
+    for (args, says) in [
+        (["--min-time=-1", "--reps", "1"], "--min-time -1"),
+        (
+            ["--max-reps", "1", "--reps=2"],
+            "--max-reps 1 is below --reps 2",
+        ),
+    ] {
+        let e = refused(
+            pmolap()
+                .current_dir(&f.root)
+                .args(["place", "validate", "--quiet", "--profile"])
+                .arg(&f.profile)
+                .args(args)
+                .arg("--out")
+                .arg(f.root.join("z.json")),
+        );
+        assert!(e.contains(says), "{e}");
+    }
     // A workload for other queries than those to run.
     let e = refused(
         pmolap()

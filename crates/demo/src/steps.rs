@@ -392,6 +392,8 @@ fn placement(c: &Ctx) -> Result<Outcome> {
         data: d,
         queries,
         reps: 1,
+        min_time: std::time::Duration::ZERO,
+        max_reps: 1,
         profile,
         setting: Setting::Cold,
         advice: pmolap_place::AdviceOptions::new(&w, llc),

@@ -280,7 +280,16 @@ pub struct AdvisedError {
 pub struct ValidateConfig {
     pub data: PathBuf,
     pub setting: Setting,
+    /// Timed repetitions of each placement's queries (with `min_time_s`, the least).
     pub reps: usize,
+    /// Past `reps`, each placement's timed runs went on until they added up to this many
+    /// seconds (in the cold setting each query's to its share, this over the queries),
+    /// at most `max_reps` repetitions (absent: exactly `reps`, and in older documents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_time_s: Option<f64>,
+    /// The most repetitions `min_time_s` could take a placement to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_reps: Option<usize>,
     pub threads: usize,
     pub queries: Vec<String>,
     pub profile_tier: String,

@@ -161,6 +161,11 @@ impl Runner<'_> {
         })
     }
 
+    /// `--min-time` in ms: the least a placement's timed runs add up to (past `--reps`).
+    fn min_ms(&self) -> f64 {
+        self.o.min_time.as_secs_f64() * 1e3
+    }
+
     /// One timed run of query `i` (`q`) on the placement (`run`) and one on the
     /// reference, in the order [`reference_first`] gives (an effect of going first or
     /// second falls on both alike).
@@ -187,7 +192,8 @@ impl Runner<'_> {
         Ok(())
     }
 
-    /// Every query warmed up once, then `reps` times cold ([`make_cold`]: this process's
+    /// Every query warmed up once, then `reps` times (and past them until its runs add
+    /// up to its share of `--min-time`, [`ValidateOptions::another_rep`]) cold ([`make_cold`]: this process's
     /// mappings released and every file's pages dropped before the run), on one open of
     /// the database under `pf` (its DRAM copies made once); the counters cover the query
     /// only. Each cold run is paired with a run of the query on the reference.
@@ -199,17 +205,24 @@ impl Runner<'_> {
         )?;
         let mut out = Runs::new(self.o.queries.len());
         let mut reference = Runs::new(self.o.queries.len());
+        // Each query's share of `--min-time`.
+        let min_ms = self.min_ms() / self.o.queries.len().max(1) as f64;
         for (i, q) in self.o.queries.iter().enumerate() {
             p.run(q)?;
             self.reference.run(q)?;
-            for rep in 0..self.o.reps {
+            let mut rep = 0;
+            while self.o.another_rep(rep, out.times[i].iter().sum(), min_ms) {
                 if pmolap_os::signal::interrupted() {
                     return Err(pmolap_os::Error::Interrupted.into());
+                }
+                if rep >= self.o.reps {
+                    self.pb.inc_length(1);
                 }
                 self.paired(rep, i, q, &mut out, &mut reference, || {
                     make_cold(&p)?;
                     Ok(measured(|| p.run(q)))
                 })?;
+                rep += 1;
             }
         }
         Ok(Measured {
@@ -221,7 +234,8 @@ impl Runner<'_> {
         })
     }
 
-    /// Warm-up pass, then `reps` timed passes, inside a cgroup of `limit` bytes (none:
+    /// Warm-up pass, then `reps` timed passes (and past them until they add up to
+    /// `--min-time`, [`ValidateOptions::another_rep`]), inside a cgroup of `limit` bytes (none:
     /// an unlimited child group, to measure the peak); each timed run is paired with a
     /// run of the query on the reference, in the same group (its working memory is charged
     /// there as the placement's is; its data, copied before, is not).
@@ -238,7 +252,15 @@ impl Runner<'_> {
             p.run(q)?;
             self.reference.run(q)?;
         }
-        for rep in 0..self.o.reps {
+        let min_ms = self.min_ms();
+        let mut rep = 0;
+        while self
+            .o
+            .another_rep(rep, out.times.iter().flatten().sum(), min_ms)
+        {
+            if rep >= self.o.reps {
+                self.pb.inc_length(self.o.queries.len() as u64);
+            }
             for (i, q) in self.o.queries.iter().enumerate() {
                 if pmolap_os::signal::interrupted() {
                     return Err(pmolap_os::Error::Interrupted.into());
@@ -247,6 +269,7 @@ impl Runner<'_> {
                     Ok(measured(|| p.run(q)))
                 })?;
             }
+            rep += 1;
         }
         let page_cache = guard.page_cache_bytes();
         let peak = guard.peak_bytes().unwrap_or(0);

@@ -144,12 +144,18 @@ pub fn markdown<W>(docs: &[ValidateReport<W>]) -> String {
         let m = &d.header.machine;
         let _ = writeln!(
             out,
-            "Machine: {} ({} CPUs), slow tier: the database's files on {}; {} threads, {} reps per placement and round; model: {}.\n",
+            "Machine: {} ({} CPUs), slow tier: the database's files on {}; {} threads, {} reps per placement and round{}; model: {}.\n",
             m.cpu_model.trim(),
             m.logical_cpus,
             d.config.slow_fs,
             d.config.threads,
             d.config.reps,
+            match (d.config.min_time_s, d.config.max_reps) {
+                (Some(s), Some(x)) => {
+                    format!(" (more, up to {x}, until a placement's timed runs add up to {s} s)")
+                }
+                _ => String::new(),
+            },
             d.advised_model()
         );
     }
