@@ -202,11 +202,7 @@ fn print_report(r: &ValidateReport) {
         r.config.profile_source,
         r.config.threads,
         r.config.reps,
-        match (r.config.min_time_s, r.config.max_reps) {
-            (Some(s), Some(m)) =>
-                format!(" (more, up to {m}, until a placement's runs add up to {s} s)"),
-            _ => String::new(),
-        }
+        r.config.min_time_note()
     );
     if let Some(c) = &r.cgroup {
         println!(

@@ -487,6 +487,20 @@ impl Predicted {
     }
 }
 
+impl ValidateConfig {
+    /// How the repetitions went past `reps`, for a printout after "N reps":
+    /// " (more, up to M, until a placement's timed runs add up to S s)"; empty where
+    /// exactly `reps` ran.
+    pub fn min_time_note(&self) -> String {
+        match (self.min_time_s, self.max_reps) {
+            (Some(s), Some(m)) => {
+                format!(" (more, up to {m}, until a placement's timed runs add up to {s} s)")
+            }
+            _ => String::new(),
+        }
+    }
+}
+
 impl<W> ValidateReport<W> {
     /// The model advice solves with: the document's `advised.model`, else the page model
     /// where predicted, else the paper's.

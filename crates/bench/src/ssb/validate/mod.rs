@@ -97,10 +97,10 @@ impl ValidateOptions {
     /// `ms` milliseconds against a minimum of `min_ms`, runs another: always below
     /// `reps`, then while under `min_ms` and below `max_reps`. A placement that reads
     /// little from the slow tier runs in about the all-DRAM time (0.7 s a pass at SF 10):
-    /// with one repetition a single disturbed run of one query — 1-2 % of the runs on
-    /// the development machine measure 1.5-4x their query's median, the all-DRAM
-    /// reference's alike (2026-11-29, SF 10) — moved its whole-workload time by up to
-    /// 30 % and broke its promise; a placement that thrashes runs for many seconds a
+    /// with one repetition a single disturbed run of one query — 1.4 % of the runs on
+    /// the development machine measure 1.5-7.9x their query's median, the all-DRAM
+    /// reference's alike (SF 10, 2026-11-29) — moved its whole-workload time by up to
+    /// 32 % and broke its promise; a placement that thrashes runs for many seconds a
     /// pass and is measured long enough at `reps`.
     pub fn another_rep(&self, done: usize, ms: f64, min_ms: f64) -> bool {
         more_reps(self.reps, self.max_reps, done, ms, min_ms)

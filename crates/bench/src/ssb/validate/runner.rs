@@ -193,8 +193,9 @@ impl Runner<'_> {
     }
 
     /// Every query warmed up once, then `reps` times (and past them until its runs add
-    /// up to its share of `--min-time`, [`ValidateOptions::another_rep`]) cold ([`make_cold`]: this process's
-    /// mappings released and every file's pages dropped before the run), on one open of
+    /// up to its share of `--min-time`, [`ValidateOptions::another_rep`]) cold
+    /// ([`make_cold`]: this process's mappings released and every file's pages dropped
+    /// before the run), on one open of
     /// the database under `pf` (its DRAM copies made once); the counters cover the query
     /// only. Each cold run is paired with a run of the query on the reference.
     pub fn cold(&self, pf: &PlacementFile) -> Result<Measured> {
@@ -235,8 +236,8 @@ impl Runner<'_> {
     }
 
     /// Warm-up pass, then `reps` timed passes (and past them until they add up to
-    /// `--min-time`, [`ValidateOptions::another_rep`]), inside a cgroup of `limit` bytes (none:
-    /// an unlimited child group, to measure the peak); each timed run is paired with a
+    /// `--min-time`, [`ValidateOptions::another_rep`]), inside a cgroup of `limit` bytes
+    /// (none: an unlimited child group, to measure the peak); each timed run is paired with a
     /// run of the query on the reference, in the same group (its working memory is charged
     /// there as the placement's is; its data, copied before, is not).
     pub fn cached(&self, pf: &PlacementFile, limit: Option<u64>) -> Result<Measured> {

@@ -150,12 +150,7 @@ pub fn markdown<W>(docs: &[ValidateReport<W>]) -> String {
             d.config.slow_fs,
             d.config.threads,
             d.config.reps,
-            match (d.config.min_time_s, d.config.max_reps) {
-                (Some(s), Some(x)) => {
-                    format!(" (more, up to {x}, until a placement's timed runs add up to {s} s)")
-                }
-                _ => String::new(),
-            },
+            d.config.min_time_note(),
             d.advised_model()
         );
     }
