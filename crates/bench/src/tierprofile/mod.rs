@@ -36,7 +36,7 @@ use pmolap_tier::{RegionOptions, TierSpec, Topology};
 use crate::error::{Error, Result};
 use crate::machine::Machine;
 use pages::page_costs;
-pub(crate) use pages::readahead_pages;
+pub use pages::readahead_pages;
 
 /// What to measure.
 #[derive(Debug, Clone)]

@@ -380,7 +380,7 @@ fn fault_latency(c: &mut Copies, o: &ProfileOptions) -> Result<Option<f64>> {
 
 /// Pages the kernel reads around a fault on the filesystem of `dir`: the backing
 /// device's readahead window (`/sys/class/bdi/MAJ:MIN/read_ahead_kb`), 128 KiB if unknown.
-pub(crate) fn readahead_pages(dir: &Path, page: u64) -> u64 {
+pub fn readahead_pages(dir: &Path, page: u64) -> u64 {
     use std::os::unix::fs::MetadataExt;
     let kb = std::fs::metadata(dir).ok().and_then(|m| {
         let dev = m.dev();
