@@ -15,6 +15,16 @@
 //! cargo run --release -p pmolap-bench --example simcheck -- DIR K SIZE_MIB ROOM_MIB... [xPASSES] [sSTRIDE]
 //! ```
 //!
+//! `simcheck replay PROFILE VALIDATE.json DB_DIR PLACEMENT ROOM_MIB... [xPASSES]` replays
+//! instead the page reference stream the model simulates for a placement of a `place
+//! validate` document (its workload's records, query after query in the step order, the
+//! placement's slow structures: the files under `DB_DIR` the workload recorded) through
+//! the kernel, one thread, and sets the simulation of the same stream (the profile's page
+//! size and readahead window) beside it, with what the engine read for it in the document
+//! (its own order, its workers): the three tell a wrong simulation from a stream the
+//! engine does not follow. `POLICIES=Lru,TwoList,Kernel` picks the simulated reclaim
+//! policies (default one LRU list and the kernel's lists).
+//!
 //! `sSTRIDE` touches only every `STRIDE`-th page of the files after the first (the
 //! columns a selective query reads at its selected rows). The files are written to a new
 //! directory `DIR/simcheck-PID` (refused if it exists) and removed at the end (or at a
@@ -151,8 +161,186 @@ fn simulated(
     (r.read * PAGE as f64 / 1048576.0, r.faults)
 }
 
+/// `DB_DIR`'s table directories by name (the directories holding a MANIFEST).
+fn table_dirs(dir: &Path, out: &mut std::collections::HashMap<String, PathBuf>) {
+    for e in std::fs::read_dir(dir).expect("DB_DIR: a directory") {
+        let p = e.expect("a directory entry").path();
+        if p.is_dir() {
+            if p.join("MANIFEST").is_file() {
+                let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                assert!(
+                    out.insert(name.clone(), p.clone()).is_none(),
+                    "two directories for table {name}"
+                );
+            } else {
+                table_dirs(&p, out);
+            }
+        }
+    }
+}
+
+fn replay(args: &[String]) {
+    use pmolap_place::readahead::workload_reads_with;
+    use pmolap_place::{Profile, Workload};
+    use pmolap_results::place::ValidateReport;
+    if args.len() < 5 {
+        eprintln!(
+            "usage: simcheck replay PROFILE VALIDATE.json DB_DIR PLACEMENT ROOM_MIB... [xPASSES]"
+        );
+        std::process::exit(2);
+    }
+    let profile = Profile::load(Path::new(&args[0])).expect("PROFILE: a profile");
+    let pc = profile.pages.clone().expect("a profile with page costs");
+    let r: ValidateReport<Workload> =
+        serde_json::from_slice(&std::fs::read(&args[1]).expect("VALIDATE.json"))
+            .expect("a place-validate document");
+    let w = &r.workload;
+    let name = &args[3];
+    let s = r
+        .scenarios
+        .iter()
+        .chain(r.baselines.iter().map(|b| &b.result))
+        .find(|s| &s.name == name)
+        .unwrap_or_else(|| panic!("no placement {name:?} in the document"));
+    let mut passes = 3;
+    let mut rooms = Vec::new();
+    for a in &args[4..] {
+        match a.strip_prefix('x') {
+            Some(n) => passes = n.parse::<usize>().expect("xPASSES").max(2),
+            None => rooms.push(a.parse::<f64>().expect("ROOM_MIB: MiB")),
+        }
+    }
+    let ids: Vec<String> = w.structures.iter().map(|s| s.id()).collect();
+    let on_v: Vec<bool> = ids.iter().map(|i| s.slow_structures.contains(i)).collect();
+    let on = |i: usize| on_v[i];
+    let mut tables = std::collections::HashMap::new();
+    table_dirs(Path::new(&args[2]), &mut tables);
+    let mut manifests = std::collections::HashMap::new();
+    let paths: Vec<Option<PathBuf>> = w
+        .structures
+        .iter()
+        .enumerate()
+        .map(|(i, st)| {
+            if !on(i) {
+                return None;
+            }
+            let dir = tables
+                .get(&st.table)
+                .expect("the workload's table under DB_DIR");
+            let m = manifests
+                .entry(st.table.clone())
+                .or_insert_with(|| pmolap_store::read_manifest(dir).expect("its MANIFEST"));
+            let c = m
+                .columns
+                .iter()
+                .find(|c| c.name == st.column)
+                .expect("the workload's column in the MANIFEST");
+            let f = c
+                .file(st.kind)
+                .expect("the structure's file in the MANIFEST");
+            assert_eq!(
+                f.size, st.bytes,
+                "{}: the file is not the one recorded",
+                ids[i]
+            );
+            Some(dir.join(&f.file))
+        })
+        .collect();
+    let files: Vec<PathBuf> = paths.iter().flatten().cloned().collect();
+    let rec = w.page_bytes.expect("a workload with page records");
+    let page = pc.page_bytes.max(rec);
+    let geo = pmolap_place::schedule::geometry(w, rec);
+    let sched = Schedule::engine(Order::Steps, w.threads.unwrap_or(1));
+    let mut refs: Vec<Vec<pmolap_place::schedule::Touch>> = Vec::new();
+    for q in &w.queries {
+        let mut out = Vec::new();
+        pmolap_place::schedule::query_refs(&q.pages, &on, &geo, sched, rec, page, &mut out);
+        refs.push(out);
+    }
+    let engine = s.io.map(|io| io.read_bytes / 1048576.0);
+    println!(
+        "{name}: {} structures on the slow tier, {} touches a pass; read MiB a pass (replay: median of passes 2-{passes}, min-max)",
+        files.len(),
+        refs.iter().map(Vec::len).sum::<usize>()
+    );
+    for &room_mib in &rooms {
+        let room = (room_mib * 1048576.0) as u64;
+        drop_pages(&files).expect("dropping the files' pages");
+        let maps: Vec<Option<ReadOnlyRegion>> = paths
+            .iter()
+            .map(|p| {
+                p.as_ref().map(|p| {
+                    let len = std::fs::metadata(p).expect("the file").len() as usize;
+                    ReadOnlyRegion::open(p, len, &RegionOptions::default()).expect("mapping it")
+                })
+            })
+            .collect();
+        let guard = MemoryLimit::enter(room).expect("a memory cgroup");
+        let mut per_pass = Vec::new();
+        for _ in 0..passes {
+            let before = IoSample::now().expect("/proc/self/io");
+            let mut sum = 0u64;
+            for q in &refs {
+                for &(_, st, p) in q {
+                    let b = maps[st as usize].as_ref().unwrap().as_slice();
+                    let off = (p * page) as usize;
+                    if off < b.len() {
+                        sum = sum.wrapping_add(u64::from(b[off]));
+                    }
+                }
+            }
+            std::hint::black_box(sum);
+            let io = before.until(IoSample::now().expect("/proc/self/io"));
+            per_pass.push((io.read_bytes / 1048576.0, io.major_faults));
+        }
+        drop(guard);
+        drop(maps);
+        let mut later: Vec<(f64, f64)> = per_pass[1..].to_vec();
+        later.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let med = later[later.len() / 2];
+        let mut line = format!(
+            "room {room_mib} MiB: replay {:.0} MiB ({:.0}-{:.0}), {} faults",
+            med.0,
+            later[0].0,
+            later[later.len() - 1].0,
+            med.1
+        );
+        let pols: Vec<Policy> = match std::env::var("POLICIES") {
+            Ok(v) => v
+                .split(',')
+                .map(|n| match n {
+                    "Lru" => Policy::Lru,
+                    "TwoList" => Policy::TwoList,
+                    "Kernel" => Policy::Kernel,
+                    _ => panic!("POLICIES: {n}? (Lru, TwoList, Kernel)"),
+                })
+                .collect(),
+            Err(_) => vec![Policy::Lru, Policy::Kernel],
+        };
+        for p in pols {
+            let pr = workload_reads_with(w, &on, &pc, Some(room / pc.page_bytes), Order::Steps, p)
+                .expect("a workload with page records");
+            line += &format!(
+                "; {p:?} {:.0} ({})",
+                pr.read * pc.page_bytes as f64 / 1048576.0,
+                pr.faults
+            );
+        }
+        if let Some(e) = engine {
+            line += &format!(
+                "; the engine in the document {e:.0} (its cache {:.1} MiB)",
+                s.page_cache_bytes.unwrap_or(0) as f64 / 1048576.0
+            );
+        }
+        println!("{line}");
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("replay") {
+        return replay(&args[1..]);
+    }
     if args.len() < 4 {
         eprintln!("usage: simcheck DIR K SIZE_MIB ROOM_MIB... [xPASSES]");
         std::process::exit(2);
