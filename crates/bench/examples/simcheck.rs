@@ -22,8 +22,10 @@
 //! the kernel, one thread, and sets the simulation of the same stream (the profile's page
 //! size and readahead window) beside it, with what the engine read for it in the document
 //! (its own order, its workers): the three tell a wrong simulation from a stream the
-//! engine does not follow. `POLICIES=Lru,TwoList,Kernel` picks the simulated reclaim
-//! policies (default one LRU list and the kernel's lists).
+//! engine does not follow. It prints the kernel's refault and list events a pass
+//! (`/proc/vmstat`, machine wide: run it on a quiet machine) and the group's active and
+//! inactive file lists at the end. `POLICIES=Lru,TwoList,Kernel` picks the simulated
+//! reclaim policies (default one LRU list and the kernel's lists).
 //!
 //! `sSTRIDE` touches only every `STRIDE`-th page of the files after the first (the
 //! columns a selective query reads at its selected rows). The files are written to a new
@@ -179,6 +181,52 @@ fn table_dirs(dir: &Path, out: &mut std::collections::HashMap<String, PathBuf>) 
     }
 }
 
+/// Selected `/proc/vmstat` counters (the kernel's reclaim and refault events, machine
+/// wide: read on a quiet machine).
+fn vmstat() -> Vec<(String, i64)> {
+    const KEYS: [&str; 8] = [
+        "workingset_refault_file",
+        "workingset_activate_file",
+        "workingset_restore_file",
+        "pgactivate",
+        "pgdeactivate",
+        "pgrotated",
+        "pgsteal_direct",
+        "pgscan_direct",
+    ];
+    let s = std::fs::read_to_string("/proc/vmstat").unwrap_or_default();
+    KEYS.iter()
+        .map(|k| {
+            let v = s
+                .lines()
+                .find_map(|l| l.strip_prefix(k)?.strip_prefix(' ')?.trim().parse().ok())
+                .unwrap_or(0);
+            (k.to_string(), v)
+        })
+        .collect()
+}
+
+/// The group's `active_file` and `inactive_file` (v1 `memory.stat`), MiB.
+fn lists(g: &MemoryLimit) -> String {
+    let s = std::fs::read_to_string(g.group_dir().join("memory.stat")).unwrap_or_default();
+    let get = |k: &str| {
+        s.lines()
+            .find_map(|l| {
+                l.strip_prefix(k)?
+                    .strip_prefix(' ')?
+                    .trim()
+                    .parse::<f64>()
+                    .ok()
+            })
+            .map_or(f64::NAN, |v| v / 1048576.0)
+    };
+    format!(
+        "active {:.1} MiB, inactive {:.1} MiB",
+        get("active_file"),
+        get("inactive_file")
+    )
+}
+
 fn replay(args: &[String]) {
     use pmolap_place::readahead::workload_reads_with;
     use pmolap_place::{Profile, Workload};
@@ -277,7 +325,11 @@ fn replay(args: &[String]) {
             .collect();
         let guard = MemoryLimit::enter(room).expect("a memory cgroup");
         let mut per_pass = Vec::new();
-        for _ in 0..passes {
+        let mut stat0 = Vec::new();
+        for k in 0..passes {
+            if k == 1 {
+                stat0 = vmstat();
+            }
             let before = IoSample::now().expect("/proc/self/io");
             let mut sum = 0u64;
             for q in &refs {
@@ -293,6 +345,16 @@ fn replay(args: &[String]) {
             let io = before.until(IoSample::now().expect("/proc/self/io"));
             per_pass.push((io.read_bytes / 1048576.0, io.major_faults));
         }
+        let events: Vec<String> = vmstat()
+            .into_iter()
+            .zip(&stat0)
+            .map(|((k, v), (_, v0))| format!("{k} {:.0}", (v - v0) as f64 / (passes - 1) as f64))
+            .collect();
+        println!(
+            "  a pass (vmstat): {}; at the end {}",
+            events.join(", "),
+            lists(&guard)
+        );
         drop(guard);
         drop(maps);
         let mut later: Vec<(f64, f64)> = per_pass[1..].to_vec();
