@@ -25,7 +25,9 @@
 //! engine does not follow. It prints the kernel's refault and list events a pass
 //! (`/proc/vmstat`, machine wide: run it on a quiet machine) and the group's active and
 //! inactive file lists at the end. `POLICIES=Lru,TwoList,Kernel` picks the simulated
-//! reclaim policies (default one LRU list and the kernel's lists).
+//! reclaim policies (default one LRU list and the kernel's lists); `ORDER=engine` replays
+//! and simulates the stream in the engine's order instead (`schedule::Order::Engine`: its
+//! morsels and workers' claims, still from one thread).
 //!
 //! `sSTRIDE` touches only every `STRIDE`-th page of the files after the first (the
 //! columns a selective query reads at its selected rows). The files are written to a new
@@ -298,7 +300,12 @@ fn replay(args: &[String]) {
     let rec = w.page_bytes.expect("a workload with page records");
     let page = pc.page_bytes.max(rec);
     let geo = pmolap_place::schedule::geometry(w, rec);
-    let sched = Schedule::engine(Order::Steps, w.threads.unwrap_or(1));
+    let order = match std::env::var("ORDER").as_deref() {
+        Ok("engine") => Order::Engine,
+        Ok("steps") | Err(_) => Order::Steps,
+        Ok(o) => panic!("ORDER: {o}? (steps, engine)"),
+    };
+    let sched = Schedule::engine(order, w.threads.unwrap_or(1));
     let mut refs: Vec<Vec<pmolap_place::schedule::Touch>> = Vec::new();
     for q in &w.queries {
         let mut out = Vec::new();
@@ -380,7 +387,7 @@ fn replay(args: &[String]) {
             Err(_) => vec![Policy::Lru, Policy::Kernel],
         };
         for p in pols {
-            let pr = workload_reads_with(w, &on, &pc, Some(room / pc.page_bytes), Order::Steps, p)
+            let pr = workload_reads_with(w, &on, &pc, Some(room / pc.page_bytes), order, p)
                 .expect("a workload with page records");
             line += &format!(
                 "; {p:?} {:.0} ({})",
