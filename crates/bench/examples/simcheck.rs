@@ -183,9 +183,42 @@ fn table_dirs(dir: &Path, out: &mut std::collections::HashMap<String, PathBuf>) 
     }
 }
 
+/// Bytes read (MiB) and major faults of each of `passes` runs of `pass`; `after_first`
+/// runs once after the first (the warm-up) pass.
+fn measure(
+    passes: usize,
+    mut pass: impl FnMut(),
+    mut after_first: impl FnMut(),
+) -> Vec<(f64, f64)> {
+    (0..passes)
+        .map(|k| {
+            if k == 1 {
+                after_first();
+            }
+            let before = IoSample::now().expect("/proc/self/io");
+            pass();
+            let io = before.until(IoSample::now().expect("/proc/self/io"));
+            (io.read_bytes / 1048576.0, io.major_faults)
+        })
+        .collect()
+}
+
+/// The passes after the first: the one with the median bytes, and the bytes' min and max.
+fn summary(per_pass: &[(f64, f64)]) -> ((f64, f64), f64, f64) {
+    let mut later: Vec<(f64, f64)> = per_pass[1..].to_vec();
+    later.sort_by(|a, b| a.0.total_cmp(&b.0));
+    (later[later.len() / 2], later[0].0, later[later.len() - 1].0)
+}
+
+/// The value of `key` in a `key value` per line text (`/proc/vmstat`, `memory.stat`).
+fn stat_value(text: &str, key: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(key)?.strip_prefix(' ')?.trim().parse().ok())
+}
+
 /// Selected `/proc/vmstat` counters (the kernel's reclaim and refault events, machine
 /// wide: read on a quiet machine).
-fn vmstat() -> Vec<(String, i64)> {
+fn vmstat() -> Vec<(String, f64)> {
     const KEYS: [&str; 8] = [
         "workingset_refault_file",
         "workingset_activate_file",
@@ -198,30 +231,14 @@ fn vmstat() -> Vec<(String, i64)> {
     ];
     let s = std::fs::read_to_string("/proc/vmstat").unwrap_or_default();
     KEYS.iter()
-        .map(|k| {
-            let v = s
-                .lines()
-                .find_map(|l| l.strip_prefix(k)?.strip_prefix(' ')?.trim().parse().ok())
-                .unwrap_or(0);
-            (k.to_string(), v)
-        })
+        .map(|k| (k.to_string(), stat_value(&s, k).unwrap_or(0.0)))
         .collect()
 }
 
 /// The group's `active_file` and `inactive_file` (v1 `memory.stat`), MiB.
 fn lists(g: &MemoryLimit) -> String {
     let s = std::fs::read_to_string(g.group_dir().join("memory.stat")).unwrap_or_default();
-    let get = |k: &str| {
-        s.lines()
-            .find_map(|l| {
-                l.strip_prefix(k)?
-                    .strip_prefix(' ')?
-                    .trim()
-                    .parse::<f64>()
-                    .ok()
-            })
-            .map_or(f64::NAN, |v| v / 1048576.0)
-    };
+    let get = |k: &str| stat_value(&s, k).map_or(f64::NAN, |v| v / 1048576.0);
     format!(
         "active {:.1} MiB, inactive {:.1} MiB",
         get("active_file"),
@@ -331,31 +348,28 @@ fn replay(args: &[String]) {
             })
             .collect();
         let guard = MemoryLimit::enter(room).expect("a memory cgroup");
-        let mut per_pass = Vec::new();
         let mut stat0 = Vec::new();
-        for k in 0..passes {
-            if k == 1 {
-                stat0 = vmstat();
-            }
-            let before = IoSample::now().expect("/proc/self/io");
-            let mut sum = 0u64;
-            for q in &refs {
-                for &(_, st, p) in q {
-                    let b = maps[st as usize].as_ref().unwrap().as_slice();
-                    let off = (p * page) as usize;
-                    if off < b.len() {
-                        sum = sum.wrapping_add(u64::from(b[off]));
+        let per_pass = measure(
+            passes,
+            || {
+                let mut sum = 0u64;
+                for q in &refs {
+                    for &(_, st, p) in q {
+                        let b = maps[st as usize].as_ref().unwrap().as_slice();
+                        let off = (p * page) as usize;
+                        if off < b.len() {
+                            sum = sum.wrapping_add(u64::from(b[off]));
+                        }
                     }
                 }
-            }
-            std::hint::black_box(sum);
-            let io = before.until(IoSample::now().expect("/proc/self/io"));
-            per_pass.push((io.read_bytes / 1048576.0, io.major_faults));
-        }
+                std::hint::black_box(sum);
+            },
+            || stat0 = vmstat(),
+        );
         let events: Vec<String> = vmstat()
             .into_iter()
             .zip(&stat0)
-            .map(|((k, v), (_, v0))| format!("{k} {:.0}", (v - v0) as f64 / (passes - 1) as f64))
+            .map(|((k, v), (_, v0))| format!("{k} {:.0}", (v - v0) / (passes - 1) as f64))
             .collect();
         println!(
             "  a pass (vmstat): {}; at the end {}",
@@ -364,15 +378,10 @@ fn replay(args: &[String]) {
         );
         drop(guard);
         drop(maps);
-        let mut later: Vec<(f64, f64)> = per_pass[1..].to_vec();
-        later.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let med = later[later.len() / 2];
+        let (med, lo, hi) = summary(&per_pass);
         let mut line = format!(
-            "room {room_mib} MiB: replay {:.0} MiB ({:.0}-{:.0}), {} faults",
-            med.0,
-            later[0].0,
-            later[later.len() - 1].0,
-            med.1
+            "room {room_mib} MiB: replay {:.0} MiB ({lo:.0}-{hi:.0}), {} faults",
+            med.0, med.1
         );
         let pols: Vec<Policy> = match std::env::var("POLICIES") {
             Ok(v) => v
@@ -448,20 +457,17 @@ fn main() {
             .collect::<Result<_, _>>()
             .expect("mapping the files");
         let guard = MemoryLimit::enter(room).expect("a memory cgroup");
-        let mut per_pass = Vec::new();
-        for _ in 0..passes {
-            let before = IoSample::now().expect("/proc/self/io");
-            pass(&maps, pages, stride);
-            let io = before.until(IoSample::now().expect("/proc/self/io"));
-            per_pass.push((io.read_bytes / 1048576.0, io.major_faults));
-        }
+        let per_pass = measure(
+            passes,
+            || {
+                pass(&maps, pages, stride);
+            },
+            || {},
+        );
         let cache = guard.page_cache_bytes().unwrap_or(0) as f64 / 1048576.0;
         drop(guard);
         drop(maps);
-        let mut later: Vec<(f64, f64)> = per_pass[1..].to_vec();
-        later.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let (lo, hi) = (later[0].0, later[later.len() - 1].0);
-        let med = later[later.len() / 2];
+        let (med, lo, hi) = summary(&per_pass);
         let (lru, lru_f) = simulated(k, pages, stride, room, window, Policy::Lru);
         let (ker, ker_f) = simulated(k, pages, stride, room, window, Policy::Kernel);
         println!(
