@@ -210,7 +210,7 @@ fn summary(per_pass: &[(f64, f64)]) -> ((f64, f64), f64, f64) {
     (later[later.len() / 2], later[0].0, later[later.len() - 1].0)
 }
 
-/// The value of `key` in a `key value` per line text (`/proc/vmstat`, `memory.stat`).
+/// The value of `key` in a `key value` per line text (`/proc/vmstat`).
 fn stat_value(text: &str, key: &str) -> Option<f64> {
     text.lines()
         .find_map(|l| l.strip_prefix(key)?.strip_prefix(' ')?.trim().parse().ok())
@@ -237,8 +237,7 @@ fn vmstat() -> Vec<(String, f64)> {
 
 /// The group's `active_file` and `inactive_file` (v1 `memory.stat`), MiB.
 fn lists(g: &MemoryLimit) -> String {
-    let s = std::fs::read_to_string(g.group_dir().join("memory.stat")).unwrap_or_default();
-    let get = |k: &str| stat_value(&s, k).map_or(f64::NAN, |v| v / 1048576.0);
+    let get = |k: &str| g.stat(k).map_or(f64::NAN, |v| v as f64 / 1048576.0);
     format!(
         "active {:.1} MiB, inactive {:.1} MiB",
         get("active_file"),

@@ -256,7 +256,9 @@ impl MemoryLimit {
             .ok()
     }
 
-    fn stat(&self, key: &str) -> Option<u64> {
+    /// One counter of the group's `memory.stat` (`active_file`, `cache`, ...; the names
+    /// differ between v1 and v2), `None` where it is absent.
+    pub fn stat(&self, key: &str) -> Option<u64> {
         let s = fs::read_to_string(self.dir.join("memory.stat")).ok()?;
         s.lines().find_map(|l| {
             let (k, v) = l.split_once(' ')?;
