@@ -37,7 +37,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use pmolap_bench::ssb::data::drop_pages;
+use pmolap_bench::ssb::data::{drop_pages, structure_files};
 use pmolap_bench::ssb::validate::counters::IoSample;
 use pmolap_bench::tierprofile::readahead_pages;
 use pmolap_os::cgroup::MemoryLimit;
@@ -165,24 +165,6 @@ fn simulated(
     (r.read * PAGE as f64 / 1048576.0, r.faults)
 }
 
-/// `DB_DIR`'s table directories by name (the directories holding a MANIFEST).
-fn table_dirs(dir: &Path, out: &mut std::collections::HashMap<String, PathBuf>) {
-    for e in std::fs::read_dir(dir).expect("DB_DIR: a directory") {
-        let p = e.expect("a directory entry").path();
-        if p.is_dir() {
-            if p.join("MANIFEST").is_file() {
-                let name = p.file_name().unwrap().to_string_lossy().into_owned();
-                assert!(
-                    out.insert(name.clone(), p.clone()).is_none(),
-                    "two directories for table {name}"
-                );
-            } else {
-                table_dirs(&p, out);
-            }
-        }
-    }
-}
-
 /// Bytes read (MiB) and major faults of each of `passes` runs of `pass`; `after_first`
 /// runs once after the first (the warm-up) pass.
 fn measure(
@@ -279,38 +261,12 @@ fn replay(args: &[String]) {
     let ids: Vec<String> = w.structures.iter().map(|s| s.id()).collect();
     let on_v: Vec<bool> = ids.iter().map(|i| s.slow_structures.contains(i)).collect();
     let on = |i: usize| on_v[i];
-    let mut tables = std::collections::HashMap::new();
-    table_dirs(Path::new(&args[2]), &mut tables);
-    let mut manifests = std::collections::HashMap::new();
-    let paths: Vec<Option<PathBuf>> = w
-        .structures
-        .iter()
+    let all =
+        structure_files(Path::new(&args[2]), w).expect("the workload's structures under DB_DIR");
+    let paths: Vec<Option<PathBuf>> = all
+        .into_iter()
         .enumerate()
-        .map(|(i, st)| {
-            if !on(i) {
-                return None;
-            }
-            let dir = tables
-                .get(&st.table)
-                .expect("the workload's table under DB_DIR");
-            let m = manifests
-                .entry(st.table.clone())
-                .or_insert_with(|| pmolap_store::read_manifest(dir).expect("its MANIFEST"));
-            let c = m
-                .columns
-                .iter()
-                .find(|c| c.name == st.column)
-                .expect("the workload's column in the MANIFEST");
-            let f = c
-                .file(st.kind)
-                .expect("the structure's file in the MANIFEST");
-            assert_eq!(
-                f.size, st.bytes,
-                "{}: the file is not the one recorded",
-                ids[i]
-            );
-            Some(dir.join(&f.file))
-        })
+        .map(|(i, f)| on(i).then_some(f))
         .collect();
     let files: Vec<PathBuf> = paths.iter().flatten().cloned().collect();
     let rec = w.page_bytes.expect("a workload with page records");

@@ -239,3 +239,108 @@ pub fn check_placed(db: &Database, pf: &pmolap_place::PlacementFile) -> Result<(
 pub fn make_cold(p: &Session) -> Result<()> {
     drop_db_pages(p.database(), &p.database().files())
 }
+
+/// The file of each structure of `w` (in [`pmolap_place::Workload::structures`]' order)
+/// in the database under `db_dir`: the table directories found below it (those holding a
+/// MANIFEST) by name, each structure's file as its table's MANIFEST names it. Fails
+/// naming a table, column or structure the database lacks, and a file whose size is not
+/// the recorded one (another database than the workload's).
+pub fn structure_files(db_dir: &Path, w: &pmolap_place::Workload) -> Result<Vec<PathBuf>> {
+    fn tables(dir: &Path, out: &mut std::collections::HashMap<String, PathBuf>) -> Result<()> {
+        for e in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
+            let p = e.map_err(|e| Error::io(dir, e))?.path();
+            if !p.is_dir() {
+                continue;
+            }
+            if p.join("MANIFEST").is_file() {
+                let name = p
+                    .file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned();
+                if out.insert(name.clone(), p.clone()).is_some() {
+                    return Err(Error::Ssb(format!(
+                        "two directories for table {name} under {}",
+                        dir.display()
+                    )));
+                }
+            } else {
+                tables(&p, out)?;
+            }
+        }
+        Ok(())
+    }
+    let mut dirs = std::collections::HashMap::new();
+    tables(db_dir, &mut dirs)?;
+    let mut manifests = std::collections::HashMap::new();
+    w.structures
+        .iter()
+        .map(|st| {
+            let dir = dirs.get(&st.table).ok_or_else(|| {
+                Error::Ssb(format!("no table {} under {}", st.table, db_dir.display()))
+            })?;
+            if !manifests.contains_key(&st.table) {
+                let m = pmolap_store::read_manifest(dir)
+                    .map_err(|e| Error::Ssb(format!("{}: {e}", dir.display())))?;
+                manifests.insert(st.table.clone(), m);
+            }
+            let f = manifests[&st.table]
+                .columns
+                .iter()
+                .find(|c| c.name == st.column)
+                .and_then(|c| c.file(st.kind))
+                .ok_or_else(|| Error::Ssb(format!("{}: not in {}", st.id(), dir.display())))?;
+            if f.size != st.bytes {
+                return Err(Error::Ssb(format!(
+                    "{}: the file has {} bytes, the workload recorded {} (another database)",
+                    st.id(),
+                    f.size,
+                    st.bytes
+                )));
+            }
+            Ok(dir.join(&f.file))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn structure_files_are_the_recorded_ones_and_a_foreign_workload_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("db");
+        pmolap_ssb::load_database(
+            0.01,
+            &dir,
+            None,
+            &pmolap_store::WriteOptions::default(),
+            &|_, _| {},
+            &|_| {},
+        )
+        .unwrap();
+        let data = DataOptions {
+            data: Some(dir.clone()),
+            sf: None,
+            exec: ExecOptions::default(),
+            placement: None,
+        };
+        let queries: Vec<_> = pmolap_engine::ssb_queries().into_iter().take(2).collect();
+        let pb = indicatif::ProgressBar::hidden();
+        let mut w = crate::ssb::workload::ssb_workload(&data, &queries, 1, &pb).unwrap();
+        let files = structure_files(tmp.path(), &w).unwrap();
+        assert_eq!(files.len(), w.structures.len());
+        for (f, s) in files.iter().zip(&w.structures) {
+            assert!(f.starts_with(&dir), "{}", f.display());
+            assert_eq!(std::fs::metadata(f).unwrap().len(), s.bytes, "{}", s.id());
+        }
+        // Another database's sizes, and a table this one lacks: refused by name.
+        w.structures[0].bytes += 1;
+        let e = structure_files(&dir, &w).unwrap_err().to_string();
+        assert!(e.contains(&w.structures[0].id()), "{e}");
+        w.structures[0].table = "nosuch".into();
+        let e = structure_files(&dir, &w).unwrap_err().to_string();
+        assert!(e.contains("no table nosuch"), "{e}");
+    }
+}
