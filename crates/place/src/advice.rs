@@ -408,11 +408,18 @@ impl Advisor {
             };
             if faster && keeps {
                 best_t = p.t_ns;
+                // The solution's figures are cold, as the front's are (the placement
+                // file and `advise` state the cache's separately): behind the cache a
+                // baseline won, cold it may not have.
+                let cold = match cache {
+                    Some(_) => self.options.model()?.predict(w, ps, &a)?,
+                    None => p,
+                };
                 best = Solution {
                     bytes_per_tier: vec![w.total_bytes() - moved, moved],
                     bytes_moved: moved,
-                    t_ns: p.t_ns,
-                    relative: p.relative,
+                    t_ns: cold.t_ns,
+                    relative: cold.relative,
                     assignment: a,
                     baseline: Some(kind.to_string()),
                     page_cache_dram_bytes: (kind == crate::baselines::OS_ALONE).then_some(dram),

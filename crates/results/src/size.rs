@@ -3,14 +3,19 @@
 use serde::{Deserialize, Deserializer};
 
 /// Parses a byte size; suffixes K/M/G/T (optionally followed by `B` or `iB`) are binary.
+/// With a unit the number may have a decimal fraction (`23.6MiB`, `1.5G`: what the
+/// reports print), rounded down to whole bytes; a bare number of bytes may not.
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
-    let digits_end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (num, suffix) = t.split_at(digits_end);
-    if num.is_empty() {
-        return Err(format!("`{s}` is not a size (e.g. 64, 4K, 2G)"));
+    let int_end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (int, rest) = t.split_at(int_end);
+    let (frac, suffix) = match rest.strip_prefix('.') {
+        Some(r) => r.split_at(r.find(|c: char| !c.is_ascii_digit()).unwrap_or(r.len())),
+        None => ("", rest),
+    };
+    if int.is_empty() || (rest.starts_with('.') && frac.is_empty()) {
+        return Err(format!("`{s}` is not a size (e.g. 64, 4K, 2G, 23.6MiB)"));
     }
-    let n: u64 = num.parse().map_err(|_| format!("`{s}` is too large"))?;
     let shift = match suffix.trim().to_ascii_uppercase().as_str() {
         "" | "B" => 0,
         "K" | "KB" | "KIB" => 10,
@@ -23,8 +28,16 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
             ))
         }
     };
-    n.checked_mul(1u64 << shift)
-        .ok_or_else(|| format!("`{s}` is too large"))
+    if shift == 0 && !frac.is_empty() {
+        return Err(format!("`{s}` is not a whole number of bytes"));
+    }
+    let too_large = || format!("`{s}` is too large");
+    // (int.frac) << shift, exactly: the digits as one integer over 10^len(frac).
+    let frac = &frac[..frac.len().min(18)];
+    let digits: u128 = format!("{int}{frac}").parse().map_err(|_| too_large())?;
+    let bytes =
+        digits.checked_mul(1 << shift).ok_or_else(too_large)? / 10u128.pow(frac.len() as u32);
+    u64::try_from(bytes).map_err(|_| too_large())
 }
 
 /// Formats a byte size compactly with binary units: 64B, 4K, 64M, 2G (exact when possible).
@@ -78,8 +91,24 @@ mod tests {
         ] {
             assert_eq!(parse_size(s).unwrap(), n, "{s}");
         }
-        assert!(parse_size("").is_err());
+        for (s, n) in [
+            ("23.6MiB", 24_746_393),
+            ("1.5G", 3 << 29),
+            ("0.5K", 512),
+            ("94.4 MiB", 98_985_574),
+        ] {
+            assert_eq!(parse_size(s).unwrap(), n, "{s}");
+        }
+        assert!(parse_size("1.5")
+            .unwrap_err()
+            .contains("whole number of bytes"));
+        for bad in ["", ".5M", "5.M", "M", "1.2.3M"] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
         assert!(parse_size("4X").unwrap_err().contains("unknown unit"));
+        assert!(parse_size("9999999999999999999999999999999999999T")
+            .unwrap_err()
+            .contains("too large"));
         assert!(parse_size("99999999999999T")
             .unwrap_err()
             .contains("too large"));

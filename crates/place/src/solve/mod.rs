@@ -136,7 +136,10 @@ pub struct Solution {
     pub bytes_per_tier: Vec<u64>,
     /// Bytes off the reference tier.
     pub bytes_moved: u64,
-    /// The model's extra CPU time, ns (sum of the per-structure costs in whole ps).
+    /// The model's extra CPU time, ns (sum of the per-structure costs in whole ps),
+    /// cold (pages dropped before each query) also where [`crate::Advisor`] chose a
+    /// baseline behind a bounded cache (what it promises there is
+    /// [`crate::AdviceOptions::cache_band`]'s).
     pub t_ns: f64,
     /// `(T_DRAM + t) / T_DRAM`.
     pub relative: f64,
