@@ -29,7 +29,7 @@ pub enum PlaceCommand {
     /// width, counts per access type; T_DRAM; the worker threads).
     Workload(Box<WorkloadArgs>),
     /// Solve a placement: most bytes on the slow tier within a slowdown budget, or least
-    /// slowdown with a target share of bytes there; print it, with the model's measured
+    /// slowdown with a target share of the accessed bytes there; print it, with the model's measured
     /// error on this tier, and write a placement file.
     Advise(Box<AdviseArgs>),
     /// Predict the slowdown of the usual placements (the fixed ones and the advice of
@@ -173,7 +173,8 @@ pub struct AdviseArgs {
     /// Slowdown allowed, as a share of T_DRAM (`10%` or `0.1`).
     #[arg(long, conflicts_with = "target")]
     pub budget: Option<String>,
-    /// Share of the bytes to put on the slow tier (`75%` or `0.75`).
+    /// Share of the accessed bytes (the structures the workload touches) to put on the
+    /// slow tier (`75%` or `0.75`); never-accessed structures go there too.
     #[arg(long)]
     pub target: Option<String>,
     /// Where the store puts the slow tier's structures (`file:/mnt/pmem0`, `home`, ...).

@@ -5,21 +5,24 @@
 //! predicts them: the same model, the same I/O concurrency, the same `T_DRAM` (the
 //! workload's; `docs/placement.md`, "One solver, one meaning").
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::fmt;
 
 use crate::error::Result;
 use crate::model::{Assignment, Model, ModelOptions};
 use crate::profile::Profile;
-use crate::solve::{pareto_front, Granularity, ParetoFront, Solution, TwoTierProblem};
+use crate::solve::{
+    pareto_front, pareto_front_by, target_bytes, Granularity, ParetoFront, Solution,
+    TwoTierProblem, Weight,
+};
 use crate::workload::Workload;
 
 /// The budgets (slowdown allowed, share of `T_DRAM`) `place validate` measures: the
 /// paper's (§6), 0–50 %.
 pub const BUDGETS: [f64; 6] = [0.0, 0.01, 0.05, 0.10, 0.20, 0.50];
-/// The targets (share of the bytes on the slow tier) `place validate` measures: the
-/// paper's 25, 50, 75 % and 90 %.
+/// The targets (share of the accessed bytes on the slow tier) `place validate`
+/// measures: the paper's 25, 50, 75 % and 90 %.
 pub const TARGETS: [f64; 4] = [0.25, 0.50, 0.75, 0.90];
 
 /// What an advice asks for.
@@ -28,7 +31,8 @@ pub enum Goal {
     /// Most bytes on the slow tier with the predicted extra time at most this share of
     /// `T_DRAM`.
     Budget(f64),
-    /// Least predicted extra time with at least this share of the bytes on the slow tier.
+    /// Least predicted extra time with at least this share of the accessed bytes on the
+    /// slow tier (every structure that costs nothing there goes too: never-accessed ones).
     Target(f64),
 }
 
@@ -203,13 +207,17 @@ impl AdviceOptions {
     }
 }
 
-/// The exact Pareto front of a workload on one slow tier under [`AdviceOptions`]: every
-/// budget or target placement is read off it (behind a bounded cache a budget is also
-/// searched among the hottest-by-density placements), then checked against the
+/// The exact Pareto fronts of a workload on one slow tier under [`AdviceOptions`]: every
+/// budget placement is read off the front by bytes, every target placement off the front
+/// by accessed bytes (built on the first target), behind a bounded cache a budget is also
+/// searched among the hottest-by-density placements; then each is checked against the
 /// baselines.
 #[derive(Debug, Clone)]
 pub struct Advisor {
+    problem: TwoTierProblem,
     front: ParetoFront,
+    /// The front by accessed bytes ([`Weight::Accessed`]), built on the first target.
+    target_front: OnceCell<ParetoFront>,
     workload: Workload,
     profile: Profile,
     options: AdviceOptions,
@@ -235,6 +243,8 @@ impl Advisor {
         let problem = TwoTierProblem::new(w, &o.model()?, profile, o.granularity)?;
         Ok(Advisor {
             front: pareto_front(&problem)?,
+            problem,
+            target_front: OnceCell::new(),
             workload: w.clone(),
             profile: profile.clone(),
             options: *o,
@@ -351,6 +361,15 @@ impl Advisor {
         })
     }
 
+    /// The front by accessed bytes, built once.
+    fn target_front(&self) -> Result<&ParetoFront> {
+        if let Some(f) = self.target_front.get() {
+            return Ok(f);
+        }
+        let f = pareto_front_by(&self.problem, Weight::Accessed)?;
+        Ok(self.target_front.get_or_init(|| f))
+    }
+
     /// The placement for `goal`: the front's point (proven optimal for the rounded cold
     /// costs) — for a budget behind a bounded cache, the placement
     /// [`Self::cached_budget`] finds, whose promise in that setting is within the budget —
@@ -367,7 +386,15 @@ impl Advisor {
         let mut best = match (goal, cache) {
             (Goal::Budget(b), Some(c)) => self.cached_budget(b, c)?,
             (Goal::Budget(b), None) => self.front.solution(self.front.budget_index(b)?),
-            (Goal::Target(t), _) => self.front.solution(self.front.target_index(t)?),
+            (Goal::Target(t), _) => {
+                let f = self.target_front()?;
+                f.solution(f.target_index(t)?)
+            }
+        };
+        // A target's baseline must meet the target too.
+        let need_accessed = match goal {
+            Goal::Target(t) => target_bytes(t, self.workload.accessed_bytes())?,
+            Goal::Budget(_) => 0,
         };
         // Behind a bounded cache a budget's baseline must keep its promise too.
         let limit = match (goal, cache) {
@@ -383,8 +410,9 @@ impl Advisor {
             if !self.allowed(&a) {
                 continue;
             }
-            let moved = crate::SlowShare::of(w, &a).bytes;
-            if moved < best.bytes_moved {
+            let share = crate::SlowShare::of(w, &a);
+            let moved = share.bytes;
+            if moved < best.bytes_moved || share.accessed_bytes < need_accessed {
                 continue;
             }
             let p = match kind {

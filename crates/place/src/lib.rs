@@ -44,8 +44,8 @@ pub use profile::{
 pub use scenarios::{scenarios, Scenario};
 pub use share::SlowShare;
 pub use solve::{
-    pareto_front, solve_budget, solve_target, solve_tiers, FrontPoint, Granularity, Objective,
-    ParetoFront, Solution, TierProblem, TwoTierProblem,
+    pareto_front, pareto_front_by, solve_budget, solve_target, solve_tiers, FrontPoint,
+    Granularity, Objective, ParetoFront, Solution, TierProblem, TwoTierProblem, Weight,
 };
 pub use workload::{
     Encoding, PageContext, QueryLoad, StoreTable, StructureLoad, StructurePages, Workload,

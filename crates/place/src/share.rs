@@ -26,7 +26,7 @@ impl SlowShare {
     pub fn of(w: &Workload, a: &Assignment) -> SlowShare {
         let (mut bytes, mut accessed_bytes, mut total, mut accessed_total) = (0, 0, 0, 0);
         for (i, s) in w.structures.iter().enumerate() {
-            let accessed = s.counts.total() > 0;
+            let accessed = s.accessed();
             let slow = a.tier.get(i).is_some_and(|&t| t != 0);
             total += s.bytes;
             if accessed {

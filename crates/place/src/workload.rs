@@ -98,6 +98,12 @@ impl StructureLoad {
     pub fn count(&self, access: Access) -> u64 {
         access.count(&self.counts)
     }
+
+    /// Whether the workload accessed it at all (any count above 0): what the shares on
+    /// the slow tier and a target are counted over.
+    pub fn accessed(&self) -> bool {
+        self.counts.total() > 0
+    }
 }
 
 /// `table.column.kind` (kind as `dict`, `dv` or `inv`).
@@ -603,6 +609,15 @@ impl Workload {
     pub fn total_bytes(&self) -> u64 {
         self.structures
             .iter()
+            .fold(0u64, |a, s| a.saturating_add(s.bytes))
+    }
+
+    /// Footprint of the structures the workload accesses ([`StructureLoad::accessed`]),
+    /// saturating as [`Self::total_bytes`].
+    pub fn accessed_bytes(&self) -> u64 {
+        self.structures
+            .iter()
+            .filter(|s| s.accessed())
             .fold(0u64, |a, s| a.saturating_add(s.bytes))
     }
 

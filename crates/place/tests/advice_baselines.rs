@@ -145,6 +145,15 @@ fn the_advice_is_never_predicted_slower_than_a_baseline_at_its_dram_bytes() {
             .chain(TARGETS.iter().map(|&t| Goal::Target(t)));
         for goal in goals {
             let s = advisor.solve(goal).unwrap();
+            // A target is a share of the accessed bytes, baseline or not.
+            let need = match goal {
+                Goal::Target(t) => {
+                    let got = SlowShare::of(&w, &s.assignment).accessed_fraction;
+                    assert!(got >= t - 1e-12, "{goal} behind {cache:?}: {got}");
+                    (t * w.accessed_bytes() as f64 - 1e-6).ceil() as u64
+                }
+                Goal::Budget(_) => 0,
+            };
             // The solution's own figures are cold whichever placement won (the placement
             // file and `advise` state the cache's beside them).
             let cold = o.model().unwrap().predict(&w, ps, &s.assignment).unwrap();
@@ -182,8 +191,8 @@ fn the_advice_is_never_predicted_slower_than_a_baseline_at_its_dram_bytes() {
                 _ => None,
             };
             for (kind, a) in baselines::candidates(&w, dram, cache.is_some()) {
-                let moved = SlowShare::of(&w, &a).bytes;
-                if moved < s.bytes_moved {
+                let share = SlowShare::of(&w, &a);
+                if share.bytes < s.bytes_moved || share.accessed_bytes < need {
                     continue;
                 }
                 if let Some((c, l)) = limit {
@@ -209,6 +218,33 @@ fn the_advice_is_never_predicted_slower_than_a_baseline_at_its_dram_bytes() {
             }
         }
     }
+}
+
+#[test]
+fn a_target_is_a_share_of_the_accessed_bytes() {
+    // `a` hot, `b` cool, `n` never accessed and as big as both: counted over all bytes
+    // "target 50 %" would be met by `n` alone, moving nothing the queries read.
+    let mut w = workload();
+    w.structures.push(StructureLoad {
+        counts: pmolap_store::AccessCounts::default(),
+        ..paged_dv("n", 16)
+    });
+    for q in &mut w.queries {
+        q.counts.push(pmolap_store::AccessCounts::default());
+    }
+    w.validate("<test>").unwrap();
+    let p = disk();
+    let o = AdviceOptions::new(&w, 1 << 20);
+    for (t, want) in [(0.0, [0, 0, 1]), (0.5, [1, 0, 1]), (1.0, [1, 1, 1])] {
+        let s = solve(&w, &p, &o, Goal::Target(t));
+        assert_eq!(s.assignment.tier, want, "target {t}");
+        let share = SlowShare::of(&w, &s.assignment);
+        assert!(share.accessed_fraction >= t, "target {t}: {share:?}");
+        assert_eq!(s.bytes_moved, share.bytes);
+    }
+    // Every byte counts for a budget: 0 % moves only what costs nothing.
+    let s = solve(&w, &p, &o, Goal::Budget(0.0));
+    assert_eq!(s.assignment.tier, vec![0, 0, 1]);
 }
 
 #[test]

@@ -3,11 +3,13 @@
 
 mod common;
 
-use common::{brute_front, costs_ps, groups_of, model, model_for, random_workload, subsets};
+use common::{
+    accessed_subsets, brute_front, costs_ps, groups_of, model, model_for, random_workload, subsets,
+};
 use pmolap_place::solve::mip::solve_tiers_within;
 use pmolap_place::{
-    pareto_front, solve_budget, solve_target, solve_tiers, Error, Granularity, Objective, Profile,
-    TierProblem, TwoTierProblem,
+    pareto_front, pareto_front_by, solve_budget, solve_target, solve_tiers, Error, Granularity,
+    Objective, Profile, TierProblem, TwoTierProblem, Weight,
 };
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -76,27 +78,58 @@ fn front_and_modes_are_optimal_at_every_granularity() {
                 assert!(cost <= limit, "case {case} {by} budget {b}: infeasible");
                 assert!(moves_whole_groups(&s.assignment.tier, &groups));
             }
-            // Targets: 0, 1, random, exactly each subset's share of the bytes.
-            let total = w.total_bytes();
+            // Targets are shares of the accessed bytes: the front by accessed bytes is
+            // the brute force's, and each target's placement is the cheapest that meets
+            // it, with every group that costs nothing on the slow tier there too.
+            let acc = accessed_subsets(&w, &groups, &ps);
+            let fa = pareto_front_by(&p, Weight::Accessed).unwrap();
+            let got: Vec<(u64, u64)> = fa.points().iter().map(|q| (q.bytes, q.cost_ps)).collect();
+            let points: Vec<(u64, u64)> = acc.iter().map(|&(a, c, _)| (a, c)).collect();
+            assert_eq!(
+                got,
+                brute_front(&points),
+                "case {case} {by}: front by accessed bytes differs"
+            );
+            let accessed = w.accessed_bytes();
             let mut targets: Vec<f64> = vec![0.0, 1.0, rng.gen_range(0.0..1.0)];
-            targets.extend(all.iter().take(6).map(|&(b, _)| b as f64 / total as f64));
+            if accessed > 0 {
+                targets.extend(
+                    acc.iter()
+                        .take(6)
+                        .map(|&(a, _, _)| a as f64 / accessed as f64),
+                );
+            }
             for t in targets {
                 let s = solve_target(&p, t).unwrap();
-                let need = (t * total as f64 * (1.0 - 1e-12)).ceil() as u64;
-                let best = all
+                let need = (t * accessed as f64 * (1.0 - 1e-12)).ceil() as u64;
+                let best = acc
                     .iter()
-                    .filter(|&&(b, _)| b >= need)
-                    .map(|&(_, c)| c)
+                    .filter(|&&(a, _, _)| a >= need)
+                    .map(|&(_, c, _)| c)
                     .min();
-                let cost: u64 = (0..n)
-                    .filter(|&i| s.assignment.tier[i] == 1)
-                    .map(|i| ps[i])
-                    .sum();
+                let slow: Vec<usize> = (0..n).filter(|&i| s.assignment.tier[i] == 1).collect();
+                let cost: u64 = slow.iter().map(|&i| ps[i]).sum();
                 assert_eq!(Some(cost), best, "case {case} {by} target {t}");
+                let moved = |only_accessed: bool| -> u64 {
+                    slow.iter()
+                        .map(|&i| &w.structures[i])
+                        .filter(|s| !only_accessed || s.accessed())
+                        .map(|s| s.bytes)
+                        .sum()
+                };
                 assert!(
-                    s.bytes_moved >= need,
+                    moved(true) >= need,
                     "case {case} {by} target {t}: infeasible"
                 );
+                assert_eq!(s.bytes_moved, moved(false), "case {case} {by} target {t}");
+                for g in &groups {
+                    let free = g.iter().map(|&i| ps[i]).sum::<u64>() == 0
+                        && g.iter().map(|&i| w.structures[i].bytes).sum::<u64>() > 0;
+                    assert!(
+                        !free || g.iter().all(|&i| s.assignment.tier[i] == 1),
+                        "case {case} {by} target {t}: a group that costs nothing stayed in DRAM"
+                    );
+                }
                 assert_eq!(s.t_ns, cost as f64 / 1000.0);
             }
         }
@@ -194,35 +227,39 @@ fn mip_is_optimal_on_three_tiers_with_capacities() {
         let groups = groups_of(&w, by);
         let p = TierProblem::new(&w, &m, &profiles, &caps, g).unwrap();
         // Brute force: every group on every tier.
-        let feasible: Vec<(u64, u64)> = all_choices(groups.len(), 3)
+        // (bytes off tier 0, cost, accessed bytes off tier 0) of every feasible choice.
+        let feasible: Vec<(u64, u64, u64)> = all_choices(groups.len(), 3)
             .into_iter()
             .filter_map(|choice| {
                 let mut bytes = [0u64; 3];
-                let mut cost = 0;
+                let (mut cost, mut accessed) = (0, 0);
                 for (grp, &t) in groups.iter().zip(&choice) {
                     for &i in grp {
                         bytes[t] += w.structures[i].bytes;
                         cost += ps[t][i];
+                        if t != 0 && w.structures[i].accessed() {
+                            accessed += w.structures[i].bytes;
+                        }
                     }
                 }
                 let fits = (0..3).all(|t| caps[t].is_none_or(|c| bytes[t] <= c));
-                fits.then_some((total - bytes[0], cost))
+                fits.then_some((total - bytes[0], cost, accessed))
             })
             .collect();
         let t_ps = w.t_dram_ns * 1000.0;
         let budget = rng.gen_range(0.0..0.8);
         let target = rng.gen_range(0.0..1.0);
         let limit = (budget * t_ps * (1.0 + 1e-12)).floor() as u64;
-        let need = (target * total as f64 * (1.0 - 1e-12)).ceil() as u64;
+        let need = (target * w.accessed_bytes() as f64 * (1.0 - 1e-12)).ceil() as u64;
         let best_b = feasible
             .iter()
-            .filter(|&&(_, c)| c <= limit)
-            .map(|&(b, _)| b)
+            .filter(|&&(_, c, _)| c <= limit)
+            .map(|&(b, _, _)| b)
             .max();
         let best_t = feasible
             .iter()
-            .filter(|&&(b, _)| b >= need)
-            .map(|&(_, c)| c)
+            .filter(|&&(_, _, a)| a >= need)
+            .map(|&(_, c, _)| c)
             .min();
         for (obj, best) in [
             (Objective::Budget(budget), best_b),
@@ -242,7 +279,13 @@ fn mip_is_optimal_on_three_tiers_with_capacities() {
                             assert_eq!(s.bytes_moved, best, "case {case} {by}: not optimal");
                         }
                         Objective::Target(_) => {
-                            assert!(s.bytes_moved >= need, "case {case}: under target");
+                            let accessed: u64 = (0..n)
+                                .filter(|&i| s.assignment.tier[i] != 0)
+                                .map(|i| &w.structures[i])
+                                .filter(|s| s.accessed())
+                                .map(|s| s.bytes)
+                                .sum();
+                            assert!(accessed >= need, "case {case}: under target");
                             // Costs enter the LP as fractions of T_DRAM: equal to 1e-6.
                             let d = cost.abs_diff(best) as f64;
                             assert!(d <= 1e-6 * t_ps, "case {case} {by}: {cost} vs best {best}");
@@ -279,6 +322,24 @@ fn mip_matches_the_front_on_two_tiers() {
         let f = solve_budget(&two, b).unwrap();
         let s = solve_tiers_within(&mip, Objective::Budget(b), Duration::from_secs(30)).unwrap();
         assert_eq!(f.bytes_moved, s.bytes_moved);
+        // A target, a share of the accessed bytes, in both: the same least time, and
+        // everything that costs nothing off DRAM in both.
+        let t = rng.gen_range(0.0..1.0);
+        let f = solve_target(&two, t).unwrap();
+        let s = solve_tiers_within(&mip, Objective::Target(t), Duration::from_secs(30)).unwrap();
+        assert!(
+            (f.t_ns - s.t_ns).abs() <= 1e-6 * w.t_dram_ns,
+            "{f:?} vs {s:?}"
+        );
+        let free: Vec<usize> = two
+            .items()
+            .iter()
+            .filter(|it| it.cost_ps == 0 && it.bytes > 0)
+            .flat_map(|it| it.structures.clone())
+            .collect();
+        for i in free {
+            assert_eq!((f.assignment.tier[i], s.assignment.tier[i]), (1, 1));
+        }
     }
 }
 

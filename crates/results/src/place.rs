@@ -302,7 +302,7 @@ pub struct ValidateConfig {
     /// (absent in older documents).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub budgets: Vec<f64>,
-    /// The targets (share of the bytes on the slow tier) likewise.
+    /// The targets (share of the accessed bytes on the slow tier) likewise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub targets: Vec<f64>,
     /// The workload's `T_DRAM` (ns) the placements were solved and predicted with (absent

@@ -1,6 +1,10 @@
 //! The two-tier solver: the exact Pareto front of (bytes on the slow tier ↑, extra time
 //! `t` ↓) over all placements, by the Nemhauser–Ullmann (1969) list algorithm, and
-//! budget and target mode read off it.
+//! budget and target mode read off it. A front counts the bytes on the slow tier by a
+//! [`Weight`]: every byte (budget mode: the most bytes off DRAM) or the bytes of the
+//! structures the workload accesses (target mode: a target is a share of the accessed
+//! bytes, as the placement paper counts; never-accessed data costs nothing, and counting
+//! it would meet "target 50 %" at SF 1 without moving one accessed byte).
 //!
 //! Why it is exact. Let `P_k` be the Pareto-optimal (bytes, cost) points over subsets
 //! of the first `k` items (items: the structures, columns or tables that move as one).
@@ -20,7 +24,9 @@
 //! bound on the slow tier's bytes; with capacities use [`crate::solve::mip`].)
 //!
 //! Items of zero cost and positive size are on the slow tier in every front point (they
-//! add bytes for free) and items of zero size stay on DRAM; neither enters the lists.
+//! add bytes for free), items of zero size stay on DRAM, and so do items that cost time
+//! but add nothing to the weight (a never-accessed group the model still prices, by the
+//! accessed bytes); none of them enters the lists.
 //! Greedy orders by cost per byte give only the front's convex hull, not the front.
 
 use crate::error::{Error, Result};
@@ -31,13 +37,34 @@ use crate::solve::{
 };
 use crate::workload::Workload;
 
-/// One unit that moves as a whole: its structures (workload indices), total bytes, and
-/// total extra cost on the slow tier in ps (sum of its structures' rounded costs).
+/// One unit that moves as a whole: its structures (workload indices), total bytes, the
+/// bytes of its accessed structures, and total extra cost on the slow tier in ps (sum of
+/// its structures' rounded costs).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Item {
     pub structures: Vec<usize>,
     pub bytes: u64,
+    pub accessed_bytes: u64,
     pub cost_ps: u64,
+}
+
+/// What a front's points count on the slow tier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Weight {
+    /// Every byte: budget mode (the most bytes off DRAM within the budget).
+    Bytes,
+    /// The bytes of the structures the workload accesses
+    /// ([`crate::workload::StructureLoad::accessed`]): target mode.
+    Accessed,
+}
+
+impl Weight {
+    fn of(self, it: &Item) -> u64 {
+        match self {
+            Weight::Bytes => it.bytes,
+            Weight::Accessed => it.accessed_bytes,
+        }
+    }
 }
 
 /// A two-tier placement problem: DRAM and one slow tier without a capacity limit.
@@ -46,6 +73,7 @@ pub struct TwoTierProblem {
     items: Vec<Item>,
     n_structures: usize,
     total_bytes: u64,
+    accessed_bytes: u64,
     t_dram_ns: f64,
 }
 
@@ -60,6 +88,11 @@ impl TwoTierProblem {
             .into_iter()
             .map(|structures| Item {
                 bytes: structures.iter().map(|&i| w.structures[i].bytes).sum(),
+                accessed_bytes: structures
+                    .iter()
+                    .filter(|&&i| w.structures[i].accessed())
+                    .map(|&i| w.structures[i].bytes)
+                    .sum(),
                 cost_ps: structures.iter().map(|&i| ps[i]).sum(),
                 structures,
             })
@@ -68,6 +101,7 @@ impl TwoTierProblem {
             items,
             n_structures: w.structures.len(),
             total_bytes: w.total_bytes(),
+            accessed_bytes: w.accessed_bytes(),
             t_dram_ns: w.t_dram_ns,
         })
     }
@@ -81,12 +115,18 @@ impl TwoTierProblem {
         self.total_bytes
     }
 
+    /// The bytes of the structures the workload accesses.
+    pub fn accessed_bytes(&self) -> u64 {
+        self.accessed_bytes
+    }
+
     pub fn t_dram_ns(&self) -> f64 {
         self.t_dram_ns
     }
 }
 
-/// One point of the front: bytes on the slow tier and the extra cost in ps.
+/// One point of the front: bytes on the slow tier, counted by the front's [`Weight`], and
+/// the extra cost in ps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FrontPoint {
     pub bytes: u64,
@@ -100,11 +140,12 @@ impl FrontPoint {
     }
 }
 
-/// The complete Pareto front of a [`TwoTierProblem`], sorted by bytes (and cost)
-/// ascending, from all-DRAM (cost 0) to everything on the slow tier, with a placement
-/// for every point.
+/// The complete Pareto front of a [`TwoTierProblem`] by one [`Weight`], sorted by
+/// weight (and cost) ascending, from all-DRAM (cost 0) to everything on the slow tier,
+/// with a placement for every point.
 #[derive(Debug, Clone)]
 pub struct ParetoFront {
+    weight: Weight,
     points: Vec<FrontPoint>,
     /// Items on the slow tier in every point (zero cost).
     forced: Vec<usize>,
@@ -115,13 +156,23 @@ pub struct ParetoFront {
     /// Start of each processed item's list in `trace`.
     offsets: Vec<usize>,
     item_structures: Vec<Vec<usize>>,
+    item_bytes: Vec<u64>,
     n_structures: usize,
     total_bytes: u64,
+    /// The workload's bytes counted by `weight`: what a target is a share of.
+    weight_total: u64,
     t_dram_ns: f64,
 }
 
-/// Computes the exact Pareto front of `p` in one pass.
+/// Computes the exact Pareto front of `p` over every byte ([`Weight::Bytes`]: budget
+/// mode) in one pass.
 pub fn pareto_front(p: &TwoTierProblem) -> Result<ParetoFront> {
+    pareto_front_by(p, Weight::Bytes)
+}
+
+/// Computes the exact Pareto front of `p` with the bytes on the slow tier counted by
+/// `weight` in one pass.
+pub fn pareto_front_by(p: &TwoTierProblem, weight: Weight) -> Result<ParetoFront> {
     let mut forced = Vec::new();
     let mut order = Vec::new();
     let mut base = 0u64;
@@ -131,8 +182,8 @@ pub fn pareto_front(p: &TwoTierProblem) -> Result<ParetoFront> {
         }
         if it.cost_ps == 0 {
             forced.push(i);
-            base += it.bytes;
-        } else {
+            base += weight.of(it);
+        } else if weight.of(it) > 0 {
             order.push(i);
         }
     }
@@ -140,7 +191,7 @@ pub fn pareto_front(p: &TwoTierProblem) -> Result<ParetoFront> {
     // subsets of small items span few distinct byte totals (on the SSB-shaped bench,
     // 5.6 M list entries in all against 27 M for cheapest-cost-per-byte first and 18 M
     // for largest first; examples/solve_bench.rs).
-    order.sort_by_key(|&i| (p.items[i].bytes, i));
+    order.sort_by_key(|&i| (weight.of(&p.items[i]), i));
     let mut cur = Lists {
         bytes: vec![base],
         cost: vec![0],
@@ -154,7 +205,7 @@ pub fn pareto_front(p: &TwoTierProblem) -> Result<ParetoFront> {
         // A safe point: SIGINT/SIGTERM stop a long front here (one step is at most
         // 2 · MAX_FRONT_ENTRIES / steps of work).
         pmolap_os::signal::check()?;
-        let (w, c) = (p.items[k].bytes, p.items[k].cost_ps);
+        let (w, c) = (weight.of(&p.items[k]), p.items[k].cost_ps);
         if 2 * cur.len >= (u32::MAX >> 1) as usize
             || trace.len().saturating_add(2 * cur.len) > MAX_FRONT_ENTRIES
         {
@@ -173,6 +224,7 @@ pub fn pareto_front(p: &TwoTierProblem) -> Result<ParetoFront> {
         std::mem::swap(&mut cur, &mut next);
     }
     Ok(ParetoFront {
+        weight,
         points: cur.bytes[..cur.len]
             .iter()
             .zip(&cur.cost[..cur.len])
@@ -183,8 +235,13 @@ pub fn pareto_front(p: &TwoTierProblem) -> Result<ParetoFront> {
         trace,
         offsets,
         item_structures: p.items.iter().map(|i| i.structures.clone()).collect(),
+        item_bytes: p.items.iter().map(|i| i.bytes).collect(),
         n_structures: p.n_structures,
         total_bytes: p.total_bytes,
+        weight_total: match weight {
+            Weight::Bytes => p.total_bytes,
+            Weight::Accessed => p.accessed_bytes,
+        },
         t_dram_ns: p.t_dram_ns,
     })
 }
@@ -259,9 +316,14 @@ fn merge(cur: &Lists, w: u64, c: u64, next: &mut Lists, scratch: &mut Vec<u32>) 
 }
 
 impl ParetoFront {
-    /// The points, bytes and cost strictly ascending.
+    /// The points, weight and cost strictly ascending.
     pub fn points(&self) -> &[FrontPoint] {
         &self.points
+    }
+
+    /// What the points' `bytes` count.
+    pub fn weight(&self) -> Weight {
+        self.weight
     }
 
     /// The items on the slow tier at point `i`, ascending.
@@ -294,10 +356,17 @@ impl ParetoFront {
     pub fn solution(&self, i: usize) -> Solution {
         let p = self.points[i];
         let t_ns = p.t_ns();
+        // The front's weight may count fewer bytes than move (never-accessed ones).
+        let moved: u64 = self
+            .items_on_slow(i)
+            .iter()
+            .map(|&k| self.item_bytes[k])
+            .sum();
+        debug_assert!(self.weight != Weight::Bytes || moved == p.bytes);
         Solution {
             assignment: self.assignment(i),
-            bytes_per_tier: vec![self.total_bytes - p.bytes, p.bytes],
-            bytes_moved: p.bytes,
+            bytes_per_tier: vec![self.total_bytes - moved, moved],
+            bytes_moved: moved,
             t_ns,
             relative: (self.t_dram_ns + t_ns) / self.t_dram_ns,
             baseline: None,
@@ -305,18 +374,19 @@ impl ParetoFront {
         }
     }
 
-    /// Budget mode: the point with the most bytes on the slow tier whose extra time is
-    /// at most `budget · T_DRAM` (0.1 = 10 % more CPU time).
+    /// Budget mode: the point with the most bytes on the slow tier (by the front's
+    /// weight) whose extra time is at most `budget · T_DRAM` (0.1 = 10 % more CPU time).
     pub fn budget_index(&self, budget: f64) -> Result<usize> {
         let b = budget_ps(budget, self.t_dram_ns)?;
         // Point 0 costs 0, so at least one point fits.
         Ok(self.points.partition_point(|p| p.cost_ps <= b) - 1)
     }
 
-    /// Target mode: the point with the least extra time that has at least
-    /// `target · total bytes` on the slow tier.
+    /// Target mode: the point with the least extra time that has at least `target` of
+    /// the bytes the front's weight counts on the slow tier (of the accessed bytes on a
+    /// [`Weight::Accessed`] front, what [`solve_target`] and the advisor read).
     pub fn target_index(&self, target: f64) -> Result<usize> {
-        let need = target_bytes(target, self.total_bytes)?;
+        let need = target_bytes(target, self.weight_total)?;
         let i = self.points.partition_point(|p| p.bytes < need);
         if i == self.points.len() {
             // Only zero-byte items can be missing from the last point, so this cannot
@@ -324,7 +394,7 @@ impl ParetoFront {
             return Err(Error::Infeasible(format!(
                 "target {target}: at most {} of {} bytes can move",
                 self.points.last().map_or(0, |p| p.bytes),
-                self.total_bytes
+                self.weight_total
             )));
         }
         Ok(i)
@@ -338,10 +408,11 @@ pub fn solve_budget(p: &TwoTierProblem, budget: f64) -> Result<Solution> {
     Ok(f.solution(f.budget_index(budget)?))
 }
 
-/// Target mode on two tiers: least `t` with at least `target` of the bytes on the slow
-/// tier.
+/// Target mode on two tiers: least `t` with at least `target` of the accessed bytes on
+/// the slow tier (and every item that costs nothing there, never-accessed data
+/// included).
 pub fn solve_target(p: &TwoTierProblem, target: f64) -> Result<Solution> {
-    target_bytes(target, p.total_bytes)?;
-    let f = pareto_front(p)?;
+    target_bytes(target, p.accessed_bytes)?;
+    let f = pareto_front_by(p, Weight::Accessed)?;
     Ok(f.solution(f.target_index(target)?))
 }

@@ -4,8 +4,10 @@
 //!
 //! - Budget mode: maximise bytes off the reference tier subject to `t <= b · T_DRAM`
 //!   and every capacity.
-//! - Target mode: minimise `t` subject to at least `target` of the bytes off the
-//!   reference tier and every capacity.
+//! - Target mode: minimise `t` subject to at least `target` of the accessed bytes off
+//!   the reference tier and every capacity; then every unit still on the reference tier
+//!   that costs nothing on a slow tier with room moves there (never-accessed data: the
+//!   same `t`, more bytes off DRAM), as on the two-tier front.
 //!
 //! "Proven optimal" here means: microlp's branch and bound finished with its optimality
 //! proof (status `Optimal`, MIP gap 0) within the time limit — anything else is an error,
@@ -36,6 +38,8 @@ pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(60);
 pub struct TierItem {
     pub structures: Vec<usize>,
     pub bytes: u64,
+    /// The bytes of its structures the workload accesses.
+    pub accessed_bytes: u64,
     /// Extra cost in ps per tier, reference tier first (always 0).
     pub cost_ps: Vec<u64>,
 }
@@ -48,6 +52,7 @@ pub struct TierProblem {
     items: Vec<TierItem>,
     n_structures: usize,
     total_bytes: u64,
+    accessed_bytes: u64,
     t_dram_ns: f64,
 }
 
@@ -56,7 +61,8 @@ pub struct TierProblem {
 pub enum Objective {
     /// Most bytes off the reference tier with `t <= budget · T_DRAM`.
     Budget(f64),
-    /// Least `t` with at least `target` (0..=1) of the bytes off the reference tier.
+    /// Least `t` with at least `target` (0..=1) of the accessed bytes off the reference
+    /// tier.
     Target(f64),
 }
 
@@ -100,6 +106,11 @@ impl TierProblem {
             .into_iter()
             .map(|structures| TierItem {
                 bytes: structures.iter().map(|&i| w.structures[i].bytes).sum(),
+                accessed_bytes: structures
+                    .iter()
+                    .filter(|&&i| w.structures[i].accessed())
+                    .map(|&i| w.structures[i].bytes)
+                    .sum(),
                 cost_ps: std::iter::once(0)
                     .chain(ps.iter().map(|c| structures.iter().map(|&i| c[i]).sum()))
                     .collect(),
@@ -112,6 +123,7 @@ impl TierProblem {
             items,
             n_structures: w.structures.len(),
             total_bytes: w.total_bytes(),
+            accessed_bytes: w.accessed_bytes(),
             t_dram_ns: w.t_dram_ns,
         })
     }
@@ -132,6 +144,11 @@ impl TierProblem {
 
     pub fn total_bytes(&self) -> u64 {
         self.total_bytes
+    }
+
+    /// The bytes of the structures the workload accesses.
+    pub fn accessed_bytes(&self) -> u64 {
+        self.accessed_bytes
     }
 
     pub fn t_dram_ns(&self) -> f64 {
@@ -186,7 +203,7 @@ pub fn solve_tiers_within(
     // Exact pre-checks, so that their errors name what is wrong.
     let (b_ps, need) = match objective {
         Objective::Budget(b) => (Some(budget_ps(b, p.t_dram_ns)?), 0),
-        Objective::Target(t) => (None, target_bytes(t, p.total_bytes)?),
+        Objective::Target(t) => (None, target_bytes(t, p.accessed_bytes)?),
     };
     let room: Option<u64> = p
         .capacity
@@ -200,7 +217,11 @@ pub fn solve_tiers_within(
             )));
         }
     }
-    let unit = p.items.iter().fold(0, |g, it| gcd(g, it.bytes)).max(1);
+    let unit = p
+        .items
+        .iter()
+        .fold(0, |g, it| gcd(gcd(g, it.bytes), it.accessed_bytes))
+        .max(1);
     let units = |b: u64| (b / unit) as f64;
     let t_ps = (p.t_dram_ns * 1000.0).max(1.0);
 
@@ -211,10 +232,12 @@ pub fn solve_tiers_within(
         .map(|_| (0..k).map(|_| vars.add(variable().binary())).collect())
         .collect();
     let mut moved = Expression::from(0.0);
+    let mut accessed = Expression::from(0.0);
     let mut time = Expression::from(0.0);
     for (it, xs) in p.items.iter().zip(&x) {
         for (&x, &c) in xs.iter().zip(&it.cost_ps).skip(1) {
             moved += units(it.bytes) * x;
+            accessed += units(it.accessed_bytes) * x;
             time += (c as f64 / t_ps) * x;
         }
     }
@@ -244,7 +267,7 @@ pub fn solve_tiers_within(
             model = model.with(constraint!(time <= b as f64 / t_ps));
         }
         _ => {
-            model = model.with(constraint!(moved >= need.div_ceil(unit) as f64));
+            model = model.with(constraint!(accessed >= need.div_ceil(unit) as f64));
         }
     }
     let what = match objective {
@@ -263,7 +286,7 @@ pub fn solve_tiers_within(
             limit.as_secs_f64()
         )));
     }
-    let choice: Vec<usize> = x
+    let mut choice: Vec<usize> = x
         .iter()
         .map(|xs| {
             (0..k)
@@ -271,6 +294,9 @@ pub fn solve_tiers_within(
                 .unwrap_or(0)
         })
         .collect();
+    if matches!(objective, Objective::Target(_)) {
+        fill_free(p, &mut choice);
+    }
     let s = p.solution_of(&choice);
     // Exact re-check of what the floating-point solver returned.
     let cost: u64 = p
@@ -289,10 +315,37 @@ pub fn solve_tiers_within(
             }
         }
     }
-    if b_ps.is_some_and(|b| cost > b) || s.bytes_moved < need {
+    let accessed_moved: u64 = p
+        .items
+        .iter()
+        .zip(&choice)
+        .filter(|&(_, &j)| j != 0)
+        .map(|(it, _)| it.accessed_bytes)
+        .sum();
+    if b_ps.is_some_and(|b| cost > b) || accessed_moved < need {
         return Err(Error::Solver(format!(
             "solution misses {what} by the solver's tolerance"
         )));
     }
     Ok(s)
+}
+
+/// Moves every item on the reference tier that costs nothing on some slow tier with room
+/// for it there (the first such tier): the same `t`, more bytes off the reference tier.
+fn fill_free(p: &TierProblem, choice: &mut [usize]) {
+    let mut used = vec![0u64; p.tiers.len()];
+    for (it, &j) in p.items.iter().zip(choice.iter()) {
+        used[j] += it.bytes;
+    }
+    for (it, j) in p.items.iter().zip(choice.iter_mut()) {
+        if *j != 0 || it.bytes == 0 {
+            continue;
+        }
+        let room = |k: usize| p.capacity[k].is_none_or(|c| used[k] + it.bytes <= c);
+        if let Some(k) = (1..p.tiers.len()).find(|&k| it.cost_ps[k] == 0 && room(k)) {
+            used[0] -= it.bytes;
+            used[k] += it.bytes;
+            *j = k;
+        }
+    }
 }

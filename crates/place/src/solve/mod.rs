@@ -1,6 +1,7 @@
 //! Placement solving (§5 of the placement paper): budget mode (most bytes off DRAM with
-//! `t <= b · T_DRAM`) and target mode (least `t` with at least `target` of the bytes off
-//! DRAM), at structure, column or table granularity.
+//! `t <= b · T_DRAM`) and target mode (least `t` with at least `target` of the accessed
+//! bytes off DRAM, and everything that costs nothing there), at structure, column or
+//! table granularity.
 //!
 //! - Two tiers ([`front`]): the exact Pareto front of (bytes on the slow tier, `t`) by
 //!   the Nemhauser–Ullmann list algorithm, in one pass; both modes are read off it.
@@ -22,7 +23,8 @@ use crate::model::Assignment;
 use crate::workload::Workload;
 
 pub use front::{
-    pareto_front, solve_budget, solve_target, FrontPoint, ParetoFront, TwoTierProblem,
+    pareto_front, pareto_front_by, solve_budget, solve_target, FrontPoint, ParetoFront,
+    TwoTierProblem, Weight,
 };
 pub use mip::{solve_tiers, Objective, TierProblem};
 

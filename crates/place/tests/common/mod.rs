@@ -160,6 +160,28 @@ pub fn subsets(w: &Workload, groups: &[Vec<usize>], ps: &[u64]) -> Vec<(u64, u64
         .collect()
 }
 
+/// Every subset of groups as (accessed bytes, cost in ps, bytes): what target mode counts.
+pub fn accessed_subsets(w: &Workload, groups: &[Vec<usize>], ps: &[u64]) -> Vec<(u64, u64, u64)> {
+    (0u32..1 << groups.len())
+        .map(|mask| {
+            let (mut a, mut c, mut b) = (0, 0, 0);
+            for (g, members) in groups.iter().enumerate() {
+                if mask >> g & 1 == 1 {
+                    for &i in members {
+                        let s = &w.structures[i];
+                        b += s.bytes;
+                        c += ps[i];
+                        if s.accessed() {
+                            a += s.bytes;
+                        }
+                    }
+                }
+            }
+            (a, c, b)
+        })
+        .collect()
+}
+
 /// The Pareto front (bytes up, cost down) of a set of points, as distinct points sorted
 /// by bytes.
 pub fn brute_front(points: &[(u64, u64)]) -> Vec<(u64, u64)> {
