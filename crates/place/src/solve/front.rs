@@ -33,7 +33,8 @@ use crate::error::{Error, Result};
 use crate::model::{Assignment, Model};
 use crate::profile::Profile;
 use crate::solve::{
-    budget_ps, check_size, costs_ps, groups, target_bytes, Granularity, Solution, MAX_FRONT_ENTRIES,
+    budget_ps, check_size, costs_ps, groups, target_bytes, unit_bytes, Granularity, Solution,
+    MAX_FRONT_ENTRIES,
 };
 use crate::workload::Workload;
 
@@ -86,15 +87,14 @@ impl TwoTierProblem {
         let ps = costs_ps(w, &costs)?;
         let items: Vec<Item> = groups(w, g)
             .into_iter()
-            .map(|structures| Item {
-                bytes: structures.iter().map(|&i| w.structures[i].bytes).sum(),
-                accessed_bytes: structures
-                    .iter()
-                    .filter(|&&i| w.structures[i].accessed())
-                    .map(|&i| w.structures[i].bytes)
-                    .sum(),
-                cost_ps: structures.iter().map(|&i| ps[i]).sum(),
-                structures,
+            .map(|structures| {
+                let (bytes, accessed_bytes) = unit_bytes(w, &structures);
+                Item {
+                    bytes,
+                    accessed_bytes,
+                    cost_ps: structures.iter().map(|&i| ps[i]).sum(),
+                    structures,
+                }
             })
             .collect();
         Ok(TwoTierProblem {
@@ -392,9 +392,13 @@ impl ParetoFront {
             // Only zero-byte items can be missing from the last point, so this cannot
             // happen for need <= total; kept as a typed error, not a panic.
             return Err(Error::Infeasible(format!(
-                "target {target}: at most {} of {} bytes can move",
+                "target {target}: at most {} of {} {} can move",
                 self.points.last().map_or(0, |p| p.bytes),
-                self.weight_total
+                self.weight_total,
+                match self.weight {
+                    Weight::Bytes => "bytes",
+                    Weight::Accessed => "accessed bytes",
+                }
             )));
         }
         Ok(i)

@@ -27,7 +27,9 @@ use good_lp::{
 use crate::error::{Error, Result};
 use crate::model::{Assignment, Model};
 use crate::profile::{Profile, REFERENCE_TIER};
-use crate::solve::{budget_ps, check_size, costs_ps, groups, target_bytes, Granularity, Solution};
+use crate::solve::{
+    budget_ps, check_size, costs_ps, groups, target_bytes, unit_bytes, Granularity, Solution,
+};
 use crate::workload::Workload;
 
 /// The default time limit of [`solve_tiers`].
@@ -104,17 +106,16 @@ impl TierProblem {
         }
         let items = groups(w, g)
             .into_iter()
-            .map(|structures| TierItem {
-                bytes: structures.iter().map(|&i| w.structures[i].bytes).sum(),
-                accessed_bytes: structures
-                    .iter()
-                    .filter(|&&i| w.structures[i].accessed())
-                    .map(|&i| w.structures[i].bytes)
-                    .sum(),
-                cost_ps: std::iter::once(0)
-                    .chain(ps.iter().map(|c| structures.iter().map(|&i| c[i]).sum()))
-                    .collect(),
-                structures,
+            .map(|structures| {
+                let (bytes, accessed_bytes) = unit_bytes(w, &structures);
+                TierItem {
+                    bytes,
+                    accessed_bytes,
+                    cost_ps: std::iter::once(0)
+                        .chain(ps.iter().map(|c| structures.iter().map(|&i| c[i]).sum()))
+                        .collect(),
+                    structures,
+                }
             })
             .collect();
         Ok(TierProblem {

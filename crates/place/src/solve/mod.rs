@@ -53,6 +53,17 @@ pub fn groups(w: &Workload, g: Granularity) -> Vec<Vec<usize>> {
     out
 }
 
+/// The bytes of the structures `members` of `w`: all of them, and those the workload
+/// accesses ([`crate::workload::StructureLoad::accessed`]; what a target counts).
+pub(crate) fn unit_bytes(w: &Workload, members: &[usize]) -> (u64, u64) {
+    members
+        .iter()
+        .map(|&i| &w.structures[i])
+        .fold((0, 0), |(all, acc), s| {
+            (all + s.bytes, acc + if s.accessed() { s.bytes } else { 0 })
+        })
+}
+
 /// The most structures a workload may have for the solvers (docs/placement.md,
 /// "Bounds"): a real database has a few hundred (SSB at most 174); past this a workload is
 /// refused with one line before any work.
